@@ -1,0 +1,17 @@
+"""dtree: decision trees with the split criteria of the research literature.
+
+`from dtcli import DecisionTreeClassifier` gives the scikit-learn-style
+estimator; the command line (`dtree`) is a thin layer over it.
+"""
+from dtcli._version import __version__
+
+__all__ = ["DecisionTreeClassifier", "__version__"]
+
+
+def __getattr__(name):
+    # Imported lazily so that `dtree --help` does not load numba.
+    if name == "DecisionTreeClassifier":
+        from dtcli.estimator import DecisionTreeClassifier
+
+        return DecisionTreeClassifier
+    raise AttributeError(f"module 'dtcli' has no attribute {name!r}")

@@ -1,0 +1,289 @@
+"""The `dtree` command line: a thin Click layer over the library.
+
+No numerics here. Heavy modules (numpy, numba, pyarrow) are imported inside
+the commands so that `dtree --help` starts instantly. Data goes to stdout,
+talk and progress to stderr. Exit codes: 0 success, 1 bad data or files,
+2 wrong usage (Click's convention).
+"""
+from __future__ import annotations
+
+import functools
+import sys
+import time
+
+import click
+
+from dtcli._version import __version__
+from dtcli.errors import DtreeError, ParameterError
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class _Group(click.Group):
+    """Turns library errors into one line on stderr and the right exit code."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except ParameterError as exc:
+            raise click.UsageError(str(exc), ctx) from None
+        except DtreeError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.group(cls=_Group, context_settings=CONTEXT)
+@click.version_option(__version__, "-V", "--version", prog_name="dtree")
+def cli():
+    """Train, evaluate and compare decision trees with the split criteria of the literature.
+
+    Reads CSV, ARFF and KEEL .dat files (optionally .gz, or - for stdin).
+    Run `dtree COMMAND --help` for a command's options and an example.
+    """
+
+
+def _stderr():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+# shared option bundles ----------------------------------------------------------------
+def data_options(func):
+    """Options that say how to read a data file."""
+    options = [
+        click.option("--format", "data_format", type=click.Choice(["csv", "arff", "keel"]),
+                     help="Input format (default: from the extension; stdin is CSV)."),
+        click.option("--no-header", is_flag=True,
+                     help="CSV has no header row (columns are named V1, V2, ...)."),
+        click.option("--delimiter", metavar="CHAR", help="CSV field delimiter (default: sniffed)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def target_options(func):
+    func = click.option("--drop", multiple=True, metavar="COL",
+                        help="Ignore this column (name or 0-based index); repeatable.")(func)
+    return click.option("--target", "-t", metavar="NAME|INDEX",
+                        help="Class column (default: KEEL @outputs, else the last column).")(func)
+
+
+def _parse_param(ctx, param, values):
+    parsed = {}
+    for item in values:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", ctx, param)
+        try:
+            parsed[name.strip()] = float(value)
+        except ValueError:
+            raise click.BadParameter(f"{name.strip()}={value!r} is not a number", ctx, param) from None
+    return parsed
+
+
+def tree_options(func):
+    """Options of the tree itself, as in `train`."""
+    options = [
+        click.option("--criterion", "-c", default="gini", show_default=True,
+                     help="Split criterion; `dtree criteria` lists them."),
+        click.option("--param", "-p", "criterion_params", multiple=True, metavar="NAME=VALUE",
+                     callback=_parse_param, help="Criterion parameter, e.g. q=2.5; repeatable."),
+        click.option("--max-depth", type=click.IntRange(min=0), help="Maximum depth (default: none)."),
+        click.option("--min-samples-split", type=click.IntRange(min=2), default=2, show_default=True,
+                     help="Smallest node that may be split."),
+        click.option("--min-samples-leaf", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Smallest allowed leaf."),
+        click.option("--min-gain", type=float, default=0.0, show_default=True,
+                     help="Smallest criterion score a split must reach."),
+        click.option("--jobs", "-j", type=click.IntRange(min=1),
+                     help="Threads (default: all cores); results do not depend on it."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def output_option(help_text):
+    return click.option("--output", "-o", "output", default="-", show_default=True,
+                        metavar="FILE", help=help_text)
+
+
+def _make_tree(criterion, criterion_params, max_depth, min_samples_split, min_samples_leaf,
+               min_gain, jobs):
+    from dtcli.estimator import DecisionTreeClassifier
+
+    model = DecisionTreeClassifier(criterion=criterion, criterion_params=criterion_params or None,
+                                   max_depth=max_depth, min_samples_split=min_samples_split,
+                                   min_samples_leaf=min_samples_leaf, min_gain=min_gain,
+                                   n_jobs=jobs)
+    model._stop_rules()  # validate options before reading any data
+    from dtcli import criteria
+
+    criteria.get(criterion).param_vector(criterion_params)
+    return model
+
+
+# commands ----------------------------------------------------------------------------
+@cli.command(context_settings=CONTEXT)
+@click.argument("data")
+@target_options
+@data_options
+@tree_options
+@output_option("Write the model JSON here (- for stdout).")
+@click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
+def train(data, target, drop, data_format, no_header, delimiter, output, quiet, **tree):
+    """Fit a tree on DATA and write the model as JSON.
+
+    \b
+    Example:
+      dtree train examples/iris.csv -o iris.json
+      dtree train examples/ecoli2.dat --criterion entropy --min-samples-leaf 2 -o ecoli2.json
+    """
+    from dtcli.io import load_dataset
+    from dtcli.model import save_model
+
+    model = _make_tree(**tree)
+    dataset = load_dataset(data, format=data_format, target=target, drop=drop,
+                           header=not no_header, delimiter=delimiter)
+    console = _stderr()
+    for warning in dataset.warnings:
+        console.print(f"warning: {warning}", style="yellow")
+    start = time.perf_counter()
+    model.fit_dataset(dataset)
+    seconds = time.perf_counter() - start
+    save_model(model, output, target=dataset.target, source=data)
+    if quiet:
+        return
+    accuracy = float((model.proba_from_matrix(dataset.X).argmax(axis=1) == dataset.y).mean())
+    tree_ = model.tree_
+    console.print(
+        f"trained {model.criterion} tree on {dataset.source}: {dataset.X.shape[0]} rows, "
+        f"{dataset.X.shape[1]} features, {len(dataset.classes)} classes; "
+        f"{tree_.node_count} nodes, {tree_.n_leaves} leaves, depth {tree_.max_depth}; "
+        f"training accuracy {accuracy:.4f}; {seconds:.2f} s"
+        + ("" if output == "-" else f"; model written to {output}"))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("model_path", metavar="MODEL")
+@click.argument("data")
+@data_options
+@click.option("--proba", is_flag=True, help="Add one probability column per class.")
+@output_option("Write the predictions CSV here (- for stdout).")
+def predict(model_path, data, data_format, no_header, delimiter, proba, output):
+    """Predict the class of every row of DATA with a saved MODEL.
+
+    Columns are matched by name; extra columns (and the class column) are
+    ignored. Output: CSV with a column `prediction`, plus `proba_<class>`
+    columns with --proba.
+
+    \b
+    Example:
+      dtree predict iris.json examples/iris.csv --proba -o predictions.csv
+    """
+    import csv
+
+    from dtcli.atomic import open_output
+    from dtcli.io import load_features
+    from dtcli.model import load_model
+
+    model, _ = load_model(model_path)
+    X, _ = load_features(data, model.features_, format=data_format, header=not no_header,
+                         delimiter=delimiter)
+    probabilities = model.proba_from_matrix(X)
+    labels = model.classes_[probabilities.argmax(axis=1)]
+    with open_output(output) as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["prediction"] + ([f"proba_{c}" for c in model.classes_] if proba else []))
+        if proba:
+            writer.writerows([label, *(f"{p:.6g}" for p in row)]
+                             for label, row in zip(labels, probabilities))
+        else:
+            writer.writerows([label] for label in labels)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("model_path", metavar="MODEL")
+@click.option("--format", "-f", "export_format", type=click.Choice(["text", "json", "dot", "rules"]),
+              default="text", show_default=True, help="What to write.")
+@output_option("Write here (- for stdout).")
+def export(model_path, export_format, output):
+    """Show a saved MODEL as a tree diagram, JSON, Graphviz DOT or if-then rules.
+
+    \b
+    Example:
+      dtree export iris.json                     # tree diagram on the terminal
+      dtree export iris.json -f rules
+      dtree export iris.json -f dot | dot -Tsvg -o iris.svg
+    """
+    import json
+
+    from dtcli.atomic import open_output
+    from dtcli.model import load_model
+
+    model, doc = load_model(model_path)
+    with open_output(output) as handle:
+        if export_format == "json":
+            handle.write(json.dumps(doc, indent=1) + "\n")
+        elif export_format == "dot":
+            from dtcli.export import dot
+
+            handle.write(dot.render(model))
+        elif export_format == "rules":
+            from dtcli.export import rules
+
+            handle.write(rules.render(model))
+        else:
+            from rich.console import Console
+
+            from dtcli.export import text
+
+            params = doc["criterion"]["params"]
+            header = f"{doc['criterion']['name']}" + (
+                "(" + ", ".join(f"{k}={v:g}" for k, v in params.items()) + ")" if params else "")
+            header += f" tree for {doc.get('target')}: {model.tree_.node_count} nodes"
+            Console(file=handle, highlight=False, soft_wrap=True,
+                    force_terminal=None if output == "-" else False).print(text.render(model, header))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--output", "-o", "output_format", type=click.Choice(["table", "json"]),
+              default="table", show_default=True, help="Table for people, JSON for scripts.")
+def criteria(output_format):
+    """List the split criteria with their parameters and sources.
+
+    \b
+    Example:
+      dtree criteria
+      dtree criteria -o json
+    """
+    import json
+
+    from dtcli.criteria import CRITERIA
+
+    rows = [{"name": c.name,
+             "params": [{"name": p.name, "default": p.default, "range": p.describe_range()}
+                        for p in c.params],
+             "source": c.source, "summary": c.summary} for c in CRITERIA.values()]
+    if output_format == "json":
+        click.echo(json.dumps(rows, indent=1))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_lines=False)
+    for column in ("criterion", "parameters", "source", "use"):
+        table.add_column(column)
+    for row in rows:
+        params = ", ".join(f"{p['name']}={p['default']:g} in {p['range']}" for p in row["params"])
+        table.add_row(row["name"], params or "-", row["source"], row["summary"])
+    Console(highlight=False).print(table)
+
+
+def main():
+    cli(prog_name="dtree")
+
+
+if __name__ == "__main__":
+    main()

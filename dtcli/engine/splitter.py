@@ -1,0 +1,316 @@
+"""Best-split search over presorted, packed feature segments (all jitted).
+
+`search_pairs` scores (feature, node) pairs of one tree level, numbered
+feature-major so that a thread given a chunk of pairs gets whole features of
+all nodes, and the threads stay balanced whether the level has one big node
+or thousands of small ones. Each pair is scanned independently and the winner
+per node is picked serially (`pick_features`), so the tree does not depend on
+the number of threads.
+
+Ties: a candidate replaces the current best only when its score is larger by
+more than TIE_EPS (relative), so among equal scores the first one found wins:
+the lowest feature index, then the lowest threshold, then missing values sent
+right before left; for nominal features, the first ordering class and then
+the smallest left subset in that ordering.
+
+Missing values sit at the end of each segment (largest rank). Every
+threshold is tried with the missing rows sent right and then left; a feature
+that is only partly missing also offers the split "present vs missing".
+
+Nominal features: categories present in the node are ordered by the
+proportion of one class and cut like a numeric feature. For two classes this
+ordering by p(class 1 | category) contains the best subset split for any
+concave impurity (Breiman et al. 1984, thm. 4.5); for K > 2 classes every
+class's one-versus-rest ordering is tried (K orderings), a heuristic that
+covers the optimal split in many but not all cases. Categories absent from
+the node follow the missing values.
+"""
+import math
+
+import numpy as np
+
+from dtcli.criteria.kernels import split_score
+from dtcli.engine.jit import inline_njit, njit
+
+TIE_EPS = 1e-12
+
+
+@inline_njit
+def is_better(score, best):
+    if best == -math.inf:
+        return score > -math.inf
+    return score > best + TIE_EPS * (1.0 + abs(best))
+
+
+@inline_njit
+def _sample_weight(word, row_mask, weights, unit_weight):
+    if unit_weight:
+        return 1.0
+    return weights[np.int64(word & row_mask)]
+
+
+@njit
+def _collect_missing(seg, missing_rank, key_shift, class_shift, class_mask, row_mask,
+                     weights, unit_weight, miss):
+    """Class counts of the missing rows at the end of `seg`; returns (stop, n, weight)."""
+    miss[:] = 0.0
+    stop = seg.shape[0]
+    weight = 0.0
+    while stop > 0:
+        word = seg[stop - 1]
+        if np.int64(word >> key_shift) != missing_rank:
+            break
+        wt = _sample_weight(word, row_mask, weights, unit_weight)
+        miss[np.int64((word >> class_shift) & class_mask)] += wt
+        weight += wt
+        stop -= 1
+    return stop, seg.shape[0] - stop, weight
+
+
+@inline_njit
+def _continues_pure_run(seg, start, stop, rank, cls, key_shift, class_shift, class_mask):
+    """(True, size) if the value group at `start` is pure of class `cls`, else (False, 0)."""
+    i = start
+    while i < stop and np.int64(seg[i] >> key_shift) == rank:
+        if np.int64((seg[i] >> class_shift) & class_mask) != cls:
+            return False, 0
+        i += 1
+    return True, i - start
+
+
+@njit
+def numeric_best(seg, missing_rank, key_shift, class_shift, class_mask, row_mask,
+                 weights, unit_weight, code, params, parent, n_parent, term, min_leaf,
+                 boundary_only, left, left_missing, right, miss):
+    """Best threshold of one numeric feature in one node.
+
+    Returns (score, rank, next_rank, missing_left): rows with rank <= `rank`
+    go left; `next_rank` is the next rank present (missing_rank when the
+    split is present-vs-missing) for the midpoint threshold.
+
+    With `boundary_only`, a threshold strictly inside a run of value groups
+    that are all pure of one class is skipped: for a criterion that is a
+    concave impurity's decrease, the score is convex along such a run, so
+    its maximum lies at the run's ends or at the first/last threshold that
+    `min_leaf` allows (Fayyad & Irani 1992, extended to ties, missing values
+    sent either way and leaf sizes).
+    """
+    stop, n_miss, w_miss = _collect_missing(seg, missing_rank, key_shift, class_shift,
+                                            class_mask, row_mask, weights, unit_weight, miss)
+    n_total = seg.shape[0]
+    n_classes = parent.shape[0]
+    left[:] = 0.0
+    best, best_rank, best_next, best_ml = -math.inf, -1, -1, 0
+    n_left = 0
+    w_left = 0.0
+    group_start = 0
+    group_class = -1
+    group_pure = True
+    for i in range(stop):
+        word = seg[i]
+        rank = np.int64(word >> key_shift)
+        cls = np.int64((word >> class_shift) & class_mask)
+        if i == group_start:
+            group_class = cls
+            group_pure = True
+        elif cls != group_class:
+            group_pure = False
+        wt = _sample_weight(word, row_mask, weights, unit_weight)
+        left[cls] += wt
+        w_left += wt
+        n_left += 1
+        if i + 1 < stop:
+            next_rank = np.int64(seg[i + 1] >> key_shift)
+            if next_rank == rank:
+                continue
+        elif n_miss == 0:
+            break
+        else:
+            next_rank = missing_rank
+        group_size = i + 1 - group_start
+        group_start = i + 1
+        if (boundary_only and group_pure and next_rank != missing_rank
+                and n_left - group_size >= min_leaf):
+            same, next_size = _continues_pure_run(seg, i + 1, stop, next_rank, group_class,
+                                                  key_shift, class_shift, class_mask)
+            if same and n_total - n_left - next_size - n_miss >= min_leaf:
+                continue
+        if n_left >= min_leaf and n_total - n_left >= min_leaf:
+            for k in range(n_classes):
+                right[k] = parent[k] - left[k]
+            score = split_score(code, params, parent, left, right, n_parent, w_left,
+                                n_parent - w_left, term)
+            if is_better(score, best):
+                best, best_rank, best_next, best_ml = score, rank, next_rank, 0
+        if (n_miss > 0 and next_rank != missing_rank and n_left + n_miss >= min_leaf
+                and n_total - n_left - n_miss >= min_leaf):
+            for k in range(n_classes):
+                left_missing[k] = left[k] + miss[k]
+                right[k] = parent[k] - left_missing[k]
+            score = split_score(code, params, parent, left_missing, right, n_parent,
+                                w_left + w_miss, n_parent - w_left - w_miss, term)
+            if is_better(score, best):
+                best, best_rank, best_next, best_ml = score, rank, next_rank, 1
+    return best, best_rank, best_next, best_ml
+
+
+@njit
+def _category_table(seg, stop, key_shift, class_shift, class_mask, row_mask, weights,
+                    unit_weight, n_categories, table, cat_weight, cat_count):
+    table[:n_categories] = 0.0
+    cat_weight[:n_categories] = 0.0
+    cat_count[:n_categories] = 0
+    for i in range(stop):
+        word = seg[i]
+        cat = np.int64(word >> key_shift)
+        wt = _sample_weight(word, row_mask, weights, unit_weight)
+        table[cat, np.int64((word >> class_shift) & class_mask)] += wt
+        cat_weight[cat] += wt
+        cat_count[cat] += 1
+
+
+@njit
+def _order_categories(table, cat_weight, cat_count, n_categories, by_class, order, keys):
+    """Present categories sorted by p(by_class | category), ties by index; returns count."""
+    n_present = 0
+    for cat in range(n_categories):
+        if cat_count[cat] == 0:
+            continue
+        key = table[cat, by_class] / cat_weight[cat] if cat_weight[cat] > 0 else 0.0
+        j = n_present  # insertion sort: k is small and the sort must be stable
+        while j > 0 and keys[j - 1] > key:
+            keys[j] = keys[j - 1]
+            order[j] = order[j - 1]
+            j -= 1
+        keys[j] = key
+        order[j] = cat
+        n_present += 1
+    return n_present
+
+
+@njit
+def nominal_best(seg, n_categories, missing_rank, key_shift, class_shift, class_mask,
+                 row_mask, weights, unit_weight, code, params, parent, n_parent, term,
+                 min_leaf, left, left_missing, right, miss, table, cat_weight, cat_count,
+                 order, keys):
+    """Best subset split of one nominal feature in one node.
+
+    Returns (score, by_class, cut, missing_left): the first cut + 1
+    categories of the ordering by `by_class` go left.
+    """
+    stop, n_miss, w_miss = _collect_missing(seg, missing_rank, key_shift, class_shift,
+                                            class_mask, row_mask, weights, unit_weight, miss)
+    _category_table(seg, stop, key_shift, class_shift, class_mask, row_mask, weights,
+                    unit_weight, n_categories, table, cat_weight, cat_count)
+    n_total = seg.shape[0]
+    n_classes = parent.shape[0]
+    best, best_class, best_cut, best_ml = -math.inf, -1, -1, 0
+    first_class = 1 if n_classes == 2 else 0
+    for by_class in range(first_class, n_classes):
+        n_present = _order_categories(table, cat_weight, cat_count, n_categories, by_class,
+                                      order, keys)
+        left[:] = 0.0
+        w_left = 0.0
+        n_left = 0
+        last_cut = n_present - 1 if n_miss > 0 else n_present - 2
+        for j in range(last_cut + 1):
+            cat = order[j]
+            for k in range(n_classes):
+                left[k] += table[cat, k]
+            w_left += cat_weight[cat]
+            n_left += cat_count[cat]
+            if n_left >= min_leaf and n_total - n_left >= min_leaf:
+                for k in range(n_classes):
+                    right[k] = parent[k] - left[k]
+                score = split_score(code, params, parent, left, right, n_parent, w_left,
+                                    n_parent - w_left, term)
+                if is_better(score, best):
+                    best, best_class, best_cut, best_ml = score, by_class, j, 0
+            if (n_miss > 0 and j < n_present - 1 and n_left + n_miss >= min_leaf
+                    and n_total - n_left - n_miss >= min_leaf):
+                for k in range(n_classes):
+                    left_missing[k] = left[k] + miss[k]
+                    right[k] = parent[k] - left_missing[k]
+                score = split_score(code, params, parent, left_missing, right, n_parent,
+                                    w_left + w_miss, n_parent - w_left - w_miss, term)
+                if is_better(score, best):
+                    best, best_class, best_cut, best_ml = score, by_class, j, 1
+    return best, best_class, best_cut, best_ml
+
+
+@njit
+def search_pairs(words, starts, ends, parents, parent_weights, terms, features, is_nominal,
+                 n_categories, missing_rank, key_shift, class_shift, class_mask, row_mask,
+                 weights, unit_weight, code, params, min_leaf, boundary_only,
+                 out_score, out_cut, out_aux, out_missing_left, lo, hi):
+    """Best split of the (feature, node) pairs lo..hi-1, numbered feature-major.
+
+    Results are (n_features, n_nodes) arrays: out_cut is the rank cut
+    (numeric) or cut position (nominal); out_aux is the next rank (numeric)
+    or the ordering class (nominal).
+    """
+    n_nodes = starts.shape[0]
+    n_classes = parents.shape[1]
+    max_cat = max(np.max(n_categories), 1) if n_categories.shape[0] > 0 else 1
+    counts = np.zeros((4, n_classes))
+    table = np.zeros((max_cat, n_classes))
+    cat_weight = np.zeros(max_cat)
+    cat_count = np.zeros(max_cat, dtype=np.int64)
+    order = np.zeros(max_cat, dtype=np.int64)
+    keys = np.zeros(max_cat)
+    for p in range(lo, hi):
+        fi = p // n_nodes
+        j = p % n_nodes
+        f = features[fi]
+        seg = words[f, starts[j]:ends[j]]
+        if is_nominal[f]:
+            res = nominal_best(seg, n_categories[f], missing_rank[f], key_shift, class_shift,
+                               class_mask, row_mask, weights, unit_weight, code, params,
+                               parents[j], parent_weights[j], terms[j], min_leaf,
+                               counts[0], counts[1], counts[2], counts[3], table, cat_weight,
+                               cat_count, order, keys)
+        else:
+            res = numeric_best(seg, missing_rank[f], key_shift, class_shift, class_mask,
+                               row_mask, weights, unit_weight, code, params, parents[j],
+                               parent_weights[j], terms[j], min_leaf, boundary_only,
+                               counts[0], counts[1], counts[2], counts[3])
+        out_score[fi, j] = res[0]
+        out_cut[fi, j] = res[1]
+        out_aux[fi, j] = res[2]
+        out_missing_left[fi, j] = res[3]
+
+
+@njit
+def pick_features(scores):
+    """Per node (column), the row of the best score under the tie rule; -1 if none."""
+    n_features, n_nodes = scores.shape
+    best = np.full(n_nodes, -1, dtype=np.int64)
+    for j in range(n_nodes):
+        top = -math.inf
+        for fi in range(n_features):
+            if is_better(scores[fi, j], top):
+                top = scores[fi, j]
+                best[j] = fi
+    return best
+
+
+@njit
+def nominal_left_set(seg, n_categories, missing_rank, key_shift, class_shift, class_mask,
+                     row_mask, weights, unit_weight, n_classes, by_class, cut, out):
+    """Mark in `out` (uint8, one per category) the categories sent left (1), right (0)
+    and absent from the node (2; the builder sends those where missing values go)."""
+    miss = np.zeros(n_classes)
+    stop, _, _ = _collect_missing(seg, missing_rank, key_shift, class_shift, class_mask,
+                                  row_mask, weights, unit_weight, miss)
+    table = np.zeros((n_categories, n_classes))
+    cat_weight = np.zeros(n_categories)
+    cat_count = np.zeros(n_categories, dtype=np.int64)
+    order = np.zeros(n_categories, dtype=np.int64)
+    keys = np.zeros(n_categories)
+    _category_table(seg, stop, key_shift, class_shift, class_mask, row_mask, weights,
+                    unit_weight, n_categories, table, cat_weight, cat_count)
+    _order_categories(table, cat_weight, cat_count, n_categories, by_class, order, keys)
+    for cat in range(n_categories):  # 2 marks a category absent from the node
+        out[cat] = 2 if cat_count[cat] == 0 else 0
+    for j in range(cut + 1):
+        out[order[j]] = 1

@@ -1,0 +1,296 @@
+"""`DecisionTreeClassifier`: the library API, in scikit-learn's conventions.
+
+The estimator validates parameters and wires the parts together: encode the
+input, resolve the criterion, grow the tree with the engine. It accepts
+numpy arrays and, when pandas happens to be installed, DataFrames (object,
+string, category and bool columns become nominal features).
+"""
+from __future__ import annotations
+
+import numbers
+import time
+from typing import Any
+
+import numpy as np
+
+from dtcli import criteria
+from dtcli.errors import ParameterError
+from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
+from dtcli.tree import Tree
+
+_PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
+           "min_samples_leaf", "min_gain", "nominal_features", "n_jobs")
+
+
+class DecisionTreeClassifier:
+    """A binary decision tree with any split criterion of `dtree criteria`.
+
+    Parameters follow scikit-learn where it has them: `max_depth`,
+    `min_samples_split`, `min_samples_leaf` (counts of rows); `min_gain` is
+    the smallest criterion score a split must reach (scikit-learn's
+    min_impurity_decrease, in the criterion's own units). Trees are unpruned
+    by default. `nominal_features` marks columns of a numpy array as nominal
+    (indices, names or a boolean mask); DataFrame columns of non-numeric dtype
+    are nominal anyway. `n_jobs` threads (default: all cores); the tree does
+    not depend on it.
+    """
+
+    def __init__(self, criterion: str = "gini", criterion_params: dict | None = None,
+                 max_depth: int | None = None, min_samples_split: int = 2,
+                 min_samples_leaf: int = 1, min_gain: float = 0.0,
+                 nominal_features=None, n_jobs: int | None = None):
+        self.criterion = criterion
+        self.criterion_params = criterion_params
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_gain = min_gain
+        self.nominal_features = nominal_features
+        self.n_jobs = n_jobs
+
+    # scikit-learn's estimator protocol -------------------------------------------------
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in _PARAMS}
+
+    def set_params(self, **params) -> "DecisionTreeClassifier":
+        for name, value in params.items():
+            if name not in _PARAMS:
+                raise ParameterError(f"unknown parameter '{name}' for DecisionTreeClassifier")
+            setattr(self, name, value)
+        return self
+
+    def __sklearn_tags__(self):
+        # Only scikit-learn calls this, so importing it here adds no dependency.
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(), input_tags=InputTags(allow_nan=True))
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.get_params().items()
+                   if v != type(self)().get_params()[k]}
+        return f"DecisionTreeClassifier({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
+    # fitting ----------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":
+        names = _column_names(X)
+        columns = _columns(X)
+        features, matrix = _encode_training(columns, names, self.nominal_features)
+        labels = np.asarray(y)
+        if labels.ndim != 1 or labels.shape[0] != matrix.shape[0]:
+            raise ParameterError(
+                f"y must be one-dimensional with {matrix.shape[0]} labels, got shape {labels.shape}")
+        classes, codes = np.unique(labels, return_inverse=True)
+        self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
+        if self.feature_names_in_ is None:
+            del self.feature_names_in_  # scikit-learn sets it only for named input
+        return self._fit_encoded(matrix, codes.astype(np.int64), features, classes,
+                                 sample_weight)
+
+    def fit_dataset(self, dataset: Dataset, sample_weight=None) -> "DecisionTreeClassifier":
+        """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does)."""
+        self.feature_names_in_ = np.array(dataset.feature_names, dtype=object)
+        return self._fit_encoded(dataset.X, dataset.y, dataset.features,
+                                 np.array(dataset.classes, dtype=object), sample_weight)
+
+    def _fit_encoded(self, X, y, features, classes, sample_weight):
+        from dtcli.engine.builder import grow
+
+        rules = self._stop_rules()
+        criterion = criteria.get(self.criterion)
+        params = criterion.param_vector(self.criterion_params)
+        if X.shape[0] == 0:
+            raise ParameterError("cannot fit a tree on zero rows")
+        if classes.shape[0] < 2:
+            raise ParameterError(
+                f"y has a single class {classes[0]!r}; a classifier needs at least two")
+        if np.isinf(X).any():
+            raise ParameterError("X contains infinite values")
+        weights = None
+        if sample_weight is not None:
+            weights = np.asarray(sample_weight, dtype=np.float64)
+            if weights.shape != (X.shape[0],) or (weights < 0).any() or not np.isfinite(weights).all():
+                raise ParameterError("sample_weight must be finite, non-negative, one per row")
+        is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
+        n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
+        start = time.perf_counter()
+        self.tree_ = grow(np.ascontiguousarray(X, dtype=np.float64), y, classes.shape[0],
+                          is_nominal, n_categories, criterion.code, params,
+                          criterion.boundary_points, rules, sample_weight=weights,
+                          n_threads=self.n_jobs)
+        self.fit_seconds_ = time.perf_counter() - start
+        self.classes_ = classes
+        self.n_classes_ = classes.shape[0]
+        self.features_ = list(features)
+        self.n_features_in_ = len(features)
+        return self
+
+    def _stop_rules(self):
+        from dtcli.engine.builder import StopRules
+
+        def check_int(name, low, allow_none=False):
+            value = getattr(self, name)
+            if value is None and allow_none:
+                return None
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+                raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
+            return int(value)
+
+        min_gain = self.min_gain
+        if not isinstance(min_gain, numbers.Real) or not np.isfinite(min_gain):
+            raise ParameterError(f"min_gain must be a finite number, got {min_gain!r}")
+        return StopRules(max_depth=check_int("max_depth", 0, allow_none=True),
+                         min_samples_split=check_int("min_samples_split", 2),
+                         min_samples_leaf=check_int("min_samples_leaf", 1),
+                         min_gain=float(min_gain))
+
+    # prediction -------------------------------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "tree_"):
+            raise ParameterError("this DecisionTreeClassifier is not fitted yet; call fit first")
+
+    def _matrix(self, X) -> np.ndarray:
+        self._check_fitted()
+        names = _column_names(X)
+        columns = _columns(X)
+        if names is not None and hasattr(self, "feature_names_in_"):
+            by_name = dict(zip(names, columns))
+            missing = [f.name for f in self.features_ if f.name not in by_name]
+            if missing:
+                raise ParameterError(f"X lacks the feature column(s) {', '.join(missing)}")
+            columns = [by_name[f.name] for f in self.features_]
+        elif len(columns) != self.n_features_in_:
+            raise ParameterError(
+                f"X has {len(columns)} features, but the tree was fitted with {self.n_features_in_}")
+        return encode_columns(columns, self.features_)
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the leaf each row lands in."""
+        matrix = self._matrix(X)
+        return self.tree_.apply(matrix, self._nominal_mask())
+
+    def predict_proba(self, X) -> np.ndarray:
+        return self.proba_from_matrix(self._matrix(X))
+
+    def proba_from_matrix(self, matrix: np.ndarray) -> np.ndarray:
+        """Class probabilities for an already encoded float64 matrix (CLI path)."""
+        self._check_fitted()
+        leaves = self.tree_.apply(matrix, self._nominal_mask())
+        return self.tree_.leaf_proba()[leaves]
+
+    def predict(self, X) -> np.ndarray:
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        correct = (self.predict(X) == np.asarray(y)).astype(np.float64)
+        return float(np.average(correct, weights=sample_weight))
+
+    def _nominal_mask(self) -> np.ndarray:
+        return np.array([f.kind == NOMINAL for f in self.features_], dtype=np.uint8)
+
+    # tree facts -------------------------------------------------------------------------
+    def get_depth(self) -> int:
+        self._check_fitted()
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        self._check_fitted()
+        return self.tree_.n_leaves
+
+
+# input conversion ---------------------------------------------------------------------
+def _column_names(X) -> list[str] | None:
+    columns = getattr(X, "columns", None)
+    if columns is None or not hasattr(X, "dtypes"):
+        return None
+    return [str(c) for c in columns]
+
+
+def _columns(X) -> list[np.ndarray]:
+    """The columns of a DataFrame or 2-D array as 1-D numpy arrays."""
+    if hasattr(X, "columns") and hasattr(X, "dtypes"):
+        return [_frame_column(X[c]) for c in X.columns]
+    array = np.asarray(X)
+    if array.ndim != 2:
+        raise ParameterError(f"X must be two-dimensional, got shape {array.shape}")
+    return [array[:, j] for j in range(array.shape[1])]
+
+
+def _frame_column(series) -> np.ndarray:
+    kind = getattr(series.dtype, "kind", "O")
+    if kind in "fiu":
+        return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    return series.astype(object).where(series.notna(), None).to_numpy()
+
+
+def _is_numeric(column: np.ndarray) -> bool:
+    return column.dtype.kind in "fiu"
+
+
+def _nominal_indices(selector, names: list[str] | None, n: int) -> set[int]:
+    if selector is None:
+        return set()
+    selector = list(np.atleast_1d(selector))
+    if selector and isinstance(selector[0], (bool, np.bool_)):
+        if len(selector) != n:
+            raise ParameterError(f"nominal_features mask has {len(selector)} entries, X has {n} columns")
+        return {i for i, flag in enumerate(selector) if flag}
+    chosen = set()
+    for item in selector:
+        if isinstance(item, str):
+            if names is None or item not in names:
+                raise ParameterError(f"nominal_features names unknown column {item!r}")
+            chosen.add(names.index(item))
+        elif isinstance(item, numbers.Integral) and -n <= item < n:
+            chosen.add(int(item) % n)
+        else:
+            raise ParameterError(f"nominal_features entry {item!r} is not a column of X")
+    return chosen
+
+
+def _label(value) -> str | None:
+    """A nominal value as its category string; None for missing."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _encode_training(columns, names, nominal_selector):
+    n = len(columns)
+    if n == 0:
+        raise ParameterError("X has no feature columns")
+    names = names or [f"x{j}" for j in range(n)]
+    forced = _nominal_indices(nominal_selector, names if names else None, n)
+    features = []
+    for j, column in enumerate(columns):
+        if j not in forced and _is_numeric(column):
+            features.append(Feature(names[j], NUMERIC))
+            continue
+        if j not in forced:
+            try:
+                columns[j] = column.astype(np.float64)
+                features.append(Feature(names[j], NUMERIC))
+                continue
+            except (TypeError, ValueError):
+                pass
+        labels = {_label(v) for v in column} - {None}
+        features.append(Feature(names[j], NOMINAL, tuple(sorted(labels))))
+    return features, encode_columns(columns, features)
+
+
+def encode_columns(columns, features) -> np.ndarray:
+    """Float64 matrix for the engine: nominal values become category indices (NaN if unseen)."""
+    matrix = np.empty((len(columns[0]) if columns else 0, len(features)), dtype=np.float64)
+    for j, (column, feature) in enumerate(zip(columns, features)):
+        if feature.kind == NOMINAL:
+            index = {c: float(i) for i, c in enumerate(feature.categories)}
+            matrix[:, j] = [index.get(_label(v), np.nan) for v in column]
+        else:
+            try:
+                matrix[:, j] = np.asarray(column, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ParameterError(f"column {feature.name!r} is numeric in the tree but "
+                                     "holds non-numeric values") from None
+    return matrix

@@ -1,0 +1,236 @@
+"""Model files: the fitted tree and its metadata as versioned JSON.
+
+Layout (format_version 1): the tree is parallel arrays, as in memory, so a
+deep tree needs no recursion to read or write. NaN thresholds (leaves and
+nominal splits) are written as null and the present-vs-missing threshold as
+"inf", keeping the file strict JSON. Nominal splits list the category indices
+sent left in `left_categories` (an empty list elsewhere). Loading validates
+every field and array, so a damaged or foreign file is rejected with a
+message rather than mispredicting. docs/model-format.md describes each field.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from dtcli._version import __version__
+from dtcli.atomic import open_output
+from dtcli.errors import ModelError
+from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
+from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+
+FORMAT = "dtree-model"
+FORMAT_VERSION = 1
+
+
+def model_to_dict(model, *, target: str = "class", source: str | None = None) -> dict[str, Any]:
+    """JSON-ready dict of a fitted `DecisionTreeClassifier`."""
+    tree = model.tree_
+    criterion_params = _criterion_params(model)
+    left_categories = [np.flatnonzero(row).tolist() if tree.feature[i] >= 0
+                       and model.features_[tree.feature[i]].kind == NOMINAL else []
+                       for i, row in enumerate(tree.category_left)]
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "dtree_version": __version__,
+        "features": [{"name": f.name, "kind": f.kind, "categories": list(f.categories)}
+                     for f in model.features_],
+        "target": target,
+        "classes": [str(c) for c in model.classes_],
+        "criterion": {"name": model.criterion, "params": criterion_params},
+        "options": {"max_depth": model.max_depth, "min_samples_split": model.min_samples_split,
+                    "min_samples_leaf": model.min_samples_leaf, "min_gain": model.min_gain},
+        "training": {"source": source, "n_samples": int(tree.n_node_samples[0]),
+                     "fit_seconds": round(getattr(model, "fit_seconds_", 0.0), 6)},
+        "tree": {
+            "node_count": tree.node_count,
+            "children_left": tree.children_left.tolist(),
+            "children_right": tree.children_right.tolist(),
+            "feature": tree.feature.tolist(),
+            "threshold": [_encode_float(t) for t in tree.threshold],
+            "missing_left": tree.missing_left.astype(bool).tolist(),
+            "left_categories": left_categories,
+            "value": tree.value.tolist(),
+            "n_node_samples": tree.n_node_samples.tolist(),
+            "score": [_encode_float(s) for s in tree.score],
+        },
+    }
+
+
+def _criterion_params(model) -> dict[str, float]:
+    from dtcli import criteria
+
+    criterion = criteria.get(model.criterion)
+    vector = criterion.param_vector(model.criterion_params)
+    return {p.name: float(vector[i]) for i, p in enumerate(criterion.params)}
+
+
+def _encode_float(x: float):
+    if math.isnan(x):
+        return None
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return float(x)
+
+
+def save_model(model, path: str, *, target: str = "class", source: str | None = None) -> None:
+    text = json.dumps(model_to_dict(model, target=target, source=source), allow_nan=False,
+                      separators=(",", ":"))
+    with open_output(path) as handle:
+        handle.write(text + "\n")
+
+
+def load_model(path: str):
+    """Read and validate a model file; returns (DecisionTreeClassifier, metadata dict)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        raise ModelError(f"{path}: no such model file") from None
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read model file ({exc.strerror})") from None
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ModelError(f"{path}: not a dtree model file (not JSON)") from None
+    return model_from_dict(doc, path)
+
+
+def model_from_dict(doc: Any, path: str = "<model>"):
+    from dtcli.estimator import DecisionTreeClassifier
+
+    check = _Checker(path)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ModelError(f"{path}: not a dtree model file (no \"format\": \"{FORMAT}\")")
+    version = doc.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        check.fail("format_version is missing or not an integer")
+    if version > FORMAT_VERSION:
+        check.fail(f"written by a newer dtree (model format {version}); this dtree "
+                   f"{__version__} reads format {FORMAT_VERSION}: upgrade dtcli")
+    features = check.features(doc.get("features"))
+    classes = check.string_list(doc.get("classes"), "classes")
+    if len(classes) < 2:
+        check.fail("classes must list at least two class labels")
+    criterion = check.mapping(doc.get("criterion"), "criterion")
+    options = check.mapping(doc.get("options"), "options")
+    model = DecisionTreeClassifier()
+    try:
+        model.set_params(criterion=criterion.get("name"),
+                         criterion_params=dict(check.mapping(criterion.get("params", {}),
+                                                             "criterion.params")),
+                         **{k: options[k] for k in ("max_depth", "min_samples_split",
+                                                    "min_samples_leaf", "min_gain")})
+        model._stop_rules()
+        from dtcli import criteria
+        criteria.get(model.criterion).param_vector(model.criterion_params)
+    except KeyError as exc:
+        check.fail(f"options.{exc.args[0]} is missing")
+    except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
+        check.fail(f"invalid criterion or options ({exc})")
+    model.tree_ = check.tree(check.mapping(doc.get("tree"), "tree"), features, len(classes))
+    model.classes_ = np.array(classes, dtype=object)
+    model.n_classes_ = len(classes)
+    model.features_ = features
+    model.n_features_in_ = len(features)
+    model.feature_names_in_ = np.array([f.name for f in features], dtype=object)
+    return model, doc
+
+
+class _Checker:
+    def __init__(self, path: str):
+        self.path = path
+
+    def fail(self, message: str):
+        raise ModelError(f"{self.path}: damaged model file: {message}")
+
+    def mapping(self, value, name) -> dict:
+        if not isinstance(value, dict):
+            self.fail(f"{name} must be an object")
+        return value
+
+    def string_list(self, value, name) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.fail(f"{name} must be a list of strings")
+        return value
+
+    def features(self, value) -> list[Feature]:
+        if not isinstance(value, list) or not value:
+            self.fail("features must be a non-empty list")
+        features = []
+        for i, item in enumerate(value):
+            item = self.mapping(item, f"features[{i}]")
+            name, kind = item.get("name"), item.get("kind")
+            if not isinstance(name, str) or kind not in (NUMERIC, NOMINAL):
+                self.fail(f"features[{i}] needs a name and a kind (numeric or nominal)")
+            categories = tuple(self.string_list(item.get("categories", []),
+                                                f"features[{i}].categories"))
+            features.append(Feature(name, kind, categories if kind == NOMINAL else ()))
+        return features
+
+    def _array(self, tree, name, dtype, n, shape_tail=()):
+        try:
+            array = np.array(tree[name], dtype=dtype)
+        except KeyError:
+            self.fail(f"tree.{name} is missing")
+        except (TypeError, ValueError):
+            self.fail(f"tree.{name} has values of the wrong type")
+        if array.shape != (n, *shape_tail):
+            self.fail(f"tree.{name} has shape {array.shape}, expected {(n, *shape_tail)}")
+        return array
+
+    def tree(self, tree: dict, features: list[Feature], n_classes: int) -> Tree:
+        n = tree.get("node_count")
+        if not isinstance(n, int) or n < 1:
+            self.fail("tree.node_count must be a positive integer")
+        left = self._array(tree, "children_left", np.int64, n)
+        right = self._array(tree, "children_right", np.int64, n)
+        feature = self._array(tree, "feature", np.int64, n)
+        decode = {None: math.nan, "inf": math.inf, "-inf": -math.inf}
+        try:
+            threshold = np.array([decode[t] if t is None or isinstance(t, str) else float(t)
+                                  for t in tree.get("threshold", [])], dtype=np.float64)
+        except (KeyError, TypeError, ValueError):
+            self.fail("tree.threshold has values of the wrong type")
+        if threshold.shape != (n,):
+            self.fail(f"tree.threshold has {threshold.shape[0]} values, expected {n}")
+        missing_left = self._array(tree, "missing_left", bool, n).astype(np.uint8)
+        value = self._array(tree, "value", np.float64, n, (n_classes,))
+        n_samples = self._array(tree, "n_node_samples", np.int64, n)
+        score = np.array([math.nan if s is None else float(s) for s in tree.get("score", [None] * n)])
+        if score.shape != (n,):
+            self.fail(f"tree.score has {score.shape[0]} values, expected {n}")
+        max_categories = max((len(f.categories) for f in features if f.kind == NOMINAL), default=0)
+        category_left = np.zeros((n, max_categories), np.uint8)
+        left_categories = tree.get("left_categories")
+        if not isinstance(left_categories, list) or len(left_categories) != n:
+            self.fail(f"tree.left_categories must be a list of {n} lists")
+        for node in range(n):
+            leaf = left[node] == TREE_LEAF
+            if leaf:
+                if right[node] != TREE_LEAF or feature[node] != TREE_UNDEFINED:
+                    self.fail(f"node {node}: a leaf must have both children and feature unset")
+                continue
+            if not (node < left[node] < n and node < right[node] < n):
+                self.fail(f"node {node}: child ids must be greater than the parent's and < {n}")
+            if not 0 <= feature[node] < len(features):
+                self.fail(f"node {node}: feature {feature[node]} does not exist")
+            f = features[feature[node]]
+            cats = left_categories[node]
+            if f.kind == NOMINAL:
+                if not isinstance(cats, list) or not all(
+                        isinstance(c, int) and 0 <= c < len(f.categories) for c in cats):
+                    self.fail(f"node {node}: left_categories must index {f.name}'s categories")
+                category_left[node, cats] = 1
+            elif math.isnan(threshold[node]):
+                self.fail(f"node {node}: numeric split without a threshold")
+        if not np.isfinite(value).all() or (value < 0).any():
+            self.fail("tree.value must hold non-negative class counts")
+        return Tree(children_left=left, children_right=right, feature=feature,
+                    threshold=threshold, missing_left=missing_left,
+                    category_left=category_left, value=value, n_node_samples=n_samples,
+                    score=score)
