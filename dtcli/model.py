@@ -85,10 +85,15 @@ def save_model(model, path: str, *, target: str = "class", source: str | None = 
 
 
 def load_model(path: str):
-    """Read and validate a model file; returns (DecisionTreeClassifier, metadata dict)."""
+    """Read and validate a model file ('-' for stdin); returns (DecisionTreeClassifier, metadata dict)."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        if path == "-":
+            import sys
+
+            raw = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                raw = handle.read()
     except FileNotFoundError:
         raise ModelError(f"{path}: no such model file") from None
     except OSError as exc:

@@ -1,131 +1,15 @@
-"""The `dtree` command line: a thin Click layer over the library.
-
-No numerics here. Heavy modules (numpy, numba, pyarrow) are imported inside
-the commands so that `dtree --help` starts instantly. Data goes to stdout,
-talk and progress to stderr. Exit codes: 0 success, 1 bad data or files,
-2 wrong usage (Click's convention).
-"""
+"""Commands on single trees: train, predict, export, criteria."""
 from __future__ import annotations
 
-import functools
-import sys
 import time
 
 import click
 
-from dtcli._version import __version__
-from dtcli.errors import DtreeError, ParameterError
-
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+from dtcli.cli.options import (CONTEXT, data_options, make_tree, output_option, stderr_console,
+                               target_options, tree_options)
 
 
-class _Group(click.Group):
-    """Turns library errors into one line on stderr and the right exit code."""
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except ParameterError as exc:
-            raise click.UsageError(str(exc), ctx) from None
-        except DtreeError as exc:
-            raise click.ClickException(str(exc)) from None
-
-
-@click.group(cls=_Group, context_settings=CONTEXT)
-@click.version_option(__version__, "-V", "--version", prog_name="dtree")
-def cli():
-    """Train, evaluate and compare decision trees with the split criteria of the literature.
-
-    Reads CSV, ARFF and KEEL .dat files (optionally .gz, or - for stdin).
-    Run `dtree COMMAND --help` for a command's options and an example.
-    """
-
-
-def _stderr():
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False)
-
-
-# shared option bundles ----------------------------------------------------------------
-def data_options(func):
-    """Options that say how to read a data file."""
-    options = [
-        click.option("--format", "data_format", type=click.Choice(["csv", "arff", "keel"]),
-                     help="Input format (default: from the extension; stdin is CSV)."),
-        click.option("--no-header", is_flag=True,
-                     help="CSV has no header row (columns are named V1, V2, ...)."),
-        click.option("--delimiter", metavar="CHAR", help="CSV field delimiter (default: sniffed)."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def target_options(func):
-    func = click.option("--drop", multiple=True, metavar="COL",
-                        help="Ignore this column (name or 0-based index); repeatable.")(func)
-    return click.option("--target", "-t", metavar="NAME|INDEX",
-                        help="Class column (default: KEEL @outputs, else the last column).")(func)
-
-
-def _parse_param(ctx, param, values):
-    parsed = {}
-    for item in values:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", ctx, param)
-        try:
-            parsed[name.strip()] = float(value)
-        except ValueError:
-            raise click.BadParameter(f"{name.strip()}={value!r} is not a number", ctx, param) from None
-    return parsed
-
-
-def tree_options(func):
-    """Options of the tree itself, as in `train`."""
-    options = [
-        click.option("--criterion", "-c", default="gini", show_default=True,
-                     help="Split criterion; `dtree criteria` lists them."),
-        click.option("--param", "-p", "criterion_params", multiple=True, metavar="NAME=VALUE",
-                     callback=_parse_param, help="Criterion parameter, e.g. q=2.5; repeatable."),
-        click.option("--max-depth", type=click.IntRange(min=0), help="Maximum depth (default: none)."),
-        click.option("--min-samples-split", type=click.IntRange(min=2), default=2, show_default=True,
-                     help="Smallest node that may be split."),
-        click.option("--min-samples-leaf", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="Smallest allowed leaf."),
-        click.option("--min-gain", type=float, default=0.0, show_default=True,
-                     help="Smallest criterion score a split must reach."),
-        click.option("--jobs", "-j", type=click.IntRange(min=1),
-                     help="Threads (default: all cores); results do not depend on it."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def output_option(help_text):
-    return click.option("--output", "-o", "output", default="-", show_default=True,
-                        metavar="FILE", help=help_text)
-
-
-def _make_tree(criterion, criterion_params, max_depth, min_samples_split, min_samples_leaf,
-               min_gain, jobs):
-    from dtcli.estimator import DecisionTreeClassifier
-
-    model = DecisionTreeClassifier(criterion=criterion, criterion_params=criterion_params or None,
-                                   max_depth=max_depth, min_samples_split=min_samples_split,
-                                   min_samples_leaf=min_samples_leaf, min_gain=min_gain,
-                                   n_jobs=jobs)
-    model._stop_rules()  # validate options before reading any data
-    from dtcli import criteria
-
-    criteria.get(criterion).param_vector(criterion_params)
-    return model
-
-
-# commands ----------------------------------------------------------------------------
-@cli.command(context_settings=CONTEXT)
+@click.command(context_settings=CONTEXT)
 @click.argument("data")
 @target_options
 @data_options
@@ -143,10 +27,10 @@ def train(data, target, drop, data_format, no_header, delimiter, output, quiet, 
     from dtcli.io import load_dataset
     from dtcli.model import save_model
 
-    model = _make_tree(**tree)
+    model = make_tree(**tree)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
                            header=not no_header, delimiter=delimiter)
-    console = _stderr()
+    console = stderr_console()
     for warning in dataset.warnings:
         console.print(f"warning: {warning}", style="yellow")
     start = time.perf_counter()
@@ -165,7 +49,7 @@ def train(data, target, drop, data_format, no_header, delimiter, output, quiet, 
         + ("" if output == "-" else f"; model written to {output}"))
 
 
-@cli.command(context_settings=CONTEXT)
+@click.command(context_settings=CONTEXT)
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
 @data_options
@@ -203,7 +87,7 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, output):
             writer.writerows([label] for label in labels)
 
 
-@cli.command(context_settings=CONTEXT)
+@click.command(context_settings=CONTEXT)
 @click.argument("model_path", metavar="MODEL")
 @click.option("--format", "-f", "export_format", type=click.Choice(["text", "json", "dot", "rules"]),
               default="text", show_default=True, help="What to write.")
@@ -247,7 +131,7 @@ def export(model_path, export_format, output):
                     force_terminal=None if output == "-" else False).print(text.render(model, header))
 
 
-@cli.command(context_settings=CONTEXT)
+@click.command(context_settings=CONTEXT)
 @click.option("--output", "-o", "output_format", type=click.Choice(["table", "json"]),
               default="table", show_default=True, help="Table for people, JSON for scripts.")
 def criteria(output_format):
@@ -279,11 +163,3 @@ def criteria(output_format):
         params = ", ".join(f"{p['name']}={p['default']:g} in {p['range']}" for p in row["params"])
         table.add_row(row["name"], params or "-", row["source"], row["summary"])
     Console(highlight=False).print(table)
-
-
-def main():
-    cli(prog_name="dtree")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,89 @@
+"""Option bundles shared by several commands (decorators), and small CLI helpers."""
+from __future__ import annotations
+
+import click
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def stderr_console():
+    """Where talk and progress go; rich is imported only when something is said."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def data_options(func):
+    """Options that say how to read a data file."""
+    options = [
+        click.option("--format", "data_format", type=click.Choice(["csv", "arff", "keel"]),
+                     help="Input format (default: from the extension; stdin is CSV)."),
+        click.option("--no-header", is_flag=True,
+                     help="CSV has no header row (columns are named V1, V2, ...)."),
+        click.option("--delimiter", metavar="CHAR", help="CSV field delimiter (default: sniffed)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def target_options(func):
+    func = click.option("--drop", multiple=True, metavar="COL",
+                        help="Ignore this column (name or 0-based index); repeatable.")(func)
+    return click.option("--target", "-t", metavar="NAME|INDEX",
+                        help="Class column (default: KEEL @outputs, else the last column).")(func)
+
+
+def _parse_param(ctx, param, values):
+    parsed = {}
+    for item in values:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", ctx, param)
+        try:
+            parsed[name.strip()] = float(value)
+        except ValueError:
+            raise click.BadParameter(f"{name.strip()}={value!r} is not a number", ctx, param) from None
+    return parsed
+
+
+def tree_options(func):
+    """Options of the tree itself, as in `train`."""
+    options = [
+        click.option("--criterion", "-c", default="gini", show_default=True,
+                     help="Split criterion; `dtree criteria` lists them."),
+        click.option("--param", "-p", "criterion_params", multiple=True, metavar="NAME=VALUE",
+                     callback=_parse_param, help="Criterion parameter, e.g. q=2.5; repeatable."),
+        click.option("--max-depth", type=click.IntRange(min=0), help="Maximum depth (default: none)."),
+        click.option("--min-samples-split", type=click.IntRange(min=2), default=2, show_default=True,
+                     help="Smallest node that may be split."),
+        click.option("--min-samples-leaf", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Smallest allowed leaf."),
+        click.option("--min-gain", type=float, default=0.0, show_default=True,
+                     help="Smallest criterion score a split must reach."),
+        click.option("--jobs", "-j", type=click.IntRange(min=1),
+                     help="Threads (default: all cores); results do not depend on it."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def output_option(help_text):
+    return click.option("--output", "-o", "output", default="-", show_default=True,
+                        metavar="FILE", help=help_text)
+
+
+def make_tree(criterion, criterion_params, max_depth, min_samples_split, min_samples_leaf,
+              min_gain, jobs):
+    """An estimator from `tree_options`, validated before any data is read."""
+    from dtcli import criteria
+    from dtcli.estimator import DecisionTreeClassifier
+
+    model = DecisionTreeClassifier(criterion=criterion, criterion_params=criterion_params or None,
+                                   max_depth=max_depth, min_samples_split=min_samples_split,
+                                   min_samples_leaf=min_samples_leaf, min_gain=min_gain,
+                                   n_jobs=jobs)
+    model._stop_rules()
+    criteria.get(criterion).param_vector(criterion_params)
+    return model
