@@ -127,8 +127,11 @@ def export(model_path, export_format, output):
             header = f"{doc['criterion']['name']}" + (
                 "(" + ", ".join(f"{k}={v:g}" for k, v in params.items()) + ")" if params else "")
             header += f" tree for {doc.get('target')}: {model.tree_.node_count} nodes"
-            Console(file=handle, highlight=False, soft_wrap=True,
-                    force_terminal=None if output == "-" else False).print(text.render(model, header))
+            # A terminal gets colour and its width; a file or pipe gets plain, unwrapped lines.
+            to_terminal = output == "-" and handle.isatty()
+            console = Console(file=handle, highlight=False, force_terminal=to_terminal,
+                              width=None if to_terminal else 10_000)
+            console.print(text.render(model, header))
 
 
 @click.command(context_settings=CONTEXT)
