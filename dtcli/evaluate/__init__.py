@@ -1,0 +1,1 @@
+"""Evaluation: metrics, cross-validation folds and statistics for comparing classifiers."""

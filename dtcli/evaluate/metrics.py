@@ -1,0 +1,160 @@
+"""Classification metrics.
+
+Conventions: ``y_true`` and ``y_pred`` are integer class indices 0..K-1, and
+``proba`` is an (n, K) array of estimated class probabilities whose column c
+belongs to class c, K being the number of classes the model knows (a test
+fold may lack some of them).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+from dtcli.evaluate.stats import tied_ranks
+
+__all__ = [
+    "accuracy",
+    "auc",
+    "balanced_accuracy",
+    "confusion_matrix",
+    "f1_macro",
+    "log_loss",
+    "roc_auc_binary",
+]
+
+
+def _check_labels(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    if y_true.ndim != 1 or y_true.shape != y_pred.shape or len(y_true) == 0:
+        raise ValueError(
+            f"y_true and y_pred must be non-empty 1-D arrays of equal length, "
+            f"got shapes {y_true.shape} and {y_pred.shape}"
+        )
+    return y_true.astype(np.int64), y_pred.astype(np.int64)
+
+
+def _check_proba(y_true: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    y_true, proba = np.asarray(y_true).astype(np.int64), np.asarray(proba, dtype=float)
+    if proba.ndim != 2 or y_true.ndim != 1 or len(y_true) != len(proba) or len(y_true) == 0:
+        raise ValueError(
+            f"expected non-empty y_true of shape (n,) and proba of shape (n, K), "
+            f"got {y_true.shape} and {proba.shape}"
+        )
+    if y_true.min() < 0 or y_true.max() >= proba.shape[1]:
+        raise ValueError(f"class indices in y_true must lie in 0..{proba.shape[1] - 1}")
+    return y_true, proba
+
+
+def accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Fraction of samples predicted correctly."""
+    y_true, y_pred = _check_labels(y_true, y_pred)
+    return float(np.mean(y_true == y_pred))
+
+
+def confusion_matrix(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int) -> np.ndarray:
+    """(n_classes, n_classes) int64 counts: row = true class, column = predicted class."""
+    y_true, y_pred = _check_labels(y_true, y_pred)
+    for name, labels in (("y_true", y_true), ("y_pred", y_pred)):
+        if labels.min() < 0 or labels.max() >= n_classes:
+            raise ValueError(f"class indices in {name} must lie in 0..{n_classes - 1}")
+    counts = np.bincount(y_true * n_classes + y_pred, minlength=n_classes * n_classes)
+    return counts.reshape(n_classes, n_classes).astype(np.int64)
+
+
+def _confusion_of_seen_classes(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+    y_true, y_pred = _check_labels(y_true, y_pred)
+    return confusion_matrix(y_true, y_pred, int(max(y_true.max(), y_pred.max())) + 1)
+
+
+def balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Mean recall over the classes present in y_true.
+
+    Classes that are only predicted, never true, have no recall and are left out
+    (as scikit-learn's balanced_accuracy_score does).
+    """
+    matrix = _confusion_of_seen_classes(y_true, y_pred)
+    support = matrix.sum(axis=1)
+    present = support > 0
+    return float(np.mean(np.diag(matrix)[present] / support[present]))
+
+
+def f1_macro(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Unweighted mean of per-class F1 = 2TP / (2TP + FP + FN).
+
+    The mean runs over the classes present in y_true or in y_pred (scikit-learn's
+    default label set); a class only predicted, never true, scores F1 = 0.
+    """
+    matrix = _confusion_of_seen_classes(y_true, y_pred)
+    true_positive = np.diag(matrix)
+    denominator = matrix.sum(axis=0) + matrix.sum(axis=1)  # 2TP + FP + FN
+    seen = denominator > 0
+    return float(np.mean(2.0 * true_positive[seen] / denominator[seen]))
+
+
+def roc_auc_binary(y_true01: np.ndarray, score: np.ndarray) -> float:
+    """Area under the ROC curve in its Mann-Whitney form.
+
+    The probability that a random positive scores higher than a random negative,
+    ties counting 1/2: (sum of the positives' ranks - P(P+1)/2) / (P N), with
+    tied scores sharing their average rank. NaN if either class is absent.
+    """
+    positive = np.asarray(y_true01).astype(bool)
+    score = np.asarray(score, dtype=float)
+    if positive.ndim != 1 or positive.shape != score.shape:
+        raise ValueError(
+            f"labels and scores must be 1-D arrays of equal length, "
+            f"got shapes {positive.shape} and {score.shape}"
+        )
+    n_positive = int(positive.sum())
+    n_negative = len(positive) - n_positive
+    if n_positive == 0 or n_negative == 0:
+        return float("nan")
+    rank_sum = float(tied_ranks(score)[positive].sum())
+    return (rank_sum - n_positive * (n_positive + 1) / 2.0) / (n_positive * n_negative)
+
+
+def auc(y_true: np.ndarray, proba: np.ndarray) -> float:
+    """AUC for K = 2 classes, Hand and Till's (2001) multi-class M measure for K > 2.
+
+    K = 2: the AUC of proba[:, 1] for class 1. K > 2: the mean over unordered
+    pairs of classes {i, j} of (A(i|j) + A(j|i)) / 2, where A(i|j) is the AUC
+    separating class i from class j by the estimated probability of class i,
+    computed on the samples of classes i and j only (scikit-learn's
+    roc_auc_score with multi_class="ovo"). Pairs involving a class absent from
+    y_true are skipped, so M averages over the classes the fold contains.
+    NaN if y_true holds fewer than two classes.
+    """
+    y_true, proba = _check_proba(y_true, proba)
+    present = np.unique(y_true)
+    if len(present) < 2:
+        return float("nan")
+    if proba.shape[1] == 2:
+        return roc_auc_binary(y_true == 1, proba[:, 1])
+    pair_aucs = []
+    for i, j in combinations(present, 2):
+        in_pair = (y_true == i) | (y_true == j)
+        i_versus_j = roc_auc_binary(y_true[in_pair] == i, proba[in_pair, i])
+        j_versus_i = roc_auc_binary(y_true[in_pair] == j, proba[in_pair, j])
+        pair_aucs.append((i_versus_j + j_versus_i) / 2.0)
+    return float(np.mean(pair_aucs))
+
+
+def log_loss(
+    y_true: np.ndarray, proba: np.ndarray, eps: float = 1e-15, *, normalize: bool = False
+) -> float:
+    """Probabilistic cost P_cost = -sum_i log(P_i) (FDF paper, eq. (4)).
+
+    P_i is the probability the model gives to the true class of test sample i;
+    the log is natural (nats; divide by ln 2 for the paper's "bit costing" —
+    its Figure 4 shows ratios, which the base does not change). Eq. (4) is a sum
+    over the n test samples; ``normalize=True`` returns the mean instead, which
+    is scikit-learn's log_loss. P_i is clipped to [eps, 1] so that a zero
+    probability costs -log(eps) (34.5 nats for the default eps = 1e-15) instead
+    of infinity; the other columns of ``proba`` are not used.
+    """
+    y_true, proba = _check_proba(y_true, proba)
+    p_true = np.clip(proba[np.arange(len(y_true)), y_true], eps, 1.0)
+    costs = -np.log(p_true)
+    return float(costs.mean() if normalize else costs.sum())
