@@ -1,0 +1,175 @@
+"""From a Table to model inputs: target and class labels, nominal codes, the X matrix."""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from dtcli.errors import DataError
+from dtcli.io.dataset import NOMINAL, NUMERIC, STRING, Column, Dataset, Feature, Table
+
+_NAMES_SHOWN = 8  # columns listed in an "unknown column" message
+_BAND_BYTES = 1 << 20  # rows of X filled at a time by stack_columns
+
+
+def dataset_from_table(table: Table, *, target: str | None = None,
+                       drop: Sequence[str] = ()) -> Dataset:
+    """Training data: choose the target, drop columns, encode features and classes.
+
+    `target` and `drop` entries are column names, or 0-based indices into the
+    file's columns written as digits ("3", "-1"); a name wins over an index.
+    The default target is the table's (KEEL @outputs), else the last column
+    not dropped. Rows without a class value are dropped, with a warning.
+    """
+    dropped = {_column_index(table, spec, "--drop") for spec in drop}
+    target_at = _target_index(table, target, dropped)
+    target_column = table.columns[target_at]
+    inputs = [c for i, c in enumerate(table.columns) if i != target_at and i not in dropped]
+    if not inputs:
+        raise DataError(f"{table.source}: no feature columns besides the target "
+                        f"'{target_column.name}'")
+    for column in inputs:
+        if column.kind == STRING:
+            raise DataError(f"{table.source}: column '{column.name}' is free text (ARFF string "
+                            f"or date), which a tree cannot split on; drop it with --drop")
+
+    labels = column_labels(target_column)
+    labelled = np.not_equal(labels, None)
+    n_missing = int(labelled.size - labelled.sum())
+    rows = labelled if n_missing else slice(None)  # a slice keeps all rows without a copy
+    classes = sort_labels(set(labels[labelled]))
+    if len(classes) < 2:
+        found = f"only one class '{classes[0]}'" if classes else "no class values"
+        raise DataError(f"{table.source}: target column '{target_column.name}' has {found}; "
+                        "need at least two")
+    warnings = list(table.warnings)
+    if n_missing:
+        warnings.append(f"dropped {n_missing} row{'s' if n_missing > 1 else ''} with a "
+                        f"missing class value in {table.source}")
+
+    features = [_feature(column) for column in inputs]
+    encoded = [column.values[rows] if feature.kind == NUMERIC
+               else encode_nominal(column.values[rows], feature.categories)
+               for feature, column in zip(features, inputs)]
+    return Dataset(
+        X=stack_columns(encoded, len(labels) - n_missing),
+        y=encode_nominal(labels[rows], classes).astype(np.int64),
+        features=features,
+        classes=classes,
+        target=target_column.name,
+        source=table.source,
+        warnings=warnings,
+    )
+
+
+def features_from_table(table: Table, features: Sequence[Feature], *,
+                        target: str | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Prediction data: encode the columns named by a model's `features`.
+
+    Returns X (columns in the order of `features`; a nominal value outside the
+    feature's categories becomes NaN, like a missing value) and the text labels
+    of the `target` column (None for a missing label), or None without one.
+    """
+    by_name = {column.name: column for column in table.columns}
+    encoded = []
+    for feature in features:
+        column = by_name.get(feature.name)
+        if column is None:
+            raise DataError(f"{table.source}: column '{feature.name}' required by the model "
+                            "is missing")
+        if feature.kind == NUMERIC:
+            if column.kind != NUMERIC:
+                raise DataError(f"{table.source}: column '{feature.name}' holds text, but the "
+                                "model expects numbers there")
+            encoded.append(column.values)
+        else:
+            encoded.append(encode_nominal(column_labels(column), feature.categories))
+    labels = column_labels(by_name[target]) if target in by_name else None
+    return stack_columns(encoded, table.n_rows), labels
+
+
+def column_labels(column: Column) -> np.ndarray:
+    """A column as text (object array, None = missing); whole numbers lose their ".0"."""
+    if column.kind != NUMERIC:
+        return column.values
+    values = column.values
+    known = ~np.isnan(values)
+    unique, codes = np.unique(values[known], return_inverse=True)
+    labels = np.full(len(values), None, dtype=object)
+    labels[known] = np.array([format_number(v) for v in unique.tolist()], dtype=object)[codes]
+    return labels
+
+
+def format_number(value: float) -> str:
+    """1.0 -> "1", 0.5 -> "0.5" (shortest text that reads back as the same float)."""
+    if value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    return repr(value)
+
+
+def sort_labels(labels: set[str]) -> tuple[str, ...]:
+    """Numerically when every label is a number ("2" before "10"), else as text."""
+    try:
+        keys = {label: float(label) for label in labels}
+    except ValueError:
+        return tuple(sorted(labels))
+    if any(np.isnan(k) for k in keys.values()):
+        return tuple(sorted(labels))
+    return tuple(sorted(labels, key=lambda label: (keys[label], label)))
+
+
+def encode_nominal(values: np.ndarray, categories: Sequence[str]) -> np.ndarray:
+    """Index of each value in `categories` as float64; NaN for missing or unknown values."""
+    index = {category: float(i) for i, category in enumerate(categories)}
+    return np.fromiter((index.get(v, np.nan) for v in values), dtype=np.float64,
+                       count=len(values))
+
+
+def stack_columns(columns: list[np.ndarray], n_rows: int) -> np.ndarray:
+    """Columns side by side as a C-contiguous float64 (n_rows, n_columns) matrix.
+
+    Filled a band of rows at a time, so that the strided writes stay in the
+    cache: three times faster than writing whole columns (1M x 20: 0.1 s).
+    """
+    X = np.empty((n_rows, len(columns)), dtype=np.float64)
+    band = max(1, _BAND_BYTES // (8 * max(1, len(columns))))
+    for start in range(0, n_rows, band):
+        rows = X[start:start + band]
+        for k, values in enumerate(columns):
+            rows[:, k] = values[start:start + band]
+    return X
+
+
+def _target_index(table: Table, target: str | None, dropped: set[int]) -> int:
+    if target is not None:
+        index = _column_index(table, target, "--target")
+    elif table.default_target in table.names:
+        index = table.names.index(table.default_target)
+    else:
+        index = max(set(range(len(table.columns))) - dropped, default=-1)
+    if index < 0 or index in dropped:
+        raise DataError(f"{table.source}: the target column is dropped (--drop); "
+                        "keep it or choose another with --target")
+    return index
+
+
+def _feature(column: Column) -> Feature:
+    """A column's feature schema; CSV nominal values get their sorted observed values."""
+    if column.kind == NUMERIC:
+        return Feature(column.name, NUMERIC)
+    categories = column.categories or tuple(sorted(set(column.values) - {None}))
+    return Feature(column.name, NOMINAL, categories)
+
+
+def _column_index(table: Table, spec: str, option: str) -> int:
+    """Position of the column named `spec`, or at index `spec` (digits, may be negative)."""
+    spec = str(spec)
+    names = table.names
+    if spec in names:
+        return names.index(spec)
+    if re.fullmatch(r"-?\d+", spec) and -len(names) <= int(spec) < len(names):
+        return int(spec) % len(names)
+    shown = ", ".join(names[:_NAMES_SHOWN]) + (", ..." if len(names) > _NAMES_SHOWN else "")
+    raise DataError(f"{table.source}: {option} '{spec}': no such column "
+                    f"({len(names)} columns: {shown})")
