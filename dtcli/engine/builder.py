@@ -172,7 +172,7 @@ class _Context:
             run_chunks(splitter.search_pairs, n_pairs, self.n_threads, work,
                        words, level.starts[nodes], level.ends[nodes], parents, parent_weights,
                        terms, self.features, self.is_nominal, self.n_categories,
-                       self.s.missing_rank, *self.shifts, self.weights, self.unit_weight,
+                       self.s.missing_rank, self.shifts, self.weights, self.unit_weight,
                        self.code, self.params, self.rules.min_samples_leaf, self.boundary_only,
                        *out)
             best = splitter.pick_features(out[0])
@@ -196,11 +196,11 @@ class _Context:
             f = fields["feature"][j]
             if self.is_nominal[f]:
                 node = split[j]
-                seg = words[f, level.starts[node]:level.ends[node]]
                 splitter.nominal_left_set(
-                    seg, self.n_categories[f], self.s.missing_rank[f], *self.shifts,
-                    self.weights, self.unit_weight, level.counts.shape[1], fields["aux"][j],
-                    fields["cut"][j], category_left[j])
+                    words, f, level.starts[node], level.ends[node], self.n_categories[f],
+                    self.s.missing_rank[f], self.shifts, self.weights, self.unit_weight,
+                    level.counts.shape[1], fields["aux"][j], fields["cut"][j],
+                    category_left[j])
             elif fields["aux"][j] == self.s.missing_rank[f]:
                 threshold[j] = math.inf  # present values left, missing right
             else:

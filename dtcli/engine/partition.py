@@ -46,18 +46,29 @@ def route_rows(words, starts, ends, features, cut_rank, missing_left, is_nominal
 
 @njit
 def partition(src, dst, starts, ends, left_sizes, goes_left, row_mask, lo, hi):
-    """Stable partition of (feature, node) segments lo..hi-1 (feature-major), src -> dst."""
+    """Stable partition of (feature, node) segments lo..hi-1 (feature-major), src -> dst.
+
+    Branch-free: every word is written both to the next left slot in `dst`
+    and to the next slot of a scratch buffer, and only the matching cursor
+    advances; the right-hand words are then copied after the left ones. At
+    deep levels left/right is a coin flip, which a branch would mispredict.
+    """
     n_nodes = starts.shape[0]
+    longest = 0
+    for j in range(n_nodes):
+        longest = max(longest, ends[j] - starts[j])
+    scratch = np.empty(longest + 1, dtype=src.dtype)
     for p in range(lo, hi):
         f = p // n_nodes
         j = p % n_nodes
-        to_left = starts[j]
-        to_right = starts[j] + left_sizes[j]
-        for i in range(starts[j], ends[j]):
+        start = starts[j]
+        to_left = start
+        n_right = 0
+        for i in range(start, ends[j]):
             word = src[f, i]
-            if goes_left[np.int64(word & row_mask)]:
-                dst[f, to_left] = word
-                to_left += 1
-            else:
-                dst[f, to_right] = word
-                to_right += 1
+            left = goes_left[np.int64(word & row_mask)]
+            dst[f, to_left] = word
+            scratch[n_right] = word
+            to_left += left
+            n_right += 1 - left
+        dst[f, to_left:to_left + n_right] = scratch[:n_right]

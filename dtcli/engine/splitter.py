@@ -24,6 +24,12 @@ concave impurity (Breiman et al. 1984, thm. 4.5); for K > 2 classes every
 class's one-versus-rest ordering is tried (K orderings), a heuristic that
 covers the optimal split in many but not all cases. Categories absent from
 the node follow the missing values.
+
+A node's rows of feature f are words[f, start:end]; the kernels index the
+shared arrays directly instead of taking slices, and everything below
+`search_pairs` is inlined into it: an out-of-line call or a slice of a shared
+array costs an atomic reference-count update, and threads updating the same
+counts slow each other down badly.
 """
 import math
 
@@ -43,46 +49,44 @@ def is_better(score, best):
 
 
 @inline_njit
-def _sample_weight(word, row_mask, weights, unit_weight):
-    if unit_weight:
-        return 1.0
-    return weights[np.int64(word & row_mask)]
-
-
-@njit
-def _collect_missing(seg, missing_rank, key_shift, class_shift, class_mask, row_mask,
-                     weights, unit_weight, miss):
-    """Class counts of the missing rows at the end of `seg`; returns (stop, n, weight)."""
-    miss[:] = 0.0
-    stop = seg.shape[0]
-    weight = 0.0
-    while stop > 0:
-        word = seg[stop - 1]
-        if np.int64(word >> key_shift) != missing_rank:
-            break
-        wt = _sample_weight(word, row_mask, weights, unit_weight)
-        miss[np.int64((word >> class_shift) & class_mask)] += wt
-        weight += wt
-        stop -= 1
-    return stop, seg.shape[0] - stop, weight
+def _decode(word, shifts):
+    """(rank, class, row) of a packed word; shifts = (key, class, class mask, row mask)."""
+    return (np.int64(word >> shifts[0]), np.int64((word >> shifts[1]) & shifts[2]),
+            np.int64(word & shifts[3]))
 
 
 @inline_njit
-def _continues_pure_run(seg, start, stop, rank, cls, key_shift, class_shift, class_mask):
-    """(True, size) if the value group at `start` is pure of class `cls`, else (False, 0)."""
-    i = start
-    while i < stop and np.int64(seg[i] >> key_shift) == rank:
-        if np.int64((seg[i] >> class_shift) & class_mask) != cls:
-            return False, 0
-        i += 1
-    return True, i - start
+def _rank(word, shifts):
+    return np.int64(word >> shifts[0])
+
+
+@inline_njit
+def _weight(row, weights, unit_weight):
+    return 1.0 if unit_weight else weights[row]
+
+
+@inline_njit
+def _collect_missing(words, f, start, end, missing_rank, shifts, weights, unit_weight, miss):
+    """Class counts of the missing rows at the end of the segment; (stop, n, weight)."""
+    miss[:] = 0.0
+    stop = end
+    weight = 0.0
+    while stop > start:
+        rank, cls, row = _decode(words[f, stop - 1], shifts)
+        if rank != missing_rank:
+            break
+        wt = _weight(row, weights, unit_weight)
+        miss[cls] += wt
+        weight += wt
+        stop -= 1
+    return stop, end - stop, weight
 
 
 @njit
-def numeric_best(seg, missing_rank, key_shift, class_shift, class_mask, row_mask,
-                 weights, unit_weight, code, params, parent, n_parent, term, min_leaf,
-                 boundary_only, left, left_missing, right, miss):
-    """Best threshold of one numeric feature in one node.
+def numeric_best(words, f, start, end, missing_rank, shifts, weights, unit_weight, code,
+                 params, parent, n_parent, term, min_leaf, boundary_only, left, left_missing,
+                 right, miss):
+    """Best threshold of numeric feature f in the node words[f, start:end].
 
     Returns (score, rank, next_rank, missing_left): rows with rank <= `rank`
     go left; `next_rank` is the next rank present (missing_rank when the
@@ -93,48 +97,54 @@ def numeric_best(seg, missing_rank, key_shift, class_shift, class_mask, row_mask
     concave impurity's decrease, the score is convex along such a run, so
     its maximum lies at the run's ends or at the first/last threshold that
     `min_leaf` allows (Fayyad & Irani 1992, extended to ties, missing values
-    sent either way and leaf sizes).
+    sent either way and leaf sizes). This is the engine's hot loop: keep it lean.
     """
-    stop, n_miss, w_miss = _collect_missing(seg, missing_rank, key_shift, class_shift,
-                                            class_mask, row_mask, weights, unit_weight, miss)
-    n_total = seg.shape[0]
+    key_shift, class_shift, class_mask, row_mask = shifts
+    seg = words[f]
+    stop, n_miss, w_miss = _collect_missing(words, f, start, end, missing_rank, shifts,
+                                            weights, unit_weight, miss)
+    n_total = end - start
     n_classes = parent.shape[0]
     left[:] = 0.0
     best, best_rank, best_next, best_ml = -math.inf, -1, -1, 0
-    n_left = 0
     w_left = 0.0
-    group_start = 0
-    group_class = -1
+    group_start = start
+    group_class = np.int64((seg[start] >> class_shift) & class_mask)
     group_pure = True
-    for i in range(stop):
+    for i in range(start, stop):
         word = seg[i]
-        rank = np.int64(word >> key_shift)
         cls = np.int64((word >> class_shift) & class_mask)
-        if i == group_start:
-            group_class = cls
-            group_pure = True
-        elif cls != group_class:
-            group_pure = False
-        wt = _sample_weight(word, row_mask, weights, unit_weight)
+        wt = 1.0 if unit_weight else weights[np.int64(word & row_mask)]
         left[cls] += wt
         w_left += wt
-        n_left += 1
+        if cls != group_class:
+            group_pure = False
+        next_class = -1
         if i + 1 < stop:
-            next_rank = np.int64(seg[i + 1] >> key_shift)
-            if next_rank == rank:
+            next_word = seg[i + 1]
+            if (next_word >> key_shift) == (word >> key_shift):
                 continue
+            next_rank = np.int64(next_word >> key_shift)
+            next_class = np.int64((next_word >> class_shift) & class_mask)
         elif n_miss == 0:
             break
         else:
             next_rank = missing_rank
-        group_size = i + 1 - group_start
+        n_left = i + 1 - start
+        # Skip when this group and the next are pure of the same class. Only
+        # a single-row next group is recognised (one look ahead, the common
+        # case for continuous features); otherwise the threshold is scored,
+        # which is never wrong, only slower.
+        if (boundary_only and group_pure and next_class == group_class
+                and n_left - (i + 1 - group_start) >= min_leaf
+                and n_total - n_left - 1 - n_miss >= min_leaf
+                and (i + 2 >= stop or (seg[i + 2] >> key_shift) != (next_word >> key_shift))):
+            group_start = i + 1  # the run goes on: same class, still pure
+            continue
         group_start = i + 1
-        if (boundary_only and group_pure and next_rank != missing_rank
-                and n_left - group_size >= min_leaf):
-            same, next_size = _continues_pure_run(seg, i + 1, stop, next_rank, group_class,
-                                                  key_shift, class_shift, class_mask)
-            if same and n_total - n_left - next_size - n_miss >= min_leaf:
-                continue
+        group_class = next_class
+        group_pure = True
+        rank = np.int64(word >> key_shift)
         if n_left >= min_leaf and n_total - n_left >= min_leaf:
             for k in range(n_classes):
                 right[k] = parent[k] - left[k]
@@ -154,22 +164,21 @@ def numeric_best(seg, missing_rank, key_shift, class_shift, class_mask, row_mask
     return best, best_rank, best_next, best_ml
 
 
-@njit
-def _category_table(seg, stop, key_shift, class_shift, class_mask, row_mask, weights,
-                    unit_weight, n_categories, table, cat_weight, cat_count):
+@inline_njit
+def _category_table(words, f, start, stop, shifts, weights, unit_weight, n_categories,
+                    table, cat_weight, cat_count):
     table[:n_categories] = 0.0
     cat_weight[:n_categories] = 0.0
     cat_count[:n_categories] = 0
-    for i in range(stop):
-        word = seg[i]
-        cat = np.int64(word >> key_shift)
-        wt = _sample_weight(word, row_mask, weights, unit_weight)
-        table[cat, np.int64((word >> class_shift) & class_mask)] += wt
+    for i in range(start, stop):
+        cat, cls, row = _decode(words[f, i], shifts)
+        wt = _weight(row, weights, unit_weight)
+        table[cat, cls] += wt
         cat_weight[cat] += wt
         cat_count[cat] += 1
 
 
-@njit
+@inline_njit
 def _order_categories(table, cat_weight, cat_count, n_categories, by_class, order, keys):
     """Present categories sorted by p(by_class | category), ties by index; returns count."""
     n_present = 0
@@ -189,20 +198,19 @@ def _order_categories(table, cat_weight, cat_count, n_categories, by_class, orde
 
 
 @njit
-def nominal_best(seg, n_categories, missing_rank, key_shift, class_shift, class_mask,
-                 row_mask, weights, unit_weight, code, params, parent, n_parent, term,
-                 min_leaf, left, left_missing, right, miss, table, cat_weight, cat_count,
-                 order, keys):
-    """Best subset split of one nominal feature in one node.
+def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weights,
+                 unit_weight, code, params, parent, n_parent, term, min_leaf, left,
+                 left_missing, right, miss, table, cat_weight, cat_count, order, keys):
+    """Best subset split of nominal feature f in the node words[f, start:end].
 
     Returns (score, by_class, cut, missing_left): the first cut + 1
     categories of the ordering by `by_class` go left.
     """
-    stop, n_miss, w_miss = _collect_missing(seg, missing_rank, key_shift, class_shift,
-                                            class_mask, row_mask, weights, unit_weight, miss)
-    _category_table(seg, stop, key_shift, class_shift, class_mask, row_mask, weights,
-                    unit_weight, n_categories, table, cat_weight, cat_count)
-    n_total = seg.shape[0]
+    stop, n_miss, w_miss = _collect_missing(words, f, start, end, missing_rank, shifts,
+                                            weights, unit_weight, miss)
+    _category_table(words, f, start, stop, shifts, weights, unit_weight, n_categories,
+                    table, cat_weight, cat_count)
+    n_total = end - start
     n_classes = parent.shape[0]
     best, best_class, best_cut, best_ml = -math.inf, -1, -1, 0
     first_class = 1 if n_classes == 2 else 0
@@ -240,19 +248,22 @@ def nominal_best(seg, n_categories, missing_rank, key_shift, class_shift, class_
 
 @njit
 def search_pairs(words, starts, ends, parents, parent_weights, terms, features, is_nominal,
-                 n_categories, missing_rank, key_shift, class_shift, class_mask, row_mask,
-                 weights, unit_weight, code, params, min_leaf, boundary_only,
-                 out_score, out_cut, out_aux, out_missing_left, lo, hi):
+                 n_categories, missing_rank, shifts, weights, unit_weight, code, params,
+                 min_leaf, boundary_only, out_score, out_cut, out_aux, out_missing_left, lo, hi):
     """Best split of the (feature, node) pairs lo..hi-1, numbered feature-major.
 
     Results are (n_features, n_nodes) arrays: out_cut is the rank cut
     (numeric) or cut position (nominal); out_aux is the next rank (numeric)
-    or the ordering class (nominal).
+    or the ordering class (nominal). Scratch arrays are this call's own.
     """
     n_nodes = starts.shape[0]
     n_classes = parents.shape[1]
     max_cat = max(np.max(n_categories), 1) if n_categories.shape[0] > 0 else 1
-    counts = np.zeros((4, n_classes))
+    parent = np.zeros(n_classes)
+    left = np.zeros(n_classes)
+    left_missing = np.zeros(n_classes)
+    right = np.zeros(n_classes)
+    miss = np.zeros(n_classes)
     table = np.zeros((max_cat, n_classes))
     cat_weight = np.zeros(max_cat)
     cat_count = np.zeros(max_cat, dtype=np.int64)
@@ -262,18 +273,17 @@ def search_pairs(words, starts, ends, parents, parent_weights, terms, features, 
         fi = p // n_nodes
         j = p % n_nodes
         f = features[fi]
-        seg = words[f, starts[j]:ends[j]]
+        for k in range(n_classes):
+            parent[k] = parents[j, k]
         if is_nominal[f]:
-            res = nominal_best(seg, n_categories[f], missing_rank[f], key_shift, class_shift,
-                               class_mask, row_mask, weights, unit_weight, code, params,
-                               parents[j], parent_weights[j], terms[j], min_leaf,
-                               counts[0], counts[1], counts[2], counts[3], table, cat_weight,
-                               cat_count, order, keys)
+            res = nominal_best(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
+                               shifts, weights, unit_weight, code, params, parent,
+                               parent_weights[j], terms[j], min_leaf, left, left_missing,
+                               right, miss, table, cat_weight, cat_count, order, keys)
         else:
-            res = numeric_best(seg, missing_rank[f], key_shift, class_shift, class_mask,
-                               row_mask, weights, unit_weight, code, params, parents[j],
-                               parent_weights[j], terms[j], min_leaf, boundary_only,
-                               counts[0], counts[1], counts[2], counts[3])
+            res = numeric_best(words, f, starts[j], ends[j], missing_rank[f], shifts, weights,
+                               unit_weight, code, params, parent, parent_weights[j], terms[j],
+                               min_leaf, boundary_only, left, left_missing, right, miss)
         out_score[fi, j] = res[0]
         out_cut[fi, j] = res[1]
         out_aux[fi, j] = res[2]
@@ -295,22 +305,22 @@ def pick_features(scores):
 
 
 @njit
-def nominal_left_set(seg, n_categories, missing_rank, key_shift, class_shift, class_mask,
-                     row_mask, weights, unit_weight, n_classes, by_class, cut, out):
+def nominal_left_set(words, f, start, end, n_categories, missing_rank, shifts, weights,
+                     unit_weight, n_classes, by_class, cut, out):
     """Mark in `out` (uint8, one per category) the categories sent left (1), right (0)
     and absent from the node (2; the builder sends those where missing values go)."""
     miss = np.zeros(n_classes)
-    stop, _, _ = _collect_missing(seg, missing_rank, key_shift, class_shift, class_mask,
-                                  row_mask, weights, unit_weight, miss)
+    stop, _, _ = _collect_missing(words, f, start, end, missing_rank, shifts, weights,
+                                  unit_weight, miss)
     table = np.zeros((n_categories, n_classes))
     cat_weight = np.zeros(n_categories)
     cat_count = np.zeros(n_categories, dtype=np.int64)
     order = np.zeros(n_categories, dtype=np.int64)
     keys = np.zeros(n_categories)
-    _category_table(seg, stop, key_shift, class_shift, class_mask, row_mask, weights,
-                    unit_weight, n_categories, table, cat_weight, cat_count)
+    _category_table(words, f, start, stop, shifts, weights, unit_weight, n_categories, table,
+                    cat_weight, cat_count)
     _order_categories(table, cat_weight, cat_count, n_categories, by_class, order, keys)
-    for cat in range(n_categories):  # 2 marks a category absent from the node
+    for cat in range(n_categories):
         out[cat] = 2 if cat_count[cat] == 0 else 0
     for j in range(cut + 1):
         out[order[j]] = 1
