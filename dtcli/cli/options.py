@@ -10,7 +10,7 @@ def stderr_console():
     """Where talk and progress go; rich is imported only when something is said."""
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def data_options(func):

@@ -225,6 +225,9 @@ class _Context:
                         fields["missing_left"], self.is_nominal, cat_arg,
                         self.s.missing_rank, *self.shifts, self.weights, self.unit_weight,
                         goes_left, left_counts, left_sizes, missing_sizes)
+        if ((left_sizes == 0) | (left_sizes == ends - starts)).any():
+            # The search promised two non-empty children; growing on would loop forever.
+            raise RuntimeError("internal error: a split sent every row to one side")
         # Where training had no missing value, send future ones to the larger
         # child (as scikit-learn does); categories absent from the node follow.
         unseen = missing_sizes == 0

@@ -203,7 +203,7 @@ def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weigh
                  left_missing, right, miss, table, cat_weight, cat_count, order, keys):
     """Best subset split of nominal feature f in the node words[f, start:end].
 
-    Returns (score, by_class, cut, missing_left): the first cut + 1
+    Returns (score, cut, by_class, missing_left): the first cut + 1
     categories of the ordering by `by_class` go left.
     """
     stop, n_miss, w_miss = _collect_missing(words, f, start, end, missing_rank, shifts,
@@ -243,7 +243,7 @@ def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weigh
                                     w_left + w_miss, n_parent - w_left - w_miss, term)
                 if is_better(score, best):
                     best, best_class, best_cut, best_ml = score, by_class, j, 1
-    return best, best_class, best_cut, best_ml
+    return best, best_cut, best_class, best_ml
 
 
 @njit
