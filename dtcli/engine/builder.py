@@ -1,7 +1,7 @@
 """Grow a tree level by level over presorted features.
 
 Each level runs four jitted steps: score every (feature, node) pair
-(`splitter.search_pairs`, on all threads), pick each node's best feature,
+(`splitter.search_numeric` / `search_nominal`, on all threads), pick each node's best feature,
 route the rows of the nodes that split (`partition.route_rows`) and move
 every feature's segment into the children's order (`partition.partition`,
 on all threads), from one word buffer into the other. The loop itself is plain Python over whole levels, so
@@ -16,10 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.criteria.kernels import node_term
 from dtcli.engine import partition as part
 from dtcli.engine import splitter
-from dtcli.engine.jit import njit
 from dtcli.engine.presort import Presorted, presort
 from dtcli.engine.threads import run_chunks
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
@@ -34,14 +32,6 @@ class StopRules:
     min_samples_split: int = 2
     min_samples_leaf: int = 1
     min_gain: float = 0.0  # a split must score at least this much
-
-
-@njit
-def _node_terms(code, params, parents, weights):
-    out = np.empty(parents.shape[0])
-    for j in range(parents.shape[0]):
-        out[j] = node_term(code, params, parents[j], weights[j])
-    return out
 
 
 def _midpoint(a: float, b: float) -> float:
@@ -144,7 +134,9 @@ class _Context:
         self.weights, self.unit_weight = weights, unit_weight
         self.code, self.params, self.rules = code, params, rules
         self.boundary_only = bool(boundary_only)
-        self.features = np.arange(sorted_.words.shape[0], dtype=np.int64)
+        self.n_features = sorted_.words.shape[0]
+        self.numeric = np.flatnonzero(is_nominal == 0).astype(np.int64)
+        self.nominal = np.flatnonzero(is_nominal == 1).astype(np.int64)
         self.max_categories = int(n_categories[is_nominal == 1].max(initial=0))
         self.n_threads = n_threads
         self.shifts = (np.uint64(sorted_.key_shift), np.uint64(sorted_.class_shift),
@@ -152,7 +144,7 @@ class _Context:
 
     def best_splits(self, words, level: _Level, candidates: np.ndarray):
         """Search the candidate nodes; return the ones that split and their split."""
-        n_features = self.features.shape[0]
+        n_features = self.n_features
         score = np.full(candidates.shape[0], -math.inf)
         feature = np.full(candidates.shape[0], -1, np.int64)
         cut = np.zeros(candidates.shape[0], np.int64)
@@ -162,27 +154,31 @@ class _Context:
         for lo in range(0, candidates.shape[0], batch):
             nodes = candidates[lo:lo + batch]
             parents = np.ascontiguousarray(level.counts[nodes])
-            parent_weights = parents.sum(axis=1)
-            terms = _node_terms(self.code, self.params, parents, parent_weights)
+            starts, ends = level.starts[nodes], level.ends[nodes]
             shape = (n_features, nodes.shape[0])
-            out = (np.empty(shape), np.empty(shape, np.int64), np.empty(shape, np.int64),
-                   np.empty(shape, np.uint8))
-            n_pairs = n_features * nodes.shape[0]
-            work = n_features * int((level.ends[nodes] - level.starts[nodes]).sum())
-            run_chunks(splitter.search_pairs, n_pairs, self.n_threads, work,
-                       words, level.starts[nodes], level.ends[nodes], parents, parent_weights,
-                       terms, self.features, self.is_nominal, self.n_categories,
-                       self.s.missing_rank, self.shifts, self.weights, self.unit_weight,
-                       self.code, self.params, self.rules.min_samples_leaf, self.boundary_only,
-                       *out)
+            out = (np.full(shape, -math.inf), np.empty(shape, np.int64),
+                   np.empty(shape, np.int64), np.empty(shape, np.uint8))
+            rows = int((ends - starts).sum())
+            common = (self.shifts, self.weights, self.unit_weight, self.code, self.params,
+                      self.rules.min_samples_leaf)
+            if self.numeric.shape[0]:
+                run_chunks(splitter.search_numeric, self.numeric.shape[0] * nodes.shape[0],
+                           self.n_threads, self.numeric.shape[0] * rows, words, starts, ends,
+                           parents, self.numeric, self.s.missing_rank, *common,
+                           self.boundary_only, *out)
+            if self.nominal.shape[0]:
+                run_chunks(splitter.search_nominal, self.nominal.shape[0] * nodes.shape[0],
+                           self.n_threads, self.nominal.shape[0] * rows, words, starts, ends,
+                           parents, self.nominal, self.n_categories, self.s.missing_rank,
+                           *common, *out)
             best = splitter.pick_features(out[0])
             found = best >= 0
             cols = np.flatnonzero(found)
-            rows = best[found]
+            best_rows = best[found]
             sl = slice(lo, lo + nodes.shape[0])
-            feature[sl][found] = self.features[rows]
+            feature[sl][found] = best_rows
             for target, source in zip((score, cut, aux, missing_left), out):
-                target[sl][found] = source[rows, cols]
+                target[sl][found] = source[best_rows, cols]
         keep = np.isfinite(score) & (score >= self.rules.min_gain - splitter.TIE_EPS)
         return candidates[keep], dict(feature=feature[keep], score=score[keep], cut=cut[keep],
                                       aux=aux[keep], missing_left=missing_left[keep])

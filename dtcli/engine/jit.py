@@ -4,6 +4,9 @@ Every kernel is nopython and cached on disk, so only the first run after an
 install pays for compilation. Kernels are compiled for one set of argument
 types each (int64 / float64 / uint64 arrays): callers convert before calling,
 which keeps the number of compiled specialisations, and the cold start, small.
+Inside kernels, write loops rather than slice assignments (`a[:] = b`):
+numba's broadcasting machinery behind a slice assignment takes seconds to
+compile, a loop milliseconds.
 """
 import numba
 

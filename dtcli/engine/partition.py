@@ -71,4 +71,5 @@ def partition(src, dst, starts, ends, left_sizes, goes_left, row_mask, lo, hi):
             scratch[n_right] = word
             to_left += left
             n_right += 1 - left
-        dst[f, to_left:to_left + n_right] = scratch[:n_right]
+        for k in range(n_right):
+            dst[f, to_left + k] = scratch[k]

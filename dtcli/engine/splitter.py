@@ -1,6 +1,6 @@
 """Best-split search over presorted, packed feature segments (all jitted).
 
-`search_pairs` scores (feature, node) pairs of one tree level, numbered
+`search_numeric` and `search_nominal` score (feature, node) pairs of one tree level, numbered
 feature-major so that a thread given a chunk of pairs gets whole features of
 all nodes, and the threads stay balanced whether the level has one big node
 or thousands of small ones. Each pair is scanned independently and the winner
@@ -9,8 +9,8 @@ the number of threads.
 
 Ties: a candidate replaces the current best only when its score is larger by
 more than TIE_EPS (relative), so among equal scores the first one found wins:
-the lowest feature index, then the lowest threshold, then missing values sent
-right before left; for nominal features, the first ordering class and then
+the lowest feature index, then missing values sent right before left, then
+the lowest threshold; for nominal features, the first ordering class and then
 the smallest left subset in that ordering.
 
 Missing values sit at the end of each segment (largest rank). Every
@@ -26,8 +26,8 @@ covers the optimal split in many but not all cases. Categories absent from
 the node follow the missing values.
 
 A node's rows of feature f are words[f, start:end]; the kernels index the
-shared arrays directly instead of taking slices, and everything below
-`search_pairs` is inlined into it: an out-of-line call or a slice of a shared
+shared arrays directly instead of taking slices, and the small helpers
+are inlined: an out-of-line call or a slice of a shared
 array costs an atomic reference-count update, and threads updating the same
 counts slow each other down badly.
 """
@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-from dtcli.criteria.kernels import split_score
+from dtcli.criteria.kernels import node_term, split_score
 from dtcli.engine.jit import inline_njit, njit
 
 TIE_EPS = 1e-12
@@ -68,7 +68,8 @@ def _weight(row, weights, unit_weight):
 @inline_njit
 def _collect_missing(words, f, start, end, missing_rank, shifts, weights, unit_weight, miss):
     """Class counts of the missing rows at the end of the segment; (stop, n, weight)."""
-    miss[:] = 0.0
+    for k in range(miss.shape[0]):
+        miss[k] = 0.0
     stop = end
     weight = 0.0
     while stop > start:
@@ -84,20 +85,24 @@ def _collect_missing(words, f, start, end, missing_rank, shifts, weights, unit_w
 
 @njit
 def numeric_best(words, f, start, end, missing_rank, shifts, weights, unit_weight, code,
-                 params, parent, n_parent, term, min_leaf, boundary_only, left, left_missing,
-                 right, miss):
+                 params, parent, n_parent, term, min_leaf, boundary_only, left, right, miss):
     """Best threshold of numeric feature f in the node words[f, start:end].
 
     Returns (score, rank, next_rank, missing_left): rows with rank <= `rank`
     go left; `next_rank` is the next rank present (missing_rank when the
     split is present-vs-missing) for the midpoint threshold.
 
+    The rows with a missing value are sent right in a first scan and, if
+    there are any, left in a second one (the left counts start from them):
+    one place that calls the criterion keeps the inlined code, and the
+    compile time, small.
+
     With `boundary_only`, a threshold strictly inside a run of value groups
     that are all pure of one class is skipped: for a criterion that is a
     concave impurity's decrease, the score is convex along such a run, so
     its maximum lies at the run's ends or at the first/last threshold that
     `min_leaf` allows (Fayyad & Irani 1992, extended to ties, missing values
-    sent either way and leaf sizes). This is the engine's hot loop: keep it lean.
+    and leaf sizes). This is the engine's hot loop: keep it lean.
     """
     key_shift, class_shift, class_mask, row_mask = shifts
     seg = words[f]
@@ -105,71 +110,68 @@ def numeric_best(words, f, start, end, missing_rank, shifts, weights, unit_weigh
                                             weights, unit_weight, miss)
     n_total = end - start
     n_classes = parent.shape[0]
-    left[:] = 0.0
     best, best_rank, best_next, best_ml = -math.inf, -1, -1, 0
-    w_left = 0.0
-    group_start = start
-    group_class = np.int64((seg[start] >> class_shift) & class_mask)
-    group_pure = True
-    for i in range(start, stop):
-        word = seg[i]
-        cls = np.int64((word >> class_shift) & class_mask)
-        wt = 1.0 if unit_weight else weights[np.int64(word & row_mask)]
-        left[cls] += wt
-        w_left += wt
-        if cls != group_class:
-            group_pure = False
-        next_class = -1
-        if i + 1 < stop:
-            next_word = seg[i + 1]
-            if (next_word >> key_shift) == (word >> key_shift):
-                continue
-            next_rank = np.int64(next_word >> key_shift)
-            next_class = np.int64((next_word >> class_shift) & class_mask)
-        elif n_miss == 0:
-            break
-        else:
-            next_rank = missing_rank
-        n_left = i + 1 - start
-        # Skip when this group and the next are pure of the same class. Only
-        # a single-row next group is recognised (one look ahead, the common
-        # case for continuous features); otherwise the threshold is scored,
-        # which is never wrong, only slower.
-        if (boundary_only and group_pure and next_class == group_class
-                and n_left - (i + 1 - group_start) >= min_leaf
-                and n_total - n_left - 1 - n_miss >= min_leaf
-                and (i + 2 >= stop or (seg[i + 2] >> key_shift) != (next_word >> key_shift))):
-            group_start = i + 1  # the run goes on: same class, still pure
-            continue
-        group_start = i + 1
-        group_class = next_class
+    for missing_left in range(2 if n_miss > 0 else 1):
+        for k in range(n_classes):
+            left[k] = miss[k] if missing_left else 0.0
+        w_left = w_miss if missing_left else 0.0
+        n_base = n_miss if missing_left else 0
+        group_start = start
+        group_class = np.int64((seg[start] >> class_shift) & class_mask)
         group_pure = True
-        rank = np.int64(word >> key_shift)
-        if n_left >= min_leaf and n_total - n_left >= min_leaf:
+        for i in range(start, stop):
+            word = seg[i]
+            cls = np.int64((word >> class_shift) & class_mask)
+            wt = 1.0 if unit_weight else weights[np.int64(word & row_mask)]
+            left[cls] += wt
+            w_left += wt
+            if cls != group_class:
+                group_pure = False
+            next_class = -1
+            if i + 1 < stop:
+                next_word = seg[i + 1]
+                if (next_word >> key_shift) == (word >> key_shift):
+                    continue
+                next_rank = np.int64(next_word >> key_shift)
+                next_class = np.int64((next_word >> class_shift) & class_mask)
+            elif n_miss == 0 or missing_left:
+                break
+            else:
+                next_rank = missing_rank  # present values left, missing right
+            n_left = n_base + i + 1 - start
+            # Skip when this group and the next are pure of the same class. Only
+            # a single-row next group is recognised (one look ahead, the common
+            # case for continuous features); otherwise the threshold is scored,
+            # which is never wrong, only slower.
+            if (boundary_only and group_pure and next_class == group_class
+                    and n_left - (i + 1 - group_start) >= min_leaf
+                    and n_total - n_left - 1 >= min_leaf
+                    and (i + 2 >= stop or (seg[i + 2] >> key_shift) != (next_word >> key_shift))):
+                group_start = i + 1  # the run goes on: same class, still pure
+                continue
+            group_start = i + 1
+            group_class = next_class
+            group_pure = True
+            if n_left < min_leaf or n_total - n_left < min_leaf:
+                continue
             for k in range(n_classes):
                 right[k] = parent[k] - left[k]
             score = split_score(code, params, parent, left, right, n_parent, w_left,
                                 n_parent - w_left, term)
             if is_better(score, best):
-                best, best_rank, best_next, best_ml = score, rank, next_rank, 0
-        if (n_miss > 0 and next_rank != missing_rank and n_left + n_miss >= min_leaf
-                and n_total - n_left - n_miss >= min_leaf):
-            for k in range(n_classes):
-                left_missing[k] = left[k] + miss[k]
-                right[k] = parent[k] - left_missing[k]
-            score = split_score(code, params, parent, left_missing, right, n_parent,
-                                w_left + w_miss, n_parent - w_left - w_miss, term)
-            if is_better(score, best):
-                best, best_rank, best_next, best_ml = score, rank, next_rank, 1
+                best, best_rank, best_next, best_ml = (score, np.int64(word >> key_shift),
+                                                       next_rank, missing_left)
     return best, best_rank, best_next, best_ml
 
 
 @inline_njit
 def _category_table(words, f, start, stop, shifts, weights, unit_weight, n_categories,
                     table, cat_weight, cat_count):
-    table[:n_categories] = 0.0
-    cat_weight[:n_categories] = 0.0
-    cat_count[:n_categories] = 0
+    for cat in range(n_categories):
+        for k in range(table.shape[1]):
+            table[cat, k] = 0.0
+        cat_weight[cat] = 0.0
+        cat_count[cat] = 0
     for i in range(start, stop):
         cat, cls, row = _decode(words[f, i], shifts)
         wt = _weight(row, weights, unit_weight)
@@ -199,12 +201,13 @@ def _order_categories(table, cat_weight, cat_count, n_categories, by_class, orde
 
 @njit
 def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weights,
-                 unit_weight, code, params, parent, n_parent, term, min_leaf, left,
-                 left_missing, right, miss, table, cat_weight, cat_count, order, keys):
+                 unit_weight, code, params, parent, n_parent, term, min_leaf, left, right, miss,
+                 table, cat_weight, cat_count, order, keys):
     """Best subset split of nominal feature f in the node words[f, start:end].
 
     Returns (score, cut, by_class, missing_left): the first cut + 1
-    categories of the ordering by `by_class` go left.
+    categories of the ordering by `by_class` go left. Missing rows are sent
+    right, then (if any) left, as in `numeric_best`.
     """
     stop, n_miss, w_miss = _collect_missing(words, f, start, end, missing_rank, shifts,
                                             weights, unit_weight, miss)
@@ -212,56 +215,94 @@ def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weigh
                     table, cat_weight, cat_count)
     n_total = end - start
     n_classes = parent.shape[0]
-    best, best_class, best_cut, best_ml = -math.inf, -1, -1, 0
+    best, best_cut, best_class, best_ml = -math.inf, -1, -1, 0
     first_class = 1 if n_classes == 2 else 0
-    for by_class in range(first_class, n_classes):
-        n_present = _order_categories(table, cat_weight, cat_count, n_categories, by_class,
-                                      order, keys)
-        left[:] = 0.0
-        w_left = 0.0
-        n_left = 0
-        last_cut = n_present - 1 if n_miss > 0 else n_present - 2
-        for j in range(last_cut + 1):
-            cat = order[j]
+    for missing_left in range(2 if n_miss > 0 else 1):
+        for by_class in range(first_class, n_classes):
+            n_present = _order_categories(table, cat_weight, cat_count, n_categories,
+                                          by_class, order, keys)
             for k in range(n_classes):
-                left[k] += table[cat, k]
-            w_left += cat_weight[cat]
-            n_left += cat_count[cat]
-            if n_left >= min_leaf and n_total - n_left >= min_leaf:
+                left[k] = miss[k] if missing_left else 0.0
+            w_left = w_miss if missing_left else 0.0
+            n_left = n_miss if missing_left else 0
+            # with missing rows right, all present categories left is a split too
+            last_cut = n_present - 1 if n_miss > 0 and not missing_left else n_present - 2
+            for j in range(last_cut + 1):
+                cat = order[j]
+                for k in range(n_classes):
+                    left[k] += table[cat, k]
+                w_left += cat_weight[cat]
+                n_left += cat_count[cat]
+                if n_left < min_leaf or n_total - n_left < min_leaf:
+                    continue
                 for k in range(n_classes):
                     right[k] = parent[k] - left[k]
                 score = split_score(code, params, parent, left, right, n_parent, w_left,
                                     n_parent - w_left, term)
                 if is_better(score, best):
-                    best, best_class, best_cut, best_ml = score, by_class, j, 0
-            if (n_miss > 0 and j < n_present - 1 and n_left + n_miss >= min_leaf
-                    and n_total - n_left - n_miss >= min_leaf):
-                for k in range(n_classes):
-                    left_missing[k] = left[k] + miss[k]
-                    right[k] = parent[k] - left_missing[k]
-                score = split_score(code, params, parent, left_missing, right, n_parent,
-                                    w_left + w_miss, n_parent - w_left - w_miss, term)
-                if is_better(score, best):
-                    best, best_class, best_cut, best_ml = score, by_class, j, 1
+                    best, best_cut, best_class, best_ml = score, j, by_class, missing_left
     return best, best_cut, best_class, best_ml
 
 
-@njit
-def search_pairs(words, starts, ends, parents, parent_weights, terms, features, is_nominal,
-                 n_categories, missing_rank, shifts, weights, unit_weight, code, params,
-                 min_leaf, boundary_only, out_score, out_cut, out_aux, out_missing_left, lo, hi):
-    """Best split of the (feature, node) pairs lo..hi-1, numbered feature-major.
+@inline_njit
+def _load_parent(parents, j, parent):
+    """Copy node j's class counts into `parent`; return their total."""
+    total = 0.0
+    for k in range(parent.shape[0]):
+        parent[k] = parents[j, k]
+        total += parent[k]
+    return total
 
-    Results are (n_features, n_nodes) arrays: out_cut is the rank cut
-    (numeric) or cut position (nominal); out_aux is the next rank (numeric)
-    or the ordering class (nominal). Scratch arrays are this call's own.
+
+@inline_njit
+def _store(out_score, out_cut, out_aux, out_missing_left, f, j, result):
+    out_score[f, j] = result[0]
+    out_cut[f, j] = result[1]
+    out_aux[f, j] = result[2]
+    out_missing_left[f, j] = result[3]
+
+
+@njit
+def search_numeric(words, starts, ends, parents, features, missing_rank, shifts, weights,
+                   unit_weight, code, params, min_leaf, boundary_only, out_score, out_cut,
+                   out_aux, out_missing_left, lo, hi):
+    """Best split of the (numeric feature, node) pairs lo..hi-1, numbered feature-major.
+
+    Results go to row f (the feature's index) of (n_features, n_nodes)
+    arrays: out_cut is the rank cut, out_aux the next rank present.
+    Numeric and nominal features have kernels of their own so that data
+    without nominal features never compiles the nominal search.
     """
     n_nodes = starts.shape[0]
     n_classes = parents.shape[1]
-    max_cat = max(np.max(n_categories), 1) if n_categories.shape[0] > 0 else 1
     parent = np.zeros(n_classes)
     left = np.zeros(n_classes)
-    left_missing = np.zeros(n_classes)
+    right = np.zeros(n_classes)
+    miss = np.zeros(n_classes)
+    for p in range(lo, hi):
+        f = features[p // n_nodes]
+        j = p % n_nodes
+        n_parent = _load_parent(parents, j, parent)
+        term = node_term(code, params, parent, n_parent)
+        result = numeric_best(words, f, starts[j], ends[j], missing_rank[f], shifts, weights,
+                              unit_weight, code, params, parent, n_parent, term, min_leaf,
+                              boundary_only, left, right, miss)
+        _store(out_score, out_cut, out_aux, out_missing_left, f, j, result)
+
+
+@njit
+def search_nominal(words, starts, ends, parents, features, n_categories, missing_rank, shifts,
+                   weights, unit_weight, code, params, min_leaf, out_score, out_cut, out_aux,
+                   out_missing_left, lo, hi):
+    """As `search_numeric` for nominal features: out_cut is the cut position in
+    the category ordering, out_aux the class that ordering is by."""
+    n_nodes = starts.shape[0]
+    n_classes = parents.shape[1]
+    max_cat = 1
+    for f in features:
+        max_cat = max(max_cat, n_categories[f])
+    parent = np.zeros(n_classes)
+    left = np.zeros(n_classes)
     right = np.zeros(n_classes)
     miss = np.zeros(n_classes)
     table = np.zeros((max_cat, n_classes))
@@ -270,24 +311,15 @@ def search_pairs(words, starts, ends, parents, parent_weights, terms, features, 
     order = np.zeros(max_cat, dtype=np.int64)
     keys = np.zeros(max_cat)
     for p in range(lo, hi):
-        fi = p // n_nodes
+        f = features[p // n_nodes]
         j = p % n_nodes
-        f = features[fi]
-        for k in range(n_classes):
-            parent[k] = parents[j, k]
-        if is_nominal[f]:
-            res = nominal_best(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
-                               shifts, weights, unit_weight, code, params, parent,
-                               parent_weights[j], terms[j], min_leaf, left, left_missing,
-                               right, miss, table, cat_weight, cat_count, order, keys)
-        else:
-            res = numeric_best(words, f, starts[j], ends[j], missing_rank[f], shifts, weights,
-                               unit_weight, code, params, parent, parent_weights[j], terms[j],
-                               min_leaf, boundary_only, left, left_missing, right, miss)
-        out_score[fi, j] = res[0]
-        out_cut[fi, j] = res[1]
-        out_aux[fi, j] = res[2]
-        out_missing_left[fi, j] = res[3]
+        n_parent = _load_parent(parents, j, parent)
+        term = node_term(code, params, parent, n_parent)
+        result = nominal_best(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
+                              shifts, weights, unit_weight, code, params, parent, n_parent,
+                              term, min_leaf, left, right, miss, table, cat_weight, cat_count,
+                              order, keys)
+        _store(out_score, out_cut, out_aux, out_missing_left, f, j, result)
 
 
 @njit
