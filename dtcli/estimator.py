@@ -8,6 +8,7 @@ string, category and bool columns become nominal features).
 from __future__ import annotations
 
 import numbers
+import os
 import time
 from typing import Any
 
@@ -151,6 +152,10 @@ class DecisionTreeClassifier:
 
     def _matrix(self, X) -> np.ndarray:
         self._check_fitted()
+        if (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "fiu"
+                and X.shape[1] == self.n_features_in_
+                and all(f.kind == NUMERIC for f in self.features_)):
+            return np.ascontiguousarray(X, dtype=np.float64)  # nothing to encode
         names = _column_names(X)
         columns = _columns(X)
         if names is not None and hasattr(self, "feature_names_in_"):
@@ -167,7 +172,7 @@ class DecisionTreeClassifier:
     def apply(self, X) -> np.ndarray:
         """Index of the leaf each row lands in."""
         matrix = self._matrix(X)
-        return self.tree_.apply(matrix, self._nominal_mask())
+        return self.tree_.apply(matrix, self._nominal_mask(), self._threads())
 
     def predict_proba(self, X) -> np.ndarray:
         return self.proba_from_matrix(self._matrix(X))
@@ -175,8 +180,11 @@ class DecisionTreeClassifier:
     def proba_from_matrix(self, matrix: np.ndarray) -> np.ndarray:
         """Class probabilities for an already encoded float64 matrix (CLI path)."""
         self._check_fitted()
-        leaves = self.tree_.apply(matrix, self._nominal_mask())
+        leaves = self.tree_.apply(matrix, self._nominal_mask(), self._threads())
         return self.tree_.leaf_proba()[leaves]
+
+    def _threads(self) -> int:
+        return self.n_jobs or os.cpu_count() or 1
 
     def predict(self, X) -> np.ndarray:
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import dtcli.io.csv
 from dtcli.errors import DataError, ParameterError
 from dtcli.io import read_table
 from dtcli.io.csv import DELIMITERS, MISSING_TOKENS
@@ -18,6 +19,17 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 DATA = ROOT / "tests" / "data" / "io"
 CSV_EXAMPLES = sorted(EXAMPLES.glob("*.csv")) + sorted((EXAMPLES / "balanced").glob("*.csv"))
+
+
+@pytest.fixture(autouse=True, params=["python parser", "pyarrow parser"], scope="module")
+def csv_parser(request):
+    """Every test here runs through both CSV parsers: small files take Python's,
+    large ones pyarrow's, and they must read every file alike."""
+    default = dtcli.io.csv.SMALL_FILE_BYTES
+    if request.param == "pyarrow parser":
+        dtcli.io.csv.SMALL_FILE_BYTES = -1
+    yield request.param
+    dtcli.io.csv.SMALL_FILE_BYTES = default
 
 
 def table_of(tmp_path, content: bytes, name="data.csv", **options):
@@ -283,3 +295,15 @@ def test_duplicate_column_names(tmp_path):
 def test_not_utf8(tmp_path, content, line):
     message = error_of(tmp_path, content)
     assert f"data.csv:{line}: not UTF-8" in message and "0x" in message
+
+
+@pytest.mark.parametrize("token, kind", [
+    ("1e5", NUMERIC), ("1E-3", NUMERIC), (".5", NUMERIC), ("5.", NUMERIC), ("+3", NUMERIC),
+    ("-0.25", NUMERIC), ("0x10", NUMERIC), ("1_000", NOMINAL), ("1.2.3", NOMINAL),
+    ("e5", NOMINAL), ("12abc", NOMINAL),
+])
+def test_both_parsers_agree_on_what_a_number_is(tmp_path, token, kind):
+    table = table_of(tmp_path, f"a,b\n{token},x\n7,y\n".encode())
+    assert table.columns[0].kind == kind
+    if kind == NUMERIC:
+        assert table.columns[0].values[0] == (16.0 if token == "0x10" else float(token))

@@ -1,4 +1,4 @@
-"""CSV reader on pyarrow's multi-threaded parser.
+"""CSV reader: pyarrow's multi-threaded parser for large files, Python's for small ones.
 
 Rules, in the order they apply:
 
@@ -27,9 +27,6 @@ import re
 from collections.abc import Collection, Iterator
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-from pyarrow import csv as arrow_csv
 
 from dtcli.errors import DataError, ParameterError
 from dtcli.io.columns import (
@@ -47,7 +44,13 @@ MISSING_TOKENS = ("", "?", "NA", "N/A", "NaN", "nan")
 DELIMITERS = (",", ";", "\t", "|")
 _SNIFF_BYTES = 64 * 1024
 _SNIFF_LINES = 50
-_BLOCK_BYTES = 4 << 20  # pyarrow parses blocks in parallel; a row must fit in one block
+# Up to this size Python's csv module parses faster than pyarrow can be imported;
+# both paths follow the rules above (the tests run each fixture through both).
+SMALL_FILE_BYTES = 1 << 20
+# What a number looks like to both parsers: decimal and scientific notation,
+# inf, and hexadecimal integers (which pyarrow's type inference takes).
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity)"
+                    r"|[+-]?0x[0-9a-f]+", re.IGNORECASE)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LINE_END = re.compile(rb"[\r\n]")
 _NOT_LINE_END = re.compile(rb"[^\r\n]")
@@ -78,19 +81,68 @@ def read_csv(
     check_unique_names(names, [first + 1] * len(names), source)
     skip_lines = first + 1 if header else first
 
-    table = _parse(data, source, names, delimiter, skip_lines, set(string_columns))
-    if table.num_rows == 0:
+    if len(data) <= SMALL_FILE_BYTES:
+        columns = _read_small(data, source, names, delimiter, skip_lines,
+                              set(string_columns), set(numeric_columns))
+    else:
+        from dtcli.io.csv_arrow import read_columns
+
+        def line_of_row(row: int) -> int:
+            return _line_of_row(data, delimiter, skip_lines, row)
+
+        def parse_error(exc: Exception) -> DataError:
+            return _parse_error(data, source, delimiter, skip_lines, len(names), exc)
+
+        columns = read_columns(data, source, names, delimiter, skip_lines, set(string_columns),
+                               set(numeric_columns), line_of_row, parse_error)
+    return Table(source, columns)
+
+
+def _read_small(data: bytes, source: str, names: list[str], delimiter: str, skip_lines: int,
+                as_text: set[str], as_number: set[str]) -> list[Column]:
+    """Parse a small file with Python's csv module (pyarrow's import costs more than that)."""
+    lines, rows = [], []
+    for line, fields in _data_records(data, delimiter, skip_lines):
+        if len(fields) != len(names):
+            raise ragged_row(source, line, len(names), len(fields))
+        lines.append(line)
+        rows.append(fields)
+    if not rows:
         raise no_data_rows(source)
 
     def line_of_row(row: int) -> int:
-        return _line_of_row(data, delimiter, skip_lines, row)
+        return lines[row]
 
-    columns = [
-        _column(name, table.column(i), source, line_of_row,
-                as_text=name in string_columns, as_number=name in numeric_columns)
-        for i, name in enumerate(names)
-    ]
-    return Table(source, columns)
+    columns = []
+    for j, name in enumerate(names):
+        cells = [_cell(fields[j]) for fields in rows]
+        numbers = None if name in as_text else _as_numbers(cells)
+        if numbers is not None:
+            columns.append(numeric_column(name, numbers, source, line_of_row))
+            continue
+        if name in as_number:
+            row = next(i for i, cell in enumerate(cells)
+                       if cell is not None and not NUMBER.fullmatch(cell))
+            raise not_a_number(source, lines[row], name, cells[row])
+        columns.append(Column(name, NOMINAL, np.array(cells, dtype=object)))
+    return columns
+
+
+def _cell(text: str) -> str | None:
+    text = text.strip()
+    return None if text in MISSING_TOKENS else text
+
+
+def _as_numbers(cells: list[str | None]) -> np.ndarray | None:
+    """The cells as float64 (None -> NaN) if every present one is a number, else None."""
+    if not all(cell is None or NUMBER.fullmatch(cell) for cell in cells):
+        return None
+    return np.array([np.nan if cell is None else _number(cell) for cell in cells],
+                    dtype=np.float64)
+
+
+def _number(cell: str) -> float:
+    return float(int(cell, 16)) if "x" in cell or "X" in cell else float(cell)
 
 
 def sniff_delimiter(lines: list[str]) -> str:
@@ -114,89 +166,6 @@ def _head_lines(data: bytes) -> list[str]:
 
 def _split_line(line: str, delimiter: str) -> list[str]:
     return next(csv.reader([line], delimiter=delimiter))
-
-
-def _parse(data: bytes, source: str, names: list[str], delimiter: str, skip_lines: int,
-           text_columns: set[str]) -> pa.Table:
-    """Run pyarrow's parser; columns it infers as dates or times are re-read as text."""
-    read_options = arrow_csv.ReadOptions(column_names=names, skip_rows=skip_lines,
-                                         block_size=_BLOCK_BYTES)
-    parse_options = arrow_csv.ParseOptions(delimiter=delimiter, ignore_empty_lines=True)
-
-    def read(as_text: set[str]) -> pa.Table:
-        convert_options = arrow_csv.ConvertOptions(
-            null_values=list(MISSING_TOKENS), strings_can_be_null=True,
-            quoted_strings_can_be_null=True,
-            true_values=[], false_values=[],  # no boolean inference: keep "true" as text
-            check_utf8=False,  # already checked, with a better message
-            column_types={name: pa.string() for name in as_text},
-        )
-        return arrow_csv.read_csv(pa.BufferReader(data), read_options, parse_options,
-                                  convert_options)
-
-    try:
-        table = read(text_columns)
-        temporal = {f.name for f in table.schema if pa.types.is_temporal(f.type)}
-        if temporal:
-            table = read(text_columns | temporal)
-    except pa.ArrowException as exc:
-        raise _parse_error(data, source, delimiter, skip_lines, len(names), exc) from None
-    return table
-
-
-def _column(name: str, values: pa.ChunkedArray, source: str, line_of_row: LineOfRow, *,
-            as_text: bool, as_number: bool) -> Column:
-    kind = values.type
-    if pa.types.is_null(kind) or pa.types.is_integer(kind) or pa.types.is_floating(kind):
-        return numeric_column(name, _to_float64(values), source, line_of_row)
-    text = _clean_text(values)
-    if not as_text:
-        numbers = _cast_to_float(text)
-        if numbers is not None:  # e.g. numbers next to " ?": pyarrow saw text
-            return numeric_column(name, _to_float64(numbers), source, line_of_row)
-        if as_number:
-            row = _first_non_number(text)
-            raise not_a_number(source, line_of_row(row), name, text[row].as_py())
-    return Column(name, NOMINAL, text.to_numpy(zero_copy_only=False))
-
-
-def _to_float64(values: pa.ChunkedArray) -> np.ndarray:
-    """Copy chunk by chunk into one preallocated array (no concatenation)."""
-    out = np.empty(len(values), dtype=np.float64)
-    if pa.types.is_null(values.type):
-        out.fill(np.nan)
-        return out
-    start = 0
-    for chunk in values.chunks:
-        out[start:start + len(chunk)] = chunk.to_numpy(zero_copy_only=False)  # nulls -> NaN
-        start += len(chunk)
-    return out
-
-
-def _clean_text(values: pa.ChunkedArray) -> pa.ChunkedArray:
-    """Strip cells and turn missing tokens (e.g. " ?") into nulls."""
-    stripped = pc.utf8_trim_whitespace(values)
-    missing = pc.is_in(stripped, value_set=pa.array(MISSING_TOKENS))
-    return pc.if_else(missing, pa.scalar(None, pa.string()), stripped)
-
-
-def _cast_to_float(text: pa.ChunkedArray) -> pa.ChunkedArray | None:
-    try:
-        return pc.cast(text, pa.float64())
-    except pa.ArrowInvalid:
-        return None
-
-
-def _first_non_number(text: pa.ChunkedArray) -> int:
-    """Row of the first cell that is not a number, by bisection with Arrow's own cast."""
-    lo, hi = 0, len(text)  # invariant: text[lo:hi] holds a non-number
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if _cast_to_float(text.slice(lo, mid - lo)) is None:
-            hi = mid
-        else:
-            lo = mid
-    return lo
 
 
 def _data_records(data: bytes, delimiter: str, skip_lines: int) -> Iterator[tuple[int, list[str]]]:

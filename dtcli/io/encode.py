@@ -34,11 +34,9 @@ def dataset_from_table(table: Table, *, target: str | None = None,
             raise DataError(f"{table.source}: column '{column.name}' is free text (ARFF string "
                             f"or date), which a tree cannot split on; drop it with --drop")
 
-    labels = column_labels(target_column)
-    labelled = np.not_equal(labels, None)
+    classes, y, labelled = _encode_target(target_column)
     n_missing = int(labelled.size - labelled.sum())
     rows = labelled if n_missing else slice(None)  # a slice keeps all rows without a copy
-    classes = sort_labels(set(labels[labelled]))
     if len(classes) < 2:
         found = f"only one class '{classes[0]}'" if classes else "no class values"
         raise DataError(f"{table.source}: target column '{target_column.name}' has {found}; "
@@ -53,8 +51,8 @@ def dataset_from_table(table: Table, *, target: str | None = None,
                else encode_nominal(column.values[rows], feature.categories)
                for feature, column in zip(features, inputs)]
     return Dataset(
-        X=stack_columns(encoded, len(labels) - n_missing),
-        y=encode_nominal(labels[rows], classes).astype(np.int64),
+        X=stack_columns(encoded, y.shape[0]),
+        y=y,
         features=features,
         classes=classes,
         target=target_column.name,
@@ -87,6 +85,26 @@ def features_from_table(table: Table, features: Sequence[Feature], *,
             encoded.append(encode_nominal(column_labels(column), feature.categories))
     labels = column_labels(by_name[target]) if target in by_name else None
     return stack_columns(encoded, table.n_rows), labels
+
+
+def _encode_target(column: Column) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """(classes, y for the labelled rows, mask of labelled rows) of a target column.
+
+    A numeric column is encoded from its distinct values, without making a
+    string per row (1M rows: 0.1 s instead of 1 s).
+    """
+    if column.kind == NUMERIC:
+        labelled = ~np.isnan(column.values)
+        unique, codes = np.unique(column.values[labelled], return_inverse=True)
+        labels = [format_number(v) for v in unique.tolist()]
+    else:
+        labelled = np.not_equal(column.values, None)
+        unique_labels, codes = np.unique(column.values[labelled].astype(str), return_inverse=True)
+        labels = unique_labels.tolist()
+    classes = sort_labels(set(labels))
+    position = {label: i for i, label in enumerate(classes)}
+    remap = np.array([position[label] for label in labels], dtype=np.int64)
+    return classes, remap[codes] if len(labels) else codes.astype(np.int64), labelled
 
 
 def column_labels(column: Column) -> np.ndarray:
