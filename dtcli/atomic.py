@@ -10,6 +10,8 @@ import tempfile
 from contextlib import contextmanager
 from typing import IO, Iterator
 
+from dtcli.errors import DtreeError
+
 
 @contextmanager
 def open_output(path: str | None, mode: str = "w") -> Iterator[IO]:
@@ -18,7 +20,12 @@ def open_output(path: str | None, mode: str = "w") -> Iterator[IO]:
         yield sys.stdout.buffer if "b" in mode else sys.stdout
         return
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".dtree-", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".dtree-", suffix=".tmp", dir=directory)
+    except FileNotFoundError:
+        raise DtreeError(f"{path}: cannot write: directory {directory} does not exist") from None
+    except OSError as exc:
+        raise DtreeError(f"{path}: cannot write ({exc.strerror})") from None
     try:
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as handle:
             yield handle

@@ -27,10 +27,11 @@ class DecisionTreeClassifier:
     """A binary decision tree with any split criterion of `dtree criteria`.
 
     Parameters follow scikit-learn where it has them: `max_depth`,
-    `min_samples_split`, `min_samples_leaf` (counts of rows); `min_gain` is
-    the smallest criterion score a split must reach (scikit-learn's
-    min_impurity_decrease, in the criterion's own units). Trees are unpruned
-    by default. `nominal_features` marks columns of a numpy array as nominal
+    `min_samples_split`, `min_samples_leaf` (counts of rows). `min_gain` is
+    the smallest criterion score a split must reach, in the criterion's own
+    units: for gini and entropy the node's own impurity decrease (scikit-learn's
+    min_impurity_decrease also weights it by the node's share of the rows).
+    Trees are unpruned by default. `nominal_features` marks columns of a numpy array as nominal
     (indices, names or a boolean mask); DataFrame columns of non-numeric dtype
     are nominal anyway. `n_jobs` threads (default: all cores); the tree does
     not depend on it.
@@ -76,7 +77,10 @@ class DecisionTreeClassifier:
     def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":
         names = _column_names(X)
         columns = _columns(X)
-        features, matrix = _encode_training(columns, names, self.nominal_features)
+        # A DataFrame column of non-numeric dtype (text, bool, category) is nominal;
+        # an object column of a numpy array is nominal unless its values are numbers.
+        features, matrix = _encode_training(columns, names, self.nominal_features,
+                                            text_may_be_numbers=names is None)
         labels = np.asarray(y)
         if labels.ndim != 1 or labels.shape[0] != matrix.shape[0]:
             raise ParameterError(
@@ -112,6 +116,8 @@ class DecisionTreeClassifier:
             weights = np.asarray(sample_weight, dtype=np.float64)
             if weights.shape != (X.shape[0],) or (weights < 0).any() or not np.isfinite(weights).all():
                 raise ParameterError("sample_weight must be finite, non-negative, one per row")
+            if not weights.sum() > 0:
+                raise ParameterError("sample_weight sums to zero: no row would count")
         is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
         n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
         start = time.perf_counter()
@@ -187,7 +193,8 @@ class DecisionTreeClassifier:
         return self.n_jobs or os.cpu_count() or 1
 
     def predict(self, X) -> np.ndarray:
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def score(self, X, y, sample_weight=None) -> float:
         correct = (self.predict(X) == np.asarray(y)).astype(np.float64)
@@ -265,7 +272,7 @@ def _label(value) -> str | None:
     return str(value)
 
 
-def _encode_training(columns, names, nominal_selector):
+def _encode_training(columns, names, nominal_selector, text_may_be_numbers):
     n = len(columns)
     if n == 0:
         raise ParameterError("X has no feature columns")
@@ -276,7 +283,7 @@ def _encode_training(columns, names, nominal_selector):
         if j not in forced and _is_numeric(column):
             features.append(Feature(names[j], NUMERIC))
             continue
-        if j not in forced:
+        if j not in forced and text_may_be_numbers:
             try:
                 columns[j] = column.astype(np.float64)
                 features.append(Feature(names[j], NUMERIC))

@@ -100,41 +100,42 @@ def load_model(path: str):
         raise ModelError(f"{path}: cannot read model file ({exc.strerror})") from None
     try:
         doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise ModelError(f"{path}: not a dtree model file (not JSON)") from None
     return model_from_dict(doc, path)
 
 
 def model_from_dict(doc: Any, path: str = "<model>"):
+    """A fitted DecisionTreeClassifier from a parsed model file, validated field by field;
+    returns (model, doc). `path` names the file in error messages."""
+    from dtcli import criteria
     from dtcli.estimator import DecisionTreeClassifier
 
     check = _Checker(path)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelError(f"{path}: not a dtree model file (no \"format\": \"{FORMAT}\")")
     version = doc.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        check.fail("format_version is missing or not an integer")
+    if not _is_int(version) or version < 1:
+        check.fail("format_version is missing or not a positive integer")
     if version > FORMAT_VERSION:
-        check.fail(f"written by a newer dtree (model format {version}); this dtree "
-                   f"{__version__} reads format {FORMAT_VERSION}: upgrade dtcli")
+        raise ModelError(f"{path}: written by a newer dtree (model format {version}); this "
+                         f"dtree {__version__} reads format {FORMAT_VERSION}: upgrade dtcli")
     features = check.features(doc.get("features"))
     classes = check.string_list(doc.get("classes"), "classes")
-    if len(classes) < 2:
-        check.fail("classes must list at least two class labels")
+    if len(classes) < 2 or len(set(classes)) != len(classes):
+        check.fail("classes must list at least two distinct class labels")
     criterion = check.mapping(doc.get("criterion"), "criterion")
     options = check.mapping(doc.get("options"), "options")
+    params = check.mapping(criterion.get("params", {}), "criterion.params")
+    missing = [k for k in _OPTIONS if k not in options]
+    if missing:
+        check.fail(f"options.{missing[0]} is missing")
     model = DecisionTreeClassifier()
     try:
-        model.set_params(criterion=criterion.get("name"),
-                         criterion_params=dict(check.mapping(criterion.get("params", {}),
-                                                             "criterion.params")),
-                         **{k: options[k] for k in ("max_depth", "min_samples_split",
-                                                    "min_samples_leaf", "min_gain")})
+        model.set_params(criterion=criterion.get("name"), criterion_params=dict(params),
+                         **{k: options[k] for k in _OPTIONS})
         model._stop_rules()
-        from dtcli import criteria
         criteria.get(model.criterion).param_vector(model.criterion_params)
-    except KeyError as exc:
-        check.fail(f"options.{exc.args[0]} is missing")
     except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
         check.fail(f"invalid criterion or options ({exc})")
     model.tree_ = check.tree(check.mapping(doc.get("tree"), "tree"), features, len(classes))
@@ -144,6 +145,18 @@ def model_from_dict(doc: Any, path: str = "<model>"):
     model.n_features_in_ = len(features)
     model.feature_names_in_ = np.array([f.name for f in features], dtype=object)
     return model, doc
+
+
+_OPTIONS = ("max_depth", "min_samples_split", "min_samples_leaf", "min_gain")
+_INT64 = 2**63
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 class _Checker:
@@ -174,46 +187,72 @@ class _Checker:
                 self.fail(f"features[{i}] needs a name and a kind (numeric or nominal)")
             categories = tuple(self.string_list(item.get("categories", []),
                                                 f"features[{i}].categories"))
+            if len(set(categories)) != len(categories):
+                self.fail(f"features[{i}].categories lists a category twice")
             features.append(Feature(name, kind, categories if kind == NOMINAL else ()))
+        names = [f.name for f in features]
+        if len(set(names)) != len(names):
+            self.fail("features names a column twice")
         return features
 
-    def _array(self, tree, name, dtype, n, shape_tail=()):
-        try:
-            array = np.array(tree[name], dtype=dtype)
-        except KeyError:
+    def _list(self, tree, name, n) -> list:
+        if name not in tree:
             self.fail(f"tree.{name} is missing")
-        except (TypeError, ValueError):
-            self.fail(f"tree.{name} has values of the wrong type")
-        if array.shape != (n, *shape_tail):
-            self.fail(f"tree.{name} has shape {array.shape}, expected {(n, *shape_tail)}")
-        return array
+        value = tree[name]
+        if not isinstance(value, list):
+            self.fail(f"tree.{name} must be a list")
+        if len(value) != n:
+            self.fail(f"tree.{name} has {len(value)} values, expected {n}")
+        return value
+
+    def _ints(self, tree, name, n) -> np.ndarray:
+        value = self._list(tree, name, n)
+        if not all(_is_int(v) and -_INT64 <= v < _INT64 for v in value):
+            self.fail(f"tree.{name} must hold integers")
+        return np.array(value, dtype=np.int64).reshape(n)
+
+    def _floats(self, tree, name, n, none_is_nan: bool) -> np.ndarray:
+        """Numbers, null (NaN, if allowed) and "inf"/"-inf", as written by _encode_float."""
+        decode = {"inf": math.inf, "-inf": -math.inf}
+        out = np.empty(n)
+        for i, v in enumerate(self._list(tree, name, n)):
+            if _is_number(v):
+                out[i] = float(v)
+            elif v is None and none_is_nan:
+                out[i] = math.nan
+            elif isinstance(v, str) and v in decode:
+                out[i] = decode[v]
+            else:
+                self.fail(f"tree.{name}[{i}] is not a number")
+        return out
 
     def tree(self, tree: dict, features: list[Feature], n_classes: int) -> Tree:
         n = tree.get("node_count")
-        if not isinstance(n, int) or n < 1:
+        if not _is_int(n) or n < 1:
             self.fail("tree.node_count must be a positive integer")
-        left = self._array(tree, "children_left", np.int64, n)
-        right = self._array(tree, "children_right", np.int64, n)
-        feature = self._array(tree, "feature", np.int64, n)
-        decode = {None: math.nan, "inf": math.inf, "-inf": -math.inf}
-        try:
-            threshold = np.array([decode[t] if t is None or isinstance(t, str) else float(t)
-                                  for t in tree.get("threshold", [])], dtype=np.float64)
-        except (KeyError, TypeError, ValueError):
-            self.fail("tree.threshold has values of the wrong type")
-        if threshold.shape != (n,):
-            self.fail(f"tree.threshold has {threshold.shape[0]} values, expected {n}")
-        missing_left = self._array(tree, "missing_left", bool, n).astype(np.uint8)
-        value = self._array(tree, "value", np.float64, n, (n_classes,))
-        n_samples = self._array(tree, "n_node_samples", np.int64, n)
-        score = np.array([math.nan if s is None else float(s) for s in tree.get("score", [None] * n)])
-        if score.shape != (n,):
-            self.fail(f"tree.score has {score.shape[0]} values, expected {n}")
+        left = self._ints(tree, "children_left", n)
+        right = self._ints(tree, "children_right", n)
+        feature = self._ints(tree, "feature", n)
+        threshold = self._floats(tree, "threshold", n, none_is_nan=True)
+        flags = self._list(tree, "missing_left", n)
+        if not all(isinstance(v, bool) or v in (0, 1) for v in flags):
+            self.fail("tree.missing_left must hold true/false")
+        missing_left = np.array(flags, dtype=np.uint8).reshape(n)
+        rows = self._list(tree, "value", n)
+        if not all(isinstance(r, list) and len(r) == n_classes and all(map(_is_number, r))
+                   for r in rows):
+            self.fail(f"tree.value must hold {n_classes} class counts per node")
+        value = np.array(rows, dtype=np.float64).reshape(n, n_classes)
+        if not np.isfinite(value).all() or (value < 0).any():
+            self.fail("tree.value must hold non-negative class counts")
+        n_samples = self._ints(tree, "n_node_samples", n)
+        if (n_samples < 0).any():
+            self.fail("tree.n_node_samples must be non-negative")
+        score = self._floats(tree, "score", n, none_is_nan=True)
         max_categories = max((len(f.categories) for f in features if f.kind == NOMINAL), default=0)
         category_left = np.zeros((n, max_categories), np.uint8)
-        left_categories = tree.get("left_categories")
-        if not isinstance(left_categories, list) or len(left_categories) != n:
-            self.fail(f"tree.left_categories must be a list of {n} lists")
+        left_categories = self._list(tree, "left_categories", n)
+        parents = np.zeros(n, np.int64)
         for node in range(n):
             leaf = left[node] == TREE_LEAF
             if leaf:
@@ -222,19 +261,25 @@ class _Checker:
                 continue
             if not (node < left[node] < n and node < right[node] < n):
                 self.fail(f"node {node}: child ids must be greater than the parent's and < {n}")
+            parents[left[node]] += 1
+            parents[right[node]] += 1
+            if n_samples[left[node]] + n_samples[right[node]] != n_samples[node]:
+                self.fail(f"node {node}: its children's n_node_samples do not add up to its own")
             if not 0 <= feature[node] < len(features):
                 self.fail(f"node {node}: feature {feature[node]} does not exist")
             f = features[feature[node]]
             cats = left_categories[node]
             if f.kind == NOMINAL:
                 if not isinstance(cats, list) or not all(
-                        isinstance(c, int) and 0 <= c < len(f.categories) for c in cats):
+                        _is_int(c) and 0 <= c < len(f.categories) for c in cats):
                     self.fail(f"node {node}: left_categories must index {f.name}'s categories")
                 category_left[node, cats] = 1
             elif math.isnan(threshold[node]):
                 self.fail(f"node {node}: numeric split without a threshold")
-        if not np.isfinite(value).all() or (value < 0).any():
-            self.fail("tree.value must hold non-negative class counts")
+        if parents[0] != 0 or (parents[1:] != 1).any():
+            orphan = int(np.flatnonzero(parents[1:] != 1)[0]) + 1 if parents[0] == 0 else 0
+            self.fail(f"node {orphan}: every node but the root must be the child of exactly "
+                      "one node")
         return Tree(children_left=left, children_right=right, feature=feature,
                     threshold=threshold, missing_left=missing_left,
                     category_left=category_left, value=value, n_node_samples=n_samples,

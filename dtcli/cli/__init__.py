@@ -7,6 +7,8 @@ talk and progress to stderr. Exit codes: 0 success, 1 bad data or files,
 """
 from __future__ import annotations
 
+import sys
+
 import click
 
 from dtcli._version import __version__
@@ -20,7 +22,27 @@ class _BadOption(click.ClickException):
 
 
 class _Group(click.Group):
-    """Turns library errors into one line on stderr and the right exit code."""
+    """Turns every error, library or Click usage error, into one line on stderr and the
+    right exit code."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            super().main(*args, standalone_mode=False, **kwargs)
+        except click.UsageError as exc:  # Click would add Usage/Try lines around it
+            where = f"{exc.ctx.command_path}: " if exc.ctx else ""
+            click.echo(f"Error: {where}{exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(1)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        sys.exit(0)
 
     def invoke(self, ctx):
         try:

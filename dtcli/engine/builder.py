@@ -227,7 +227,9 @@ class _Context:
         # Where training had no missing value, send future ones to the larger
         # child (as scikit-learn does); categories absent from the node follow.
         unseen = missing_sizes == 0
-        fields["missing_left"][unseen] = left_sizes[unseen] >= (ends - starts - left_sizes)[unseen]
+        left_weight = left_counts.sum(axis=1)
+        right_weight = level.counts[split].sum(axis=1) - left_weight
+        fields["missing_left"][unseen] = (left_weight >= right_weight)[unseen]
         absent = category_left == 2
         category_left[absent] = np.broadcast_to(fields["missing_left"][:, None],
                                                 category_left.shape)[absent]

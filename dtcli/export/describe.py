@@ -12,21 +12,27 @@ def _number(x: float) -> str:
     return f"{x:.6g}"
 
 
-def split_test(model, node: int, left: bool = True) -> str:
+def split_test(model, node: int, left: bool = True, missing: bool = False) -> str:
     """The test that sends a row to the left (or right) child of `node`.
 
     Where missing values go is left out for readability (the JSON export
-    has it per node as `missing_left`), except for present/missing splits.
+    has it per node as `missing_left`), except for present/missing splits;
+    with `missing=True` the side that takes them says "(or missing)", which
+    makes the test exact (unseen nominal values count as missing).
     """
     tree = model.tree_
     feature = model.features_[tree.feature[node]]
     if feature.kind == NOMINAL:
         chosen = tree.category_left[node] == (1 if left else 0)
         cats = [c for i, c in enumerate(feature.categories) if chosen[i]]
-        return f"{feature.name} in {{{', '.join(cats)}}}"
-    if math.isinf(tree.threshold[node]):
+        test = f"{feature.name} in {{{', '.join(cats)}}}"
+    elif math.isinf(tree.threshold[node]):
         return f"{feature.name} is present" if left else f"{feature.name} is missing"
-    return f"{feature.name} {'<=' if left else '>'} {_number(tree.threshold[node])}"
+    else:
+        test = f"{feature.name} {'<=' if left else '>'} {_number(tree.threshold[node])}"
+    if missing and bool(tree.missing_left[node]) == left:
+        test += " (or missing)"
+    return test
 
 
 def class_counts(model, node: int) -> str:

@@ -1,0 +1,218 @@
+"""DecisionTreeClassifier: scikit-learn's estimator conventions, input handling, validation."""
+import math
+
+import numpy as np
+import pytest
+
+from dtcli import DecisionTreeClassifier
+from dtcli.errors import ParameterError
+from dtcli.tree import TREE_LEAF
+
+pd = pytest.importorskip("pandas")
+
+DEFAULTS = {"criterion": "gini", "criterion_params": None, "max_depth": None,
+            "min_samples_split": 2, "min_samples_leaf": 1, "min_gain": 0.0,
+            "nominal_features": None, "n_jobs": None}
+
+
+def test_default_params():
+    assert DecisionTreeClassifier().get_params() == DEFAULTS
+
+
+def test_set_params_round_trip_and_returns_self():
+    changed = {"criterion": "entropy", "criterion_params": {}, "max_depth": 3,
+               "min_samples_split": 5, "min_samples_leaf": 2, "min_gain": 0.01,
+               "nominal_features": [0], "n_jobs": 1}
+    model = DecisionTreeClassifier()
+    assert model.set_params(**changed) is model
+    assert model.get_params() == changed
+    assert DecisionTreeClassifier(**changed).get_params() == changed
+
+
+def test_set_params_rejects_unknown_names():
+    with pytest.raises(ValueError, match="max_leaf_nodes"):
+        DecisionTreeClassifier().set_params(max_leaf_nodes=3)
+
+
+def test_fit_returns_self_and_sets_the_fitted_attributes(load_example):
+    d = load_example("iris.csv")
+    labels = np.array(d.classes, dtype=object)[d.y]
+    model = DecisionTreeClassifier()
+    assert model.fit(d.X, labels) is model
+    assert list(model.classes_) == ["Iris-setosa", "Iris-versicolor", "Iris-virginica"]
+    assert model.n_features_in_ == 4 and model.n_classes_ == 3
+    assert not hasattr(model, "feature_names_in_")  # only for named input, as in scikit-learn
+    tree = model.tree_
+    assert tree.node_count == len(tree.children_left) == len(tree.value)
+    assert tree.value.shape == (tree.node_count, 3)
+    np.testing.assert_array_equal(tree.value[0], [50, 50, 50])
+    assert tree.n_node_samples[0] == 150
+
+
+def test_predictions_are_labels_and_probabilities_are_leaf_frequencies(load_example):
+    d = load_example("balanced/wine.csv")
+    model = DecisionTreeClassifier(max_depth=2).fit(d.X, d.y)
+    proba = model.predict_proba(d.X)
+    leaves = model.apply(d.X)
+    for leaf in np.unique(leaves):
+        counts = np.bincount(d.y[leaves == leaf], minlength=3)  # training rows of the leaf
+        np.testing.assert_allclose(proba[leaves == leaf], np.tile(counts / counts.sum(),
+                                                                  ((leaves == leaf).sum(), 1)))
+        assert model.tree_.children_left[leaf] == TREE_LEAF
+    np.testing.assert_array_equal(model.predict(d.X), model.classes_[proba.argmax(axis=1)])
+    assert model.score(d.X, d.y) == pytest.approx(np.mean(model.predict(d.X) == d.y))
+
+
+def test_score_with_sample_weight():
+    model = DecisionTreeClassifier(max_depth=0).fit([[0.0], [1.0], [2.0]], [0, 0, 1])
+    # a single leaf predicting 0: right on rows 0 and 1
+    assert model.score([[0.0], [1.0], [2.0]], [0, 0, 1], sample_weight=[1, 1, 2]) == 0.5
+
+
+def test_max_depth_zero_is_a_single_majority_leaf():
+    model = DecisionTreeClassifier(max_depth=0).fit([[1.0], [2.0], [3.0]], ["b", "a", "b"])
+    assert model.tree_.node_count == 1 and model.get_depth() == 0 and model.get_n_leaves() == 1
+    assert list(model.predict([[1.0], [9.0]])) == ["b", "b"]
+
+
+def test_depth_and_leaves_match_the_arrays(load_example):
+    d = load_example("balanced/bupa.csv")
+    model = DecisionTreeClassifier().fit(d.X, d.y)
+    tree = model.tree_
+    # depth by walking down from the root in plain Python
+    depth = {0: 0}
+    for node in range(tree.node_count):
+        for child in (tree.children_left[node], tree.children_right[node]):
+            if child != TREE_LEAF:
+                depth[child] = depth[node] + 1
+    assert len(depth) == tree.node_count  # every node reachable
+    assert model.get_depth() == tree.max_depth == max(depth.values())
+    assert model.get_n_leaves() == int(np.sum(tree.children_left == TREE_LEAF))
+    assert tree.node_count == 2 * model.get_n_leaves() - 1  # binary tree
+
+
+def test_string_and_integer_labels_come_back_as_given():
+    X = [[0.0], [1.0], [2.0], [3.0]]
+    assert DecisionTreeClassifier().fit(X, [3, 3, 7, 7]).predict([[0.5], [2.5]]).tolist() == [3, 7]
+    assert DecisionTreeClassifier().fit(X, ["n", "n", "y", "y"]).predict([[2.5]]).tolist() == ["y"]
+
+
+# --- pandas input -----------------------------------------------------------------------------
+
+def _frame():
+    return pd.DataFrame({
+        "size": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, np.nan, 8.0],
+        "colour": ["red", "blue", "red", "green", None, "blue", "red", "green"],
+        "flag": [True, False, True, False, True, False, True, False],
+    })
+
+
+def test_dataframe_columns_become_features_by_dtype():
+    model = DecisionTreeClassifier().fit(_frame(), [0, 1, 0, 1, 0, 1, 0, 1])
+    assert list(model.feature_names_in_) == ["size", "colour", "flag"]
+    kinds = {f.name: f.kind for f in model.features_}
+    assert kinds["size"] == "numeric" and kinds["colour"] == "nominal"
+    assert model.features_[1].categories == ("blue", "green", "red")
+
+
+@pytest.mark.parametrize("column", [
+    pd.Series([True, False, True, False]),
+    pd.Series([3, 1, 2, 3], dtype="category"),
+], ids=["bool", "category"])
+def test_bool_and_category_columns_are_nominal(column):
+    model = DecisionTreeClassifier().fit(pd.DataFrame({"c": column}), [0, 1, 0, 1])
+    assert model.features_[0].kind == "nominal"
+
+
+def test_dataframe_columns_are_matched_by_name_at_prediction():
+    frame = _frame()
+    y = [0, 1, 0, 1, 0, 1, 0, 1]
+    model = DecisionTreeClassifier().fit(frame, y)
+    expected = model.predict(frame)
+    shuffled = frame[["flag", "size", "colour"]].assign(extra=range(8))
+    np.testing.assert_array_equal(model.predict(shuffled), expected)
+    with pytest.raises(ParameterError, match="colour"):
+        model.predict(frame.drop(columns=["colour"]))
+
+
+def test_numpy_nominal_features_by_name_mask_or_index():
+    X = np.array([["a", 1.0], ["b", 2.0], ["a", 3.0], ["b", 4.0]], dtype=object)
+    for selector in ([0], [True, False], [-2]):
+        model = DecisionTreeClassifier(nominal_features=selector).fit(X, [0, 1, 0, 1])
+        assert [f.kind for f in model.features_] == ["nominal", "numeric"]
+    model = DecisionTreeClassifier(nominal_features=["size"]).fit(_frame(), [0, 1] * 4)
+    assert model.features_[0].kind == "nominal"
+
+
+def test_numeric_column_forced_nominal_splits_on_categories():
+    # as numbers 1 < 2 < 3 no single threshold isolates 2; as categories {2} vs {1, 3} does
+    X = [[1.0], [2.0], [3.0], [1.0], [2.0], [3.0]]
+    y = [0, 1, 0, 0, 1, 0]
+    assert DecisionTreeClassifier(max_depth=1).fit(X, y).score(X, y) < 1.0
+    assert DecisionTreeClassifier(max_depth=1, nominal_features=[0]).fit(X, y).score(X, y) == 1.0
+
+
+# --- validation -----------------------------------------------------------------------------
+
+X4, Y4 = [[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1]
+
+
+@pytest.mark.parametrize("params, words", [
+    ({"max_depth": -1}, "max_depth"),
+    ({"max_depth": 2.5}, "max_depth"),
+    ({"min_samples_split": 1}, "min_samples_split"),
+    ({"min_samples_leaf": 0}, "min_samples_leaf"),
+    ({"min_samples_leaf": True}, "min_samples_leaf"),
+    ({"min_gain": math.nan}, "min_gain"),
+    ({"min_gain": "0.1"}, "min_gain"),
+    ({"criterion": "gini2"}, "unknown criterion"),
+    ({"criterion_params": {"q": 2.0}}, "no parameter 'q'"),
+    ({"nominal_features": [5]}, "nominal_features"),
+    ({"nominal_features": ["nope"]}, "nope"),
+])
+def test_bad_parameters_raise_a_value_error_at_fit(params, words):
+    with pytest.raises(ValueError, match=words):
+        DecisionTreeClassifier(**params).fit(X4, Y4)
+
+
+@pytest.mark.parametrize("X, y, words", [
+    ([[0.0], [1.0]], [0, 0], "single class"),
+    ([[0.0], [np.inf]], [0, 1], "infinite"),
+    ([[0.0], [1.0]], [0, 1, 1], "one-dimensional"),
+    ([[0.0], [1.0]], [[0], [1]], "one-dimensional"),
+    ([0.0, 1.0], [0, 1], "two-dimensional"),
+    (np.empty((0, 2)), [], "zero rows"),
+])
+def test_bad_data_raises_a_value_error(X, y, words):
+    with pytest.raises(ValueError, match=words):
+        DecisionTreeClassifier().fit(X, y)
+
+
+@pytest.mark.parametrize("weights", [[1, 1, 1], [1, 1, 1, -1], [1, 1, 1, np.nan]])
+def test_bad_sample_weight(weights):
+    with pytest.raises(ValueError, match="sample_weight"):
+        DecisionTreeClassifier().fit(X4, Y4, sample_weight=weights)
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "apply", "score"])
+def test_using_an_unfitted_tree_says_so(method):
+    args = (X4, Y4) if method == "score" else (X4,)
+    with pytest.raises(ValueError, match="not fitted"):
+        getattr(DecisionTreeClassifier(), method)(*args)
+
+
+def test_all_zero_sample_weight_is_rejected():
+    with pytest.raises(ValueError, match="sample_weight"):
+        DecisionTreeClassifier().fit(X4, Y4, sample_weight=[0, 0, 0, 0])
+
+
+def test_predicting_with_the_wrong_width():
+    model = DecisionTreeClassifier().fit(X4, Y4)
+    with pytest.raises(ValueError, match="2 features"):
+        model.predict([[0.0, 1.0]])
+
+
+def test_repr_shows_changed_parameters_only():
+    assert repr(DecisionTreeClassifier()) == "DecisionTreeClassifier()"
+    assert repr(DecisionTreeClassifier(max_depth=3, criterion="entropy")) == \
+        "DecisionTreeClassifier(criterion='entropy', max_depth=3)"

@@ -1,0 +1,295 @@
+"""Model files: JSON round trip and validation of damaged or foreign files."""
+import copy
+import json
+import math
+
+import numpy as np
+import pytest
+
+from dtcli import DecisionTreeClassifier
+from dtcli.errors import ModelError
+from dtcli.model import FORMAT_VERSION, load_model, model_from_dict, model_to_dict, save_model
+
+ROUND_TRIP = ["iris.csv", "crx.csv", "hepatitis.csv", "ecoli2.dat", "vehicle.arff"]
+
+
+def perturbed(dataset, seed=0):
+    """The training rows plus copies with missing values and unseen categories."""
+    rng = np.random.default_rng(seed)
+    X = np.array(dataset.X)
+    holes = X.copy()
+    holes[rng.random(X.shape) < 0.3] = np.nan
+    unseen = X.copy()
+    for j, f in enumerate(dataset.features):
+        if f.kind == "nominal":
+            unseen[::2, j] = np.nan  # how an unseen label is encoded (see io.encode)
+    return np.vstack([X, holes, unseen])
+
+
+@pytest.mark.parametrize("criterion", ["gini", "gain-ratio"])
+@pytest.mark.parametrize("name", ROUND_TRIP)
+def test_round_trip_gives_identical_predictions(tmp_path, load_example, name, criterion):
+    d = load_example(name)
+    model = DecisionTreeClassifier(criterion=criterion, min_samples_leaf=2).fit_dataset(d)
+    path = tmp_path / "model.json"
+    save_model(model, str(path), target=d.target, source=name)
+    loaded, doc = load_model(str(path))
+    X = perturbed(d)
+    np.testing.assert_array_equal(loaded.proba_from_matrix(X), model.proba_from_matrix(X))
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(loaded.classes_, np.array(d.classes, dtype=object))
+    for array in model.tree_.ARRAYS:
+        ours, theirs = getattr(model.tree_, array), getattr(loaded.tree_, array)
+        assert ours.dtype.kind == theirs.dtype.kind, array
+        np.testing.assert_array_equal(ours, theirs, err_msg=array)
+    assert loaded.features_ == model.features_
+    assert loaded.get_params()["criterion"] == criterion
+    assert loaded.min_samples_leaf == 2
+    assert doc["target"] == d.target and doc["training"]["source"] == name
+
+
+def test_file_is_strict_json_with_the_documented_fields(tmp_path, load_example):
+    d = load_example("hepatitis.csv")  # missing values: NaN and inf thresholds occur
+    model = DecisionTreeClassifier().fit_dataset(d)
+    path = tmp_path / "m.json"
+    save_model(model, str(path), target=d.target)
+    text = path.read_text()
+    doc = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON {c}"))
+    assert set(doc) == {"format", "format_version", "dtree_version", "features", "target",
+                        "classes", "criterion", "options", "training", "tree"}
+    assert doc["format"] == "dtree-model" and doc["format_version"] == FORMAT_VERSION
+    assert set(doc["tree"]) == {"node_count", "children_left", "children_right", "feature",
+                                "threshold", "missing_left", "left_categories", "value",
+                                "n_node_samples", "score"}
+    tree = model.tree_
+    leaves = tree.children_left == -1
+    assert all(doc["tree"]["threshold"][i] is None for i in np.flatnonzero(leaves))
+    assert all(s is None for s, leaf in zip(doc["tree"]["score"], leaves) if leaf)
+    assert doc["criterion"] == {"name": "gini", "params": {}}
+
+
+def test_present_versus_missing_threshold_survives(tmp_path):
+    X = np.array([[1.0], [2.0], [1.0], [np.nan], [np.nan]])
+    model = DecisionTreeClassifier().fit(X, [0, 0, 0, 1, 1])
+    assert model.tree_.threshold[0] == math.inf
+    path = tmp_path / "m.json"
+    save_model(model, str(path))
+    assert json.loads(path.read_text())["tree"]["threshold"][0] == "inf"
+    loaded, _ = load_model(str(path))
+    assert loaded.tree_.threshold[0] == math.inf
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def test_nominal_left_categories_are_indices(tmp_path):
+    X = np.array([["a"], ["b"], ["c"], ["a"], ["b"], ["c"]], dtype=object)
+    model = DecisionTreeClassifier(nominal_features=[0]).fit(X, [0, 1, 0, 0, 1, 0])
+    doc = model_to_dict(model)
+    assert doc["features"] == [{"name": "x0", "kind": "nominal", "categories": ["a", "b", "c"]}]
+    assert sorted(doc["tree"]["left_categories"][0]) in ([0, 2], [1])
+    assert doc["tree"]["left_categories"][1:] == [[], []]
+
+
+def test_save_is_atomic_and_leaves_no_temporary_file(tmp_path, load_example):
+    model = DecisionTreeClassifier().fit_dataset(load_example("iris.csv"))
+    path = tmp_path / "m.json"
+    path.write_text("old")
+    save_model(model, str(path))
+    assert list(tmp_path.iterdir()) == [path]
+    assert json.loads(path.read_text())["format"] == "dtree-model"
+
+
+# --- validation -------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def good_doc():
+    """A small valid model with a numeric and a nominal split."""
+    X = np.array([[1.0, "a"], [2.0, "b"], [3.0, "a"], [4.0, "b"], [5.0, "c"], [6.0, "c"],
+                  [7.0, "a"], [8.0, "b"]], dtype=object)
+    y = [0, 1, 0, 1, 0, 0, 1, 1]
+    model = DecisionTreeClassifier(nominal_features=[1]).fit(X, y)
+    doc = json.loads(json.dumps(model_to_dict(model, target="y")))
+    kinds = [doc["features"][f]["kind"] for f in doc["tree"]["feature"] if f >= 0]
+    assert "numeric" in kinds and "nominal" in kinds  # both kinds of split are validated
+    return doc
+
+
+def first_split(doc, kind="numeric"):
+    tree = doc["tree"]
+    return next(i for i, f in enumerate(tree["feature"])
+                if f >= 0 and doc["features"][f]["kind"] == kind)
+
+
+def load_error(tmp_path, content) -> str:
+    path = tmp_path / "bad model.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
+    with pytest.raises(ModelError) as caught:
+        load_model(str(path))
+    message = str(caught.value)
+    assert str(path) in message and "\n" not in message
+    return message
+
+
+def test_good_doc_loads(tmp_path, good_doc):
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(good_doc))
+    model, _ = load_model(str(path))
+    assert model.predict(np.array([[1.0, "a"], [8.0, "b"]], dtype=object)).tolist() == ["0", "1"]
+
+
+def mutate(doc, change):
+    doc = copy.deepcopy(doc)
+    change(doc)
+    return doc
+
+
+def _set(path, value):
+    def change(doc):
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return change
+
+
+def _nested(tree_key, index, value, inner=None):
+    def change(doc):
+        if inner is None:
+            doc["tree"][tree_key][index] = value
+        else:
+            doc["tree"][tree_key][index][inner] = value
+    return change
+
+
+@pytest.mark.parametrize("content, words", [
+    ("this is not json {", "not JSON"),
+    (b"\xff\xfe\x00garbage", "not JSON"),
+    ("", "not JSON"),
+    ([1, 2, 3], "not a dtree model"),
+    ({"format": "xgboost"}, "not a dtree model"),
+    ('{"learner": {}}', "not a dtree model"),
+], ids=["text", "binary", "empty", "list", "other-format", "foreign-json"])
+def test_foreign_files_are_rejected(tmp_path, content, words):
+    assert words in load_error(tmp_path, content)
+
+
+def test_truncated_file_is_rejected(tmp_path, good_doc):
+    text = json.dumps(good_doc)
+    assert "not JSON" in load_error(tmp_path, text[: len(text) // 2])
+
+
+def test_newer_format_version_asks_for_an_upgrade(tmp_path, good_doc):
+    message = load_error(tmp_path, mutate(good_doc, _set(["format_version"], FORMAT_VERSION + 1)))
+    assert "newer" in message and "upgrade" in message and "damaged" not in message
+
+
+def _drop(key):
+    def change(doc):
+        del doc[key]
+    return change
+
+
+def _truncate(key):
+    def change(doc):
+        doc["tree"][key] = doc["tree"][key][:-1]
+    return change
+
+
+def _drop_tree(key):
+    def change(doc):
+        del doc["tree"][key]
+    return change
+
+
+def _numeric_split(doc):
+    return first_split(doc, "numeric")
+
+
+DAMAGE = {
+    "version-not-int": (_set(["format_version"], "1"), "format_version"),
+    "version-zero": (_set(["format_version"], 0), "format_version"),
+    "no-features": (_drop("features"), "features"),
+    "bad-feature-kind": (lambda d: d["features"][0].update(kind="text"), "features[0]"),
+    "one-class": (_set(["classes"], ["0"]), "classes"),
+    "classes-not-strings": (_set(["classes"], [0, 1]), "classes"),
+    "unknown-criterion": (_set(["criterion", "name"], "nope"), "criterion"),
+    "bad-criterion-param": (_set(["criterion", "params"], {"q": 1.0}), "criterion"),
+    "options-missing": (_drop("options"), "options"),
+    "bad-option": (_set(["options", "max_depth"], -3), "max_depth"),
+    "no-tree": (_drop("tree"), "tree"),
+    "node-count": (_set(["tree", "node_count"], "five"), "node_count"),
+    **{f"truncated-{key}": (_truncate(key), key) for key in
+       ("children_left", "children_right", "feature", "threshold", "missing_left",
+        "left_categories", "value", "n_node_samples", "score")},
+    **{f"missing-{key}": (_drop_tree(key), key) for key in
+       ("children_left", "feature", "threshold", "value", "n_node_samples", "score")},
+    "value-row-short": (lambda d: d["tree"]["value"][0].pop(), "value"),
+    "child-equals-parent": (_nested("children_left", 0, 0), "child ids"),
+    "child-before-parent": (_nested("children_right", 1, 0), "child ids"),
+    "child-out-of-range": (_nested("children_right", 0, 99), "child ids"),
+    "feature-out-of-range": (_nested("feature", 0, 7), "feature 7"),
+    "feature-negative": (_nested("feature", 0, -1), "feature -1"),
+    "leaf-with-feature": (lambda d: d["tree"]["feature"].__setitem__(
+        d["tree"]["children_left"].index(-1), 0), "leaf"),
+    "negative-count": (_nested("value", 1, -1.0, 0), "non-negative"),
+    "nan-count": (_nested("value", 1, None, 0), "value"),
+    "negative-samples": (_nested("n_node_samples", 1, -4), "n_node_samples"),
+    "text-in-ids": (_nested("children_left", 0, "one"), "children_left"),
+    "fractional-id": (_nested("children_left", 0, 1.5), "children_left"),
+    "huge-id": (_nested("children_left", 0, 2**70), "children_left"),
+    "score-text": (_nested("score", 0, "high"), "score"),
+    "score-object": (_set(["tree", "score"], {"a": 1}), "score"),
+    "threshold-text": (lambda d: d["tree"]["threshold"].__setitem__(_numeric_split(d), "x"),
+                       "threshold"),
+    "threshold-null-on-numeric-split": (
+        lambda d: d["tree"]["threshold"].__setitem__(_numeric_split(d), None), "threshold"),
+    "category-out-of-range": (lambda d: d["tree"]["left_categories"].__setitem__(
+        first_split(d, "nominal"), [0, 9]), "left_categories"),
+    "category-not-int": (lambda d: d["tree"]["left_categories"].__setitem__(
+        first_split(d, "nominal"), ["a"]), "left_categories"),
+    "missing-left-text": (_nested("missing_left", 0, "yes"), "missing_left"),
+    "samples-do-not-add-up": (_nested("n_node_samples", 3, 3), "add up"),
+    "shared-child": (_nested("children_right", 0, 1), "node "),
+    "duplicate-feature-name": (lambda d: d["features"][1].update(name=d["features"][0]["name"]),
+                               "features"),
+    "duplicate-category": (lambda d: d["features"][1].update(categories=["a", "a", "c"]),
+                           "categories"),
+    "duplicate-class": (_set(["classes"], ["0", "0"]), "classes"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE), ids=list(DAMAGE))
+def test_damaged_files_are_rejected_with_a_message(tmp_path, good_doc, damage):
+    change, words = DAMAGE[damage]
+    message = load_error(tmp_path, mutate(good_doc, change))
+    assert "damaged model file" in message
+    assert words in message
+
+
+def test_missing_file(tmp_path):
+    path = tmp_path / "none.json"
+    with pytest.raises(ModelError, match="no such model file") as caught:
+        load_model(str(path))
+    assert str(path) in str(caught.value)
+
+
+def test_model_from_dict_names_its_source(good_doc):
+    with pytest.raises(ModelError, match="^somewhere.json: "):
+        model_from_dict(mutate(good_doc, _set(["classes"], ["0"])), "somewhere.json")
+
+
+def test_the_example_in_the_format_document_loads_and_predicts(tmp_path):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "model-format.md").read_text()
+    example = text.split("```json\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "example.json"
+    path.write_text(example)
+    model, _ = load_model(str(path))
+    X = np.array([[1.0, "red"], [1.0, "green"], [2.0, None], [3.0, "purple"]], dtype=object)
+    # blue (0) and red (2) go left (counts 4:1 -> "no"); green right (0:3 -> "yes");
+    # missing and unseen values follow missing_left = true
+    assert model.predict(X).tolist() == ["no", "yes", "no", "no"]
+    np.testing.assert_allclose(model.predict_proba(X)[0], [0.8, 0.2])
