@@ -76,11 +76,15 @@ class DecisionTreeClassifier:
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":
         names = _column_names(X)
-        columns = _columns(X)
-        # A DataFrame column of non-numeric dtype (text, bool, category) is nominal;
-        # an object column of a numpy array is nominal unless its values are numbers.
-        features, matrix = _encode_training(columns, names, self.nominal_features,
-                                            text_may_be_numbers=names is None)
+        if (isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] > 0
+                and X.dtype.kind in "fiu" and self.nominal_features is None):
+            features = [Feature(name, NUMERIC) for name in _default_names(X.shape[1])]
+            matrix = np.ascontiguousarray(X, dtype=np.float64)  # nothing to encode
+        else:
+            # A DataFrame column of non-numeric dtype (text, bool, category) is nominal;
+            # an object column of a numpy array is nominal unless its values are numbers.
+            features, matrix = _encode_training(_columns(X), names, self.nominal_features,
+                                                text_may_be_numbers=names is None)
         labels = np.asarray(y)
         if labels.ndim != 1 or labels.shape[0] != matrix.shape[0]:
             raise ParameterError(
@@ -214,6 +218,11 @@ class DecisionTreeClassifier:
 
 
 # input conversion ---------------------------------------------------------------------
+def _default_names(n: int) -> list[str]:
+    """Feature names for unnamed input (a numpy array): x0, x1, ..."""
+    return [f"x{j}" for j in range(n)]
+
+
 def _column_names(X) -> list[str] | None:
     columns = getattr(X, "columns", None)
     if columns is None or not hasattr(X, "dtypes"):
@@ -276,7 +285,7 @@ def _encode_training(columns, names, nominal_selector, text_may_be_numbers):
     n = len(columns)
     if n == 0:
         raise ParameterError("X has no feature columns")
-    names = names or [f"x{j}" for j in range(n)]
+    names = names or _default_names(n)
     forced = _nominal_indices(nominal_selector, names if names else None, n)
     features = []
     for j, column in enumerate(columns):
