@@ -16,6 +16,7 @@ _pools: dict[int, ThreadPoolExecutor] = {}
 
 # Below this many units of work (rows x features, say) threads cost more than they save.
 MIN_PARALLEL_WORK = 200_000
+CHUNKS_PER_THREAD = 4
 
 
 def _pool(n_threads: int) -> ThreadPoolExecutor:
@@ -26,12 +27,13 @@ def _pool(n_threads: int) -> ThreadPoolExecutor:
 
 def run_chunks(kernel, n_items: int, n_threads: int, work: int, *args) -> None:
     """kernel(*args, lo, hi) for contiguous chunks covering range(n_items)."""
-    chunks = min(n_threads, n_items) if work >= MIN_PARALLEL_WORK else 1
-    if chunks <= 1:
+    if n_threads <= 1 or work < MIN_PARALLEL_WORK or n_items <= 1:
         kernel(*args, 0, n_items)
         return
+    # A few chunks per thread, so that a thread that drew cheap items takes more.
+    chunks = min(n_items, CHUNKS_PER_THREAD * n_threads)
     bounds = [n_items * k // chunks for k in range(chunks + 1)]
-    futures = [_pool(chunks).submit(kernel, *args, lo, hi)
+    futures = [_pool(n_threads).submit(kernel, *args, lo, hi)
                for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
     for future in futures:
         future.result()
