@@ -12,7 +12,7 @@ import numpy as np
 
 from dtcli.errors import ParameterError
 
-__all__ = ["Fold", "repeated_stratified_kfold", "stratified_kfold"]
+__all__ = ["Fold", "repeat_folds", "repeated_stratified_kfold", "stratified_kfold"]
 
 Fold = tuple[np.ndarray, np.ndarray]  # (train indices, test indices), sorted int64
 
@@ -56,6 +56,16 @@ def repeated_stratified_kfold(y: np.ndarray, k: int, repeats: int, seed: int) ->
     """
     if repeats < 1:
         raise ParameterError(f"number of repeats must be at least 1, got {repeats}")
-    return [
-        stratified_kfold(y, k, child) for child in np.random.SeedSequence(seed).spawn(repeats)
-    ]
+    return [repeat_folds(y, k, seed, repeat) for repeat in range(repeats)]
+
+
+def repeat_folds(y: np.ndarray, k: int, seed: int, repeat: int) -> list[Fold]:
+    """The k folds of repeat number ``repeat`` (0-based) of repeated_stratified_kfold.
+
+    Its seed is the ``repeat``-th child of np.random.SeedSequence(seed), the
+    same as ``SeedSequence(seed).spawn(repeats)[repeat]`` for any repeats > repeat,
+    so one repeat can be computed on its own (as a parallel worker does).
+    """
+    if repeat < 0:
+        raise ParameterError(f"repeat index must be at least 0, got {repeat}")
+    return stratified_kfold(y, k, np.random.SeedSequence(seed, spawn_key=(repeat,)))

@@ -1,0 +1,137 @@
+"""Wall time of `dtree compare` on the iHD paper's imbalanced protocol, with scikit-learn for scale.
+
+Run from the project root (after `pip install -e ".[bench]"`):
+
+    python benchmarks/bench_compare.py
+    python benchmarks/bench_compare.py --jobs 1,2,4 --json out.json
+    python benchmarks/bench_compare.py --repeats 10    # 10x10-fold: start-up costs amortised
+
+What it measures:
+
+- `dtree compare examples/imbalanced/*.dat --criteria <8 criteria> --cv 10
+  --metric auc` in a subprocess, with --jobs 1 and --jobs 2: the wall time a
+  user waits, start-up, data loading, worker start and kernel loading
+  included. The 8 criteria are the iHD paper's (gini, entropy, gain-ratio,
+  dcsm, hddt, ccpdt, ihd, ihdw), those of them that `dtree criteria` lists.
+- The same with gini and entropy only, and the same protocol scripted with
+  scikit-learn's DecisionTreeClassifier (gini and entropy, the criteria it
+  has; random_state=0; the same folds, from dtcli.evaluate.folds; AUC of
+  predict_proba): fits, predictions and AUCs in one process, imports and data
+  loading excluded, so it flatters scikit-learn slightly.
+- Fit seconds summed over all folds, from dtree's JSON, to separate the
+  trees' cost from the fixed costs.
+
+Each subprocess runs once after one warm-up run that fills numba's cache.
+Progress goes to stderr, the table to stdout.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = sorted((ROOT / "examples" / "imbalanced").glob("*.dat"))
+DTREE = Path(sys.executable).parent / "dtree"
+PAPER_CRITERIA = ["gini", "entropy", "gain-ratio", "dcsm", "hddt", "ccpdt", "ihd", "ihdw"]
+CV = 10
+
+
+def progress(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def run_dtree(criteria: list[str], jobs: int, repeats: int = 1) -> tuple[float, dict]:
+    command = [str(DTREE), "compare", *map(str, DATA), "--criteria", ",".join(criteria),
+               "--cv", str(CV), "--repeats", str(repeats), "--metric", "auc",
+               "--jobs", str(jobs), "-q", "-o", "json"]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return time.perf_counter() - start, json.loads(done.stdout)
+
+
+def run_sklearn(criteria: list[str], repeats: int = 1) -> tuple[float, dict]:
+    import numpy as np
+    from sklearn.tree import DecisionTreeClassifier
+
+    from dtcli.evaluate.folds import repeat_folds
+    from dtcli.evaluate.metrics import auc
+    from dtcli.io import load_dataset
+
+    datasets = {path.stem: load_dataset(str(path)) for path in DATA}
+    scores: dict = {}
+    start = time.perf_counter()
+    for name, data in datasets.items():
+        folds = [fold for repeat in range(repeats) for fold in repeat_folds(data.y, CV, 0, repeat)]
+        for criterion in criteria:
+            values = []
+            for train, test in folds:
+                model = DecisionTreeClassifier(criterion=criterion, random_state=0)
+                model.fit(data.X[train], data.y[train])
+                values.append(auc(data.y[test], model.predict_proba(data.X[test])))
+            scores.setdefault(name, {})[criterion] = float(np.mean(values))
+    return time.perf_counter() - start, scores
+
+
+def fit_seconds(doc: dict) -> float:
+    tasks = len(doc["datasets"]) * CV * doc["repeats"]
+    return sum(t["fit_seconds"] * tasks for t in doc["timing"].values())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", default="1,2", help="comma-separated --jobs values")
+    parser.add_argument("--repeats", type=int, default=1, help="repeats of the 10-fold CV")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures here")
+    args = parser.parse_args()
+    from dtcli.criteria import CRITERIA
+
+    criteria = [c for c in PAPER_CRITERIA if c in CRITERIA]
+    missing = [c for c in PAPER_CRITERIA if c not in CRITERIA]
+    if missing:
+        progress(f"not registered, left out: {', '.join(missing)}")
+    jobs_list = [int(j) for j in args.jobs.split(",")]
+    progress("warm-up run (fills numba's cache)")
+    run_dtree(["gini", "entropy"], 1)
+
+    rows = []
+    docs = {}
+    for label, chosen in ((f"{len(criteria)} criteria", criteria), ("gini, entropy", ["gini", "entropy"])):
+        for jobs in jobs_list:
+            progress(f"dtree compare, {label}, --jobs {jobs}")
+            seconds, doc = run_dtree(chosen, jobs, args.repeats)
+            docs[(label, jobs)] = doc
+            rows.append({"run": f"dtree compare --jobs {jobs}", "criteria": label,
+                         "fits": len(DATA) * len(chosen) * CV * args.repeats, "wall_s": seconds,
+                         "fit_s": fit_seconds(doc)})
+    progress("scikit-learn, gini and entropy")
+    seconds, sk_scores = run_sklearn(["gini", "entropy"], args.repeats)
+    rows.append({"run": "scikit-learn script (1 process)", "criteria": "gini, entropy",
+                 "fits": len(DATA) * 2 * CV * args.repeats, "wall_s": seconds, "fit_s": None})
+
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{len(DATA)} imbalanced KEEL datasets, {CV}-fold CV x {args.repeats}, AUC; "
+          f"{os.cpu_count()} cores, "
+          f"load average {load}\n")
+    print(f"| {'run':<32} | {'criteria':<13} | {'fits':>5} | {'wall s':>7} | {'ms/fit':>7} | {'sum of fit s':>12} |")
+    print(f"|{'-' * 34}|{'-' * 15}|{'-' * 6}:|{'-' * 8}:|{'-' * 8}:|{'-' * 13}:|")
+    for row in rows:
+        fit = "" if row["fit_s"] is None else f"{row['fit_s']:.2f}"
+        print(f"| {row['run']:<32} | {row['criteria']:<13} | {row['fits']:>5} | "
+              f"{row['wall_s']:>7.2f} | {1000 * row['wall_s'] / row['fits']:>7.2f} | {fit:>12} |")
+
+    ours = docs[("gini, entropy", jobs_list[0])]["scores"]
+    diffs = [ours[d][c]["mean"] - sk_scores[d][c] for d in sk_scores for c in ("gini", "entropy")]
+    print(f"\nAUC, dtree - scikit-learn on the same folds: mean {sum(diffs) / len(diffs):+.4f}, "
+          f"largest |difference| {max(map(abs, diffs)):.4f} (ties between equally good splits "
+          "are broken differently)")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rows": rows, "criteria": criteria}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

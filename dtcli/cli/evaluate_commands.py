@@ -1,0 +1,333 @@
+"""Commands that measure trees: evaluate (one criterion or a saved model) and compare."""
+from __future__ import annotations
+
+import sys
+
+import click
+from click.core import ParameterSource
+
+from dtcli.cli.options import (CONTEXT, data_options, stderr_console, target_options,
+                               tree_options)
+from dtcli.errors import ParameterError
+from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
+
+
+def _tree_options_without(*names):
+    """`tree_options` minus the named parameters: compare takes --criteria instead of
+    --criterion/--param, and here --jobs counts worker processes, not threads."""
+    def decorate(func):
+        holder = tree_options(lambda: None)
+        kept = [p for p in holder.__click_params__ if p.name not in names]
+        func.__click_params__ = getattr(func, "__click_params__", []) + kept
+        return func
+    return decorate
+
+
+def _cv_options(func):
+    options = [
+        click.option("--cv", type=click.IntRange(min=2), default=10, show_default=True,
+                     help="Number of stratified folds."),
+        click.option("--repeats", "-r", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Repeat the cross-validation with different fold assignments."),
+        click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+                     help="Seed of the fold assignment (folds depend only on it, the labels "
+                          "and the repeat)."),
+        click.option("--jobs", "-j", type=click.IntRange(min=1),
+                     help="Worker processes (default: all cores, or one for a run of a few "
+                          "seconds); results do not depend on it."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _format_option(func):
+    return click.option("--output", "-o", "output_format", type=click.Choice(FORMATS),
+                        default="table", show_default=True,
+                        help="A table for people; json, csv or markdown for scripts.")(func)
+
+
+def _quiet_option(func):
+    return click.option("--quiet", "-q", is_flag=True,
+                        help="No progress bar or notes on stderr.")(func)
+
+
+def _given(ctx, names) -> list[str]:
+    """The options among `names` that the user set on the command line."""
+    return [name for name in names if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+
+
+def _flag(ctx, name: str) -> str:
+    param = next(p for p in ctx.command.params if p.name == name)
+    return max(param.opts, key=len)
+
+
+def _refuse(ctx, names, reason: str) -> None:
+    given = _given(ctx, names)
+    if given:
+        raise ParameterError(f"{_flag(ctx, given[0])} {reason}")
+
+
+def _warn(lines) -> None:
+    console = stderr_console()
+    for line in lines:
+        console.print(f"warning: {line}", style="yellow")
+
+
+def _run_grid(*args, quiet: bool, **kwargs):
+    """runner.run_grid with a progress bar; Ctrl-C stops with one line and exit code 130."""
+    from dtcli.evaluate.report import progress_bar
+    from dtcli.evaluate.runner import run_grid
+
+    try:
+        with progress_bar("cross-validating", enabled=not quiet) as progress:
+            return run_grid(*args, progress=progress, **kwargs)
+    except KeyboardInterrupt:
+        store = kwargs.get("store")
+        where = (f"finished folds are saved in {store.path}; rerun to continue"
+                 if store is not None and store.path else "use --results FILE to keep finished folds")
+        stderr_console().print(f"interrupted; {where}")
+        raise SystemExit(130) from None
+
+
+_TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min_samples_leaf",
+         "min_gain")
+_CV = ("cv", "repeats", "seed", "jobs")
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("inputs", metavar="[MODEL] DATA", nargs=-1, required=True)
+@target_options
+@data_options
+@_tree_options_without("jobs")
+@_cv_options
+@_format_option
+@_quiet_option
+@click.pass_context
+def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
+             jobs, output_format, quiet, **tree):
+    """Measure a tree on labelled DATA: cross-validate a criterion, or score a saved MODEL.
+
+    With DATA alone, stratified k-fold cross-validation of the tree that
+    `train` would grow with the same options; with MODEL DATA, the saved model's
+    metrics on DATA (its class column is the model's target unless --target
+    names another). Metrics: accuracy, balanced_accuracy, auc (ROC AUC for two
+    classes, Hand & Till's M for more), log_loss (mean -ln p of the true class,
+    p clipped to at least 1e-15), f1_macro, n_nodes, n_leaves, depth,
+    fit_seconds, predict_seconds; mean and std (n - 1) over folds; and the
+    confusion matrix summed over folds.
+
+    \b
+    Example:
+      dtree evaluate examples/ecoli2.dat --criterion entropy --cv 10 --repeats 3
+      dtree evaluate examples/iris.csv -o json | jq .accuracy.mean
+      dtree evaluate iris.json examples/iris.csv
+    """
+    if len(inputs) > 2:
+        raise click.UsageError("expected DATA, or MODEL DATA", ctx)
+    if len(inputs) == 2:
+        _refuse(ctx, _TREE + _CV + ("drop",), "applies to cross-validating DATA; a saved MODEL "
+                                             "is evaluated as it is")
+        doc = _evaluate_model(*inputs, target, data_format, no_header, delimiter)
+    else:
+        doc = _cross_validate(inputs[0], target, drop, data_format, no_header, delimiter, cv,
+                              repeats, seed, jobs, quiet, tree)
+    from dtcli.evaluate.report import render_evaluation
+
+    render_evaluation(doc, output_format, sys.stdout)
+
+
+def _evaluate_model(model_path, data, target, data_format, no_header, delimiter) -> dict:
+    from dtcli.errors import DataError
+    from dtcli.evaluate.report import evaluation_document
+    from dtcli.evaluate.runner import evaluate_model, summarize
+    from dtcli.io import load_features
+    from dtcli.model import load_model
+
+    model, meta = load_model(model_path)
+    target = target or meta.get("target")
+    X, labels = load_features(data, model.features_, target=target, format=data_format,
+                              header=not no_header, delimiter=delimiter)
+    if labels is None:
+        raise DataError(f"{data}: no class column '{target}' to evaluate against; "
+                        "name it with --target")
+    fit_seconds = float(meta.get("training", {}).get("fit_seconds") or 0.0)
+    result, n_rows = evaluate_model(model, fit_seconds, X, labels, data)
+    about = {"model": model_path, "dataset": data, "target": target, "n_rows": n_rows,
+             "criterion": meta["criterion"], "options": meta["options"]}
+    return evaluation_document(summarize([result]), model.classes_, about)
+
+
+def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
+                    jobs, quiet, tree) -> dict:
+    import dataclasses
+
+    from dtcli.evaluate.report import evaluation_document
+    from dtcli.evaluate.runner import (CriterionChoice, Protocol, TreeOptions, check_protocol,
+                                       summarize)
+    from dtcli.evaluate.spec import specs_from_paths
+
+    choice = CriterionChoice(tree.pop("criterion"), tuple(tree.pop("criterion_params").items()))
+    params = choice.resolved()
+    options = TreeOptions(**tree).check()
+    protocol = Protocol(cv, repeats, seed)
+    spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
+                            header=not no_header, delimiter=delimiter)[0]
+    dataset = spec.load()
+    _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
+    grid = _run_grid([spec.name], [dataset], [choice], options, protocol, jobs=jobs, quiet=quiet)
+    about = {"dataset": spec.name, "source": data, "target": dataset.target,
+             "n_rows": int(len(dataset.y)), "criterion": {"name": choice.name, "params": params},
+             "options": dataclasses.asdict(options), "cv": cv, "repeats": repeats, "seed": seed}
+    return evaluation_document(summarize(grid.cells[(0, 0)]), dataset.classes, about)
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("data", nargs=-1)
+@click.option("--spec", "spec_path", metavar="FILE.toml",
+              help="Datasets with their own target and dropped columns (see docs/reproduce.md); "
+                   "paths are relative to the file.")
+@click.option("--criteria", "criteria_entries", multiple=True, metavar="LIST",
+              help="Comma-separated NAME or NAME:PARAM=VALUE[:PARAM=VALUE...], e.g. "
+                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5 (default: every criterion of "
+                   "`dtree criteria` with default parameters); repeatable.")
+@click.option("--metric", "-m", type=click.Choice(list(METRICS)), default="accuracy",
+              show_default=True, metavar="NAME",
+              help=f"The score to rank criteria by: {', '.join(METRICS)}.")
+@click.option("--base", metavar="NAME",
+              help="Count wins/ties/losses of this criterion (default: the last one listed).")
+@click.option("--sd", "show_sd", is_flag=True, help="Show the std over folds beside each mean.")
+@click.option("--cd-diagram", metavar="FILE.svg", help="Write the critical-difference diagram.")
+@click.option("--reference", metavar="FILE.csv",
+              help="Print these published figures beside ours (a table as for --table), "
+                   "matched by dataset name and criterion, with the rank agreement.")
+@click.option("--table", "table_path", metavar="FILE.csv",
+              help="Compare the methods of this table instead of running trees: a header row, "
+                   "then one row per dataset, name first, one score per method.")
+@click.option("--lower-is-better", is_flag=True, help="With --table: smaller scores are better.")
+@_cv_options
+@click.option("--results", "results_path", metavar="FILE.jsonl",
+              help="Append each finished fold to FILE and skip the folds already in it.")
+@click.option("--scheduler", metavar="tcp://HOST:PORT",
+              help='Run on this Dask cluster instead of local processes (pip install "dtcli[dask]").')
+@target_options
+@data_options
+@_tree_options_without("criterion", "criterion_params", "jobs")
+@_format_option
+@_quiet_option
+@click.pass_context
+def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, reference,
+            table_path, lower_is_better, cv, repeats, seed, jobs, results_path, scheduler,
+            target, drop, data_format, no_header, delimiter, output_format, quiet, **tree):
+    """Compare split criteria over datasets, with Demsar's rank statistics.
+
+    Every criterion runs on the same stratified folds of every dataset (files
+    DATA... and/or a --spec file). Reported: the dataset x criterion table of
+    mean --metric (best per row marked), average ranks, wins/ties/losses of
+    --base against each other criterion, the Friedman and Iman-Davenport
+    tests, the Nemenyi critical difference at alpha 0.05 with the pairs that
+    differ, and, with --cd-diagram, the critical-difference diagram as SVG.
+    With --table, the same statistics on a table of scores you bring.
+
+    \b
+    Example:
+      dtree compare examples/imbalanced/*.dat --criteria gini,entropy,gain-ratio \\
+          --metric auc --cv 10 --cd-diagram cd.svg --results runs.jsonl
+      dtree compare --table docs/reference/ihd_table3_accuracy_balanced.csv --base iHDw
+    """
+    from dtcli.evaluate.report import render_comparison
+
+    if table_path is not None:
+        _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
+                      "target", "drop", "data_format", "no_header", "delimiter") + _CV + _TREE,
+                "does not apply to --table, which compares the scores of the table")
+        if data:
+            raise ParameterError("--table compares a table of scores; give no DATA files")
+        doc = _compare_table(table_path, lower_is_better, base)
+    else:
+        _refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
+        doc = _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats,
+                                seed, jobs, results_path, scheduler, target, drop, data_format,
+                                no_header, delimiter, quiet, tree)
+    if reference is not None:
+        from dtcli.evaluate.report import reference_comparison
+
+        doc["reference"] = reference_comparison(doc, reference)
+    if cd_diagram is not None:
+        _write_cd_diagram(doc, cd_diagram)
+    render_comparison(doc, output_format, sys.stdout, show_sd=show_sd)
+
+
+def _compare_table(path, lower_is_better, base) -> dict:
+    from dtcli.evaluate.report import comparison_document, read_score_table
+
+    datasets, methods, values = read_score_table(path)
+    return comparison_document(datasets, methods, values, higher_is_better=not lower_is_better,
+                               base=base, about={"table": path})
+
+
+def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats, seed, jobs,
+                      results_path, scheduler, target, drop, data_format, no_header, delimiter,
+                      quiet, tree) -> dict:
+    import dataclasses
+
+    from dtcli.criteria import CRITERIA
+    from dtcli.evaluate.report import comparison_document
+    from dtcli.evaluate.runner import (Protocol, ResultStore, TreeOptions, check_protocol,
+                                       parse_criteria)
+    from dtcli.evaluate.spec import check_unique, load_spec, specs_from_paths
+
+    choices = parse_criteria(criteria_entries or [",".join(CRITERIA)])
+    labels = [c.label for c in choices]
+    if base is not None and base not in labels:
+        raise ParameterError(f"--base {base!r} is not one of the compared criteria "
+                             f"({', '.join(labels)})")
+    options = TreeOptions(**tree).check()
+    protocol = Protocol(cv, repeats, seed)
+    specs = (load_spec(spec_path) if spec_path else []) + specs_from_paths(
+        data, target=target, drop=drop, format=data_format, header=not no_header,
+        delimiter=delimiter)
+    if not specs:
+        raise ParameterError("give DATA files, a --spec file or a --table to compare")
+    check_unique(specs)
+    datasets = [spec.load() for spec in specs]
+    names = [spec.name for spec in specs]
+    _warn([w for d in datasets for w in d.warnings] + check_protocol(names, datasets, protocol))
+    store = ResultStore(results_path)
+    if store.damaged and not quiet:
+        _warn([f"{results_path}: skipped {store.damaged} unreadable line(s), an interrupted write"])
+    grid = _run_grid(names, datasets, choices, options, protocol, jobs=jobs, store=store,
+                     scheduler=scheduler, quiet=quiet)
+    if results_path and not quiet:
+        stderr_console().print(f"{grid.reused} fold(s) taken from {results_path}, "
+                               f"{grid.computed} computed")
+    means, stds, repeat_stds = grid.table(metric)
+    about = {"metric": metric, "cv": cv, "repeats": repeats, "seed": seed,
+             "options": dataclasses.asdict(options),
+             "sources": {spec.name: spec.path for spec in specs}}
+    doc = comparison_document(names, labels, means, stds, higher_is_better=METRICS[metric],
+                              base=base, repeat_stds=repeat_stds if repeats > 1 else None,
+                              about=about)
+    doc["timing"] = grid.timing()
+    return doc
+
+
+def _write_cd_diagram(doc: dict, path: str) -> None:
+    from dtcli.atomic import open_output
+    from dtcli.errors import DtreeError
+    from dtcli.evaluate.cd_diagram import critical_difference_svg
+
+    if doc["nemenyi"] is None:
+        raise DtreeError("--cd-diagram needs at least two datasets")
+    methods = doc["criteria"]
+    pairs = [(methods.index(a), methods.index(b)) for a, b in doc["nemenyi"]["significant_pairs"]]
+    what = doc.get("metric") or doc.get("table", "scores")
+    svg = critical_difference_svg(methods, [doc["average_ranks"][m] for m in methods],
+                                  doc["nemenyi"]["cd"], pairs,
+                                  title=f"{what}: {len(doc['datasets'])} datasets, Nemenyi "
+                                        f"alpha {ALPHA}")
+    try:
+        with open_output(path) as handle:
+            handle.write(svg)
+    except OSError as exc:
+        raise DtreeError(f"{path}: cannot write the diagram ({exc.strerror})") from None

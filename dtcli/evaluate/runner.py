@@ -1,0 +1,611 @@
+"""Cross-validation as a grid of independent tasks, run in-process, in worker processes or on Dask.
+
+A comparison is one task per (dataset, criterion, repeat, fold): fit a tree on
+the fold's training rows, predict its test rows, score the predictions
+(`score_predictions`). The folds depend only on a dataset's labels, the number
+of folds, the seed and the repeat (`folds.repeat_folds`), and trees are
+deterministic, so a task's result does not depend on where or in which order
+it runs: `--jobs 1`, `--jobs 8` and a Dask cluster give the same numbers
+(timings aside).
+
+Every task has a key (`task_key`): a hash of the dataset's content (X, y, the
+feature kinds, the number of classes), the criterion with all its parameters
+(defaults filled in), the tree options, the number of folds, the seed, the
+repeat and the fold, and dtree's version (another release may grow other
+trees). A `ResultStore` keeps finished tasks as JSON lines under
+that key, so a rerun skips them and a changed option reruns only the tasks it
+changes. Adding repeats keeps the earlier ones; renaming or moving a data file
+keeps its results.
+
+Workers: a pool of processes ("spawn" start method, so nothing of the parent's
+threads or locks is inherited) that receive the datasets once, through the
+pool's initializer, and then only small `Task` records; each tree is grown on
+one thread. A worker costs a Python start and loading the numba kernels
+(about 2-3 s), so for a comparison of a few seconds one process is as fast.
+As with any spawn-based pool, a script that calls `run_grid` with jobs > 1
+needs the `if __name__ == "__main__":` guard. `dtcli.evaluate.distributed`
+does the same on a Dask cluster.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dtcli._version import __version__
+from dtcli.errors import DataError, DtreeError, ParameterError
+from dtcli.evaluate import metrics
+from dtcli.evaluate.folds import repeat_folds
+from dtcli.evaluate.report import METRICS, TIMING
+from dtcli.io.dataset import NOMINAL, Dataset
+
+RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a result changes
+
+
+# --------------------------------------------------------------------------
+# What to run
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CriterionChoice:
+    """A criterion with parameters, as written in --criteria: `NAME[:P=V[:P=V...]]`."""
+
+    name: str
+    params: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def label(self) -> str:
+        """How reports name it: 'gini', 'tsallis:q=2.5'."""
+        return self.name + "".join(f":{k}={v:g}" for k, v in self.params)
+
+    def resolved(self) -> dict[str, float]:
+        """Every parameter of the criterion, defaults filled in; validates the choice."""
+        from dtcli import criteria
+
+        criterion = criteria.get(self.name)
+        vector = criterion.param_vector(dict(self.params))
+        return {p.name: float(vector[i]) for i, p in enumerate(criterion.params)}
+
+
+def parse_criteria(entries: Sequence[str]) -> list[CriterionChoice]:
+    """Parse --criteria values: comma-separated `NAME[:P=V[:P=V...]]` entries.
+
+    'gini,tsallis:q=2.5,tsallis:q=0.5' is three criteria. Unknown names,
+    parameters and out-of-range values raise ParameterError, and so do two
+    entries that describe the same tree (e.g. a parameter given at its default).
+    """
+    choices: list[CriterionChoice] = []
+    for entry in (part.strip() for value in entries for part in value.split(",")):
+        if not entry:
+            continue
+        name, *assignments = (piece.strip() for piece in entry.split(":"))
+        params = []
+        for assignment in assignments:
+            key, sep, value = assignment.partition("=")
+            try:
+                if not sep or not key.strip():
+                    raise ValueError
+                params.append((key.strip(), float(value)))
+            except ValueError:
+                raise ParameterError(f"--criteria: expected NAME:PARAM=VALUE in {entry!r}, "
+                                     f"got {assignment!r}") from None
+        choice = CriterionChoice(name, tuple(params))
+        resolved = choice.resolved()
+        for other in choices:
+            if other.name == name and other.resolved() == resolved:
+                raise ParameterError(f"--criteria: '{other.label}' and '{choice.label}' are "
+                                     "the same criterion with the same parameters")
+        choices.append(choice)
+    if not choices:
+        raise ParameterError("--criteria: no criterion given")
+    return choices
+
+
+@dataclass(frozen=True)
+class TreeOptions:
+    """The stopping rules of every tree in a run (as `train`'s options)."""
+
+    max_depth: int | None = None
+    min_samples_split: int = 2
+    min_samples_leaf: int = 1
+    min_gain: float = 0.0
+
+    def check(self) -> "TreeOptions":
+        """Validate the options (ParameterError) before any data is read."""
+        from dtcli.estimator import DecisionTreeClassifier
+
+        DecisionTreeClassifier(**dataclasses.asdict(self))._stop_rules()
+        return self
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Stratified `cv`-fold cross-validation, repeated `repeats` times, seeded."""
+
+    cv: int = 10
+    repeats: int = 1
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Task:
+    """One fold of one criterion on one dataset: all a worker needs besides the data."""
+
+    dataset: int  # index into the datasets shipped to the workers
+    criterion: str
+    params: tuple[tuple[str, float], ...]
+    options: TreeOptions
+    cv: int
+    seed: int
+    repeat: int
+    fold: int
+
+
+def dataset_digest(dataset: Dataset) -> str:
+    """Hash of what a tree sees of a dataset: X, y, feature kinds and categories, classes."""
+    digest = hashlib.sha256()
+    for array in (np.ascontiguousarray(dataset.X, dtype=np.float64),
+                  np.ascontiguousarray(dataset.y, dtype=np.int64)):
+        digest.update(str(array.shape).encode())
+        digest.update(array.tobytes())
+    digest.update(json.dumps([[f.kind, len(f.categories)] for f in dataset.features]).encode())
+    digest.update(str(len(dataset.classes)).encode())
+    return digest.hexdigest()[:32]
+
+
+def task_key(digest: str, choice: CriterionChoice, options: TreeOptions, cv: int, seed: int,
+             repeat: int, fold: int) -> str:
+    """The identity of a task's result (see the module docstring)."""
+    identity = {"format": RESULTS_FORMAT, "dtree": __version__, "data": digest,
+                "criterion": choice.name,
+                "params": choice.resolved(), "options": dataclasses.asdict(options),
+                "cv": cv, "seed": seed, "repeat": repeat, "fold": fold}
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def check_protocol(names: Sequence[str], datasets: Sequence[Dataset],
+                   protocol: Protocol) -> list[str]:
+    """Raise ParameterError if a dataset is too small for the folds; return warnings."""
+    if protocol.cv < 2:
+        raise ParameterError(f"--cv must be at least 2, got {protocol.cv}")
+    if protocol.repeats < 1:
+        raise ParameterError(f"--repeats must be at least 1, got {protocol.repeats}")
+    warnings = []
+    for name, dataset in zip(names, datasets):
+        n = len(dataset.y)
+        if protocol.cv > n:
+            raise ParameterError(f"--cv {protocol.cv} is more folds than dataset '{name}' "
+                                 f"has rows ({n})")
+        counts = np.bincount(dataset.y, minlength=len(dataset.classes))
+        smallest = int(np.argmin(counts))
+        if counts[smallest] < protocol.cv:
+            warnings.append(
+                f"dataset '{name}': class '{dataset.classes[smallest]}' has {counts[smallest]} "
+                f"rows, fewer than --cv {protocol.cv}: some test folds lack it (their AUC "
+                "covers the classes present, or is left out if only one is)")
+    return warnings
+
+
+# --------------------------------------------------------------------------
+# One task
+# --------------------------------------------------------------------------
+
+
+def score_predictions(y_true: np.ndarray, proba: np.ndarray) -> dict:
+    """Metrics of class probabilities against true class indices.
+
+    Returns {"metrics": {accuracy, balanced_accuracy, auc, log_loss, f1_macro},
+    "confusion_matrix": K x K list}. The predicted class is the most probable
+    one (the first on ties, as `predict`). log_loss is the FDF paper's P_cost
+    (eq. (4)) divided by the number of rows, in nats, with the true class's
+    probability clipped to at least 1e-15 (so a confident mistake costs 34.5).
+    auc is NaN when the rows hold a single class.
+    """
+    y_pred = np.argmax(proba, axis=1)
+    return {
+        "metrics": {
+            "accuracy": metrics.accuracy(y_true, y_pred),
+            "balanced_accuracy": metrics.balanced_accuracy(y_true, y_pred),
+            "auc": metrics.auc(y_true, proba),
+            "log_loss": metrics.log_loss(y_true, proba, normalize=True),
+            "f1_macro": metrics.f1_macro(y_true, y_pred),
+        },
+        "confusion_matrix": metrics.confusion_matrix(y_true, y_pred, proba.shape[1]).tolist(),
+    }
+
+
+def tree_facts(model) -> dict:
+    return {"n_nodes": int(model.tree_.node_count), "n_leaves": int(model.tree_.n_leaves),
+            "depth": int(model.tree_.max_depth)}
+
+
+def _subset(dataset: Dataset, rows: np.ndarray) -> Dataset:
+    return dataclasses.replace(dataset, X=np.ascontiguousarray(dataset.X[rows]),
+                               y=dataset.y[rows], warnings=[])
+
+
+def run_task(dataset: Dataset, task: Task) -> dict:
+    """Fit on the task's training fold, score on its test fold (what a worker runs)."""
+    from dtcli.estimator import DecisionTreeClassifier
+
+    train, test = repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold]
+    model = DecisionTreeClassifier(criterion=task.criterion, criterion_params=dict(task.params),
+                                   n_jobs=1, **dataclasses.asdict(task.options))
+    model.fit_dataset(_subset(dataset, train))
+    start = time.perf_counter()
+    proba = model.proba_from_matrix(np.ascontiguousarray(dataset.X[test]))
+    predict_seconds = time.perf_counter() - start
+    result = score_predictions(dataset.y[test], proba)
+    result["metrics"].update(tree_facts(model), fit_seconds=model.fit_seconds_,
+                             predict_seconds=predict_seconds)
+    return result
+
+
+def evaluate_model(model, fit_seconds: float, X: np.ndarray, labels: np.ndarray,
+                   source: str) -> tuple[dict, int]:
+    """Score a saved model on rows whose true class labels (text, None = missing) are known.
+
+    Returns (fold result as `run_task` gives it, number of rows scored). Rows
+    without a label are left out; a label the model does not know is a DataError.
+    """
+    classes = [str(c) for c in model.classes_]
+    index = {label: i for i, label in enumerate(classes)}
+    known = np.array([label is not None for label in labels], dtype=bool)
+    unknown = sorted({label for label in labels[known] if label not in index})
+    if unknown:
+        raise DataError(f"{source}: class label(s) {', '.join(map(repr, unknown[:5]))} are not "
+                        f"among the model's classes ({', '.join(classes)})")
+    if not known.any():
+        raise DataError(f"{source}: no row has a class label to evaluate against")
+    y = np.array([index[label] for label in labels[known]], dtype=np.int64)
+    rows = np.ascontiguousarray(X[known])
+    model.proba_from_matrix(rows[:1])  # load the kernels before timing
+    start = time.perf_counter()
+    proba = model.proba_from_matrix(rows)
+    predict_seconds = time.perf_counter() - start
+    result = score_predictions(y, proba)
+    result["metrics"].update(tree_facts(model), fit_seconds=fit_seconds,
+                             predict_seconds=predict_seconds)
+    return result, int(known.sum())
+
+
+def warm_up(datasets: Sequence[Dataset]) -> None:
+    """Load (or compile) the engine's kernels before timing anything.
+
+    A small tree on the first rows of each kind of dataset (with and without
+    nominal features) runs every kernel the real fits use.
+    """
+    from dtcli.estimator import DecisionTreeClassifier
+
+    seen = set()
+    for dataset in datasets:
+        kind = any(f.kind == NOMINAL for f in dataset.features)
+        if kind in seen:
+            continue
+        seen.add(kind)
+        small = _subset(dataset, np.arange(min(len(dataset.y), 300)))
+        model = DecisionTreeClassifier(n_jobs=1).fit_dataset(small)
+        model.proba_from_matrix(small.X)
+
+
+# --------------------------------------------------------------------------
+# Stored results
+# --------------------------------------------------------------------------
+
+
+def _none_if_nan(value):
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+
+class ResultStore:
+    """Finished tasks by key; with a path, also a JSON-lines file appended as tasks finish.
+
+    Each line is one task: {"key", "dataset", "criterion", "repeat", "fold",
+    "metrics", "confusion_matrix"}; only "key" identifies it, the rest is for
+    people. Lines that do not parse (an interrupted write) are skipped and
+    counted in `damaged`; a key seen twice keeps its last line.
+    """
+
+    def __init__(self, path: str | None = None):
+        self.path = path
+        self.cells: dict[str, dict] = {}
+        self.damaged = 0
+        self._handle = None
+        if path is not None and os.path.exists(path):
+            self._read(path)
+
+    def _read(self, path: str) -> None:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                for line in handle:
+                    try:
+                        record = json.loads(line)
+                        self.cells[record["key"]] = {"metrics": record["metrics"],
+                                                     "confusion_matrix": record["confusion_matrix"]}
+                    except (ValueError, KeyError, TypeError):
+                        self.damaged += line.strip() != ""
+        except OSError as exc:
+            raise DtreeError(f"{path}: cannot read the results file ({exc.strerror})") from None
+        except UnicodeDecodeError:
+            raise DtreeError(f"{path}: not a dtree results file (not UTF-8 text)") from None
+
+    def get(self, key: str) -> dict | None:
+        return self.cells.get(key)
+
+    def add(self, key: str, result: dict, **about) -> None:
+        """Remember a finished task; with a file, append its line and flush it.
+
+        NaN metrics (an AUC on a single-class fold) are kept as None, in memory
+        as in the file, so a resumed run reports exactly what a fresh one does.
+        """
+        result = {"metrics": {k: _none_if_nan(v) for k, v in result["metrics"].items()},
+                  "confusion_matrix": result["confusion_matrix"]}
+        self.cells[key] = result
+        if self.path is None:
+            return
+        if self._handle is None:
+            self._handle = self._open()
+        line = json.dumps({"key": key, **about, **result}, allow_nan=False, separators=(",", ":"))
+        self._handle.write(line + "\n")
+        self._handle.flush()
+
+    def _open(self):
+        try:
+            handle = open(self.path, "a+", encoding="utf-8")
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() > 0:
+                handle.seek(handle.tell() - 1)
+                if handle.read(1) != "\n":  # an interrupted last line: start a fresh one
+                    handle.write("\n")
+            return handle
+        except OSError as exc:
+            raise DtreeError(f"{self.path}: cannot write the results file ({exc.strerror})") from None
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+# --------------------------------------------------------------------------
+# Running the grid
+# --------------------------------------------------------------------------
+
+Progress = Callable[[int, int], None]  # (tasks done, total), called as tasks finish
+
+
+@dataclass
+class Grid:
+    """Results of a run: `cells[(dataset index, criterion index)]` lists the fold results
+    in (repeat, fold) order; `computed` and `reused` count tasks run now and taken from
+    the store."""
+
+    names: list[str]
+    criteria: list[CriterionChoice]
+    protocol: Protocol
+    cells: dict[tuple[int, int], list[dict]]
+    computed: int = 0
+    reused: int = 0
+
+    def table(self, metric: str) -> tuple[list[list[float]], list[list[float]], list[list[float]]]:
+        """(means, stds, repeat_stds) of `metric`, one row per dataset, one column per
+        criterion: the mean and the sample std over all folds of all repeats, and the std
+        of the per-repeat means (NaN with a single repeat)."""
+        means, stds, repeat_stds = [], [], []
+        for d in range(len(self.names)):
+            row = [self.cells[(d, c)] for c in range(len(self.criteria))]
+            pairs = [mean_std([f["metrics"][metric] for f in folds]) for folds in row]
+            means.append([m for m, _ in pairs])
+            stds.append([s for _, s in pairs])
+            repeat_stds.append([mean_std(repeat_means(folds, metric, self.protocol.cv))[1]
+                                if self.protocol.repeats > 1 else math.nan for folds in row])
+        return means, stds, repeat_stds
+
+    def timing(self) -> dict[str, dict[str, float]]:
+        """Mean fit and predict seconds per fold of each criterion, over all datasets."""
+        return {choice.label: {name: mean_std([f["metrics"][name] for d in range(len(self.names))
+                                               for f in self.cells[(d, c)]])[0]
+                               for name in TIMING}
+                for c, choice in enumerate(self.criteria)}
+
+
+# Below this much work (training rows x features, summed over the tasks: about 5 s
+# of fitting) starting worker processes costs more than it saves.
+SMALL_RUN = 5_000_000
+
+
+def default_jobs(datasets: Sequence[Dataset] = (), tasks: Sequence[Task] = ()) -> int:
+    """The cores this process may use; 1 for a run too small to pay for starting workers."""
+    if tasks:
+        work = sum(len(datasets[t.dataset].y) * (t.cv - 1) // t.cv * datasets[t.dataset].X.shape[1]
+                   for t in tasks)
+        if work < SMALL_RUN:
+            return 1
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def plan(datasets: Sequence[Dataset], criteria: Sequence[CriterionChoice], options: TreeOptions,
+         protocol: Protocol) -> tuple[list[Task], list[str]]:
+    """The tasks of a run and their keys, in (dataset, criterion, repeat, fold) order."""
+    tasks, keys = [], []
+    for d, dataset in enumerate(datasets):
+        digest = dataset_digest(dataset)
+        for choice in criteria:
+            for repeat in range(protocol.repeats):
+                for fold in range(protocol.cv):
+                    tasks.append(Task(d, choice.name, choice.params, options, protocol.cv,
+                                      protocol.seed, repeat, fold))
+                    keys.append(task_key(digest, choice, options, protocol.cv, protocol.seed,
+                                         repeat, fold))
+    return tasks, keys
+
+
+def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequence[CriterionChoice],
+             options: TreeOptions, protocol: Protocol, *, jobs: int | None = None,
+             store: ResultStore | None = None, scheduler: str | None = None,
+             progress: Progress | None = None) -> Grid:
+    """Every dataset x criterion x repeat x fold, skipping tasks already in `store`.
+
+    Runs on the Dask cluster at `scheduler` if given, else in `jobs` worker
+    processes, or in this process for jobs=1. By default, all cores, unless
+    the run is small (`SMALL_RUN`): then in this process.
+    """
+    store = store if store is not None else ResultStore()
+    tasks, keys = plan(datasets, criteria, options, protocol)
+    # Larger datasets first, so that the last tasks to finish are short ones.
+    cost = [len(d.y) * max(d.X.shape[1], 1) for d in datasets]
+    pending = sorted((i for i, key in enumerate(keys) if store.get(key) is None),
+                     key=lambda i: -cost[tasks[i].dataset])
+    done = len(tasks) - len(pending)
+    if progress:
+        progress(done, len(tasks))
+
+    def finished(j: int, result: dict) -> None:
+        nonlocal done
+        task = tasks[pending[j]]
+        store.add(keys[pending[j]], result, dataset=names[task.dataset],
+                  criterion=CriterionChoice(task.criterion, task.params).label,
+                  repeat=task.repeat, fold=task.fold)
+        done += 1
+        if progress:
+            progress(done, len(tasks))
+
+    batch, describe = [tasks[i] for i in pending], _describer(names)
+    workers = min(jobs or default_jobs(datasets, batch), len(batch))
+    try:
+        if not batch:
+            pass
+        elif scheduler is not None:
+            from dtcli.evaluate.distributed import run_on_dask
+
+            run_on_dask(scheduler, list(datasets), batch, finished, describe)
+        elif workers == 1:
+            _run_here(list(datasets), batch, finished, describe)
+        else:
+            _run_pool(list(datasets), batch, workers, finished, describe)
+    finally:
+        store.close()
+
+    per_cell = protocol.repeats * protocol.cv
+    cells = {(d, c): [store.get(k) for k in keys[(d * len(criteria) + c) * per_cell:
+                                                  (d * len(criteria) + c + 1) * per_cell]]
+             for d in range(len(datasets)) for c in range(len(criteria))}
+    return Grid(list(names), list(criteria), protocol, cells, computed=len(batch),
+                reused=len(tasks) - len(batch))
+
+
+def _describer(names: Sequence[str]) -> Callable[[Task], str]:
+    def describe(task: Task) -> str:
+        choice = CriterionChoice(task.criterion, task.params)
+        return (f"dataset '{names[task.dataset]}', criterion {choice.label}, "
+                f"repeat {task.repeat + 1}, fold {task.fold + 1}")
+    return describe
+
+
+def task_failed(exc: BaseException, where: str) -> DtreeError:
+    """A library error inside a task, as one line that says which task."""
+    kind = type(exc) if isinstance(exc, DtreeError) else DtreeError
+    return kind(f"{where}: {exc}")
+
+
+def _run_here(datasets: list[Dataset], tasks: list[Task], on_done, describe) -> None:
+    warm_up(datasets)
+    for j, task in enumerate(tasks):
+        try:
+            result = run_task(datasets[task.dataset], task)
+        except DtreeError as exc:
+            raise task_failed(exc, describe(task)) from None
+        on_done(j, result)
+
+
+_WORKER_DATASETS: list[Dataset] = []
+
+
+def _init_worker(datasets: list[Dataset]) -> None:
+    """Pool initializer: keep the datasets (sent once per worker), ignore Ctrl-C (the
+    parent handles it), load the kernels."""
+    import signal
+
+    global _WORKER_DATASETS
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER_DATASETS = datasets
+    warm_up(datasets)
+
+
+def _run_in_worker(task: Task) -> dict:
+    return run_task(_WORKER_DATASETS[task.dataset], task)
+
+
+def _run_pool(datasets: list[Dataset], tasks: list[Task], workers: int, on_done,
+              describe) -> None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init_worker, initargs=(datasets,))
+    try:
+        futures = {pool.submit(_run_in_worker, task): j for j, task in enumerate(tasks)}
+        for future in as_completed(futures):
+            j = futures[future]
+            try:
+                result = future.result()
+            except DtreeError as exc:
+                raise task_failed(exc, describe(tasks[j])) from None
+            except BrokenProcessPool:
+                raise DtreeError("a worker process died (out of memory?); finished tasks are "
+                                 "kept with --results, rerun to continue") from None
+            on_done(j, result)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# --------------------------------------------------------------------------
+# Summaries
+# --------------------------------------------------------------------------
+
+
+def _finite(values) -> list[float]:
+    return [float(v) for v in values if v is not None and math.isfinite(float(v))]
+
+
+def mean_std(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and sample standard deviation (n - 1) of the finite values; std 0 for one value,
+    both NaN for none."""
+    finite = _finite(values)
+    if not finite:
+        return math.nan, math.nan
+    mean = math.fsum(finite) / len(finite)
+    if len(finite) == 1:
+        return mean, 0.0
+    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in finite) / (len(finite) - 1))
+
+
+def summarize(folds: Sequence[dict]) -> dict:
+    """{metric: {mean, std, values}} over fold results, plus the summed confusion matrix."""
+    summary = {}
+    for name in METRICS:
+        values = [fold["metrics"][name] for fold in folds]
+        mean, std = mean_std(values)
+        summary[name] = {"mean": mean, "std": std, "values": values}
+    summary["confusion_matrix"] = np.sum([fold["confusion_matrix"] for fold in folds],
+                                         axis=0).astype(int).tolist()
+    return summary
+
+
+def repeat_means(folds: Sequence[dict], metric: str, cv: int) -> list[float]:
+    """The mean of `metric` in each repeat (folds listed in (repeat, fold) order)."""
+    return [mean_std([f["metrics"][metric] for f in folds[start:start + cv]])[0]
+            for start in range(0, len(folds), cv)]

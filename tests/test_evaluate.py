@@ -1,0 +1,126 @@
+"""`dtree evaluate`: cross-validation of a criterion and metrics of a saved model."""
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from dtcli.cli import cli
+from dtcli.evaluate.report import METRICS
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+IRIS = str(EXAMPLES / "iris.csv")
+THYROID = str(EXAMPLES / "imbalanced" / "new-thyroid1.dat")
+
+
+def dtree(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def one_line_error(result, code, text):
+    """The error is said in one line (after Click's usage lines, for Click's own checks)."""
+    assert result.exit_code == code, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and text in errors[0], result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_cross_validation_json_has_one_object_per_metric():
+    result = dtree("evaluate", THYROID, "--criterion", "entropy", "--cv", 3, "--repeats", 2,
+                   "--seed", 5, "-j", 1, "-o", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["classes"] == ["negative", "positive"]
+    assert doc["criterion"] == {"name": "entropy", "params": {}}
+    assert (doc["cv"], doc["repeats"], doc["seed"], doc["n_rows"]) == (3, 2, 5, 215)
+    for name in METRICS:
+        entry = doc[name]
+        assert len(entry["values"]) == 6
+        assert entry["mean"] == pytest.approx(np.mean(entry["values"]))
+        assert entry["std"] == pytest.approx(np.std(entry["values"], ddof=1))
+    matrix = np.array(doc["confusion_matrix"])
+    assert matrix.sum() == 2 * 215  # every row tested once per repeat
+    assert matrix.sum(axis=1).tolist() == [2 * 180, 2 * 35]
+
+
+def test_tree_options_reach_the_trees():
+    shallow = json.loads(dtree("evaluate", IRIS, "--cv", 3, "--max-depth", 1, "-j", 1,
+                               "-o", "json").stdout)
+    assert shallow["depth"]["values"] == [1, 1, 1]
+    assert shallow["options"]["max_depth"] == 1
+
+
+def test_saved_model_is_scored_once(tmp_path):
+    model = tmp_path / "iris.json"
+    assert dtree("train", IRIS, "-o", model, "-q").exit_code == 0
+    result = dtree("evaluate", model, IRIS, "-o", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["accuracy"] == {"mean": 1.0, "std": 0.0, "values": [1.0]}
+    assert doc["n_rows"] == 150 and doc["model"] == str(model)
+    assert np.trace(doc["confusion_matrix"]) == 150
+    assert doc["n_nodes"]["values"][0] > 1
+
+
+def test_saved_model_with_an_unknown_label_or_no_target(tmp_path):
+    model = tmp_path / "iris.json"
+    dtree("train", IRIS, "-o", model, "-q")
+    data = tmp_path / "new.csv"
+    text = Path(IRIS).read_text().splitlines()
+    data.write_text("\n".join(text[:5] + [text[5].rsplit(",", 1)[0] + ",Iris-nova"]) + "\n")
+    one_line_error(dtree("evaluate", model, data), 1, "'Iris-nova' are not among the model's classes")
+    one_line_error(dtree("evaluate", model, data, "--target", "nothere"), 1,
+                   "no class column 'nothere'")
+
+
+def test_options_of_cross_validation_do_not_apply_to_a_model(tmp_path):
+    model = tmp_path / "iris.json"
+    dtree("train", IRIS, "-o", model, "-q")
+    one_line_error(dtree("evaluate", model, IRIS, "--cv", 3), 2, "--cv applies to cross-validating")
+    one_line_error(dtree("evaluate", model, IRIS, "-c", "entropy"), 2, "--criterion applies")
+
+
+@pytest.mark.parametrize("args, code, text", [
+    (["--criterion", "nonsense"], 2, "unknown criterion 'nonsense'"),
+    (["--param", "q=2"], 2, "has no parameter 'q'"),
+    (["--cv", 1], 2, "--cv"),
+    (["--cv", 151], 2, "more folds than dataset 'iris' has rows"),
+    (["-o", "yaml"], 2, "--output"),
+])
+def test_usage_errors_are_one_line(args, code, text):
+    one_line_error(dtree("evaluate", IRIS, *args), code, text)
+
+
+def test_too_many_arguments_and_missing_files():
+    assert dtree("evaluate", IRIS, IRIS, IRIS).exit_code == 2
+    one_line_error(dtree("evaluate", "no/such.csv"), 1, "no/such.csv")
+
+
+def test_table_csv_and_markdown_say_the_same():
+    args = ("evaluate", IRIS, "--cv", 3, "-j", 1)
+    doc = json.loads(dtree(*args, "-o", "json").stdout)
+    rows = list(csv.reader(io.StringIO(dtree(*args, "-o", "csv").stdout)))
+    assert rows[0] == ["metric", "mean", "std", "fold_1", "fold_2", "fold_3"]
+    assert [r[0] for r in rows[1:]] == list(METRICS)
+    assert float(rows[1][1]) == doc["accuracy"]["mean"]
+    markdown = dtree(*args, "-o", "markdown").stdout
+    assert f"| accuracy | {doc['accuracy']['mean']:.4f} |" in markdown
+    assert "| Iris-setosa | 50 | 0 | 0 |" in markdown
+    table = dtree(*args).stdout
+    assert "stratified 3-fold cross-validation" in table
+    assert f"{doc['accuracy']['mean']:.4f}" in table and "Iris-virginica" in table
+
+
+def test_a_class_smaller_than_the_folds_is_a_warning(tmp_path):
+    data = tmp_path / "small.csv"
+    rows = ["x,y"] + [f"{i},a" for i in range(20)] + ["100,b", "101,b"]
+    data.write_text("\n".join(rows) + "\n")
+    result = dtree("evaluate", data, "--cv", 3, "-j", 1, "-o", "json")
+    assert result.exit_code == 0, result.output
+    assert "class 'b' has 2 rows, fewer than --cv 3" in result.stderr
+    doc = json.loads(result.stdout)
+    assert None in doc["auc"]["values"]  # the fold without a 'b'
+    assert doc["auc"]["mean"] is not None
