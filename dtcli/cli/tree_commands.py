@@ -160,9 +160,14 @@ def criteria(output_format):
     from rich.table import Table
 
     table = Table(show_lines=False)
-    for column in ("criterion", "parameters", "source", "use"):
-        table.add_column(column)
+    table.add_column("criterion", no_wrap=True)
+    for column in ("parameters", "source", "use"):
+        table.add_column(column, overflow="fold")
     for row in rows:
         params = ", ".join(f"{p['name']}={p['default']:g} in {p['range']}" for p in row["params"])
         table.add_row(row["name"], params or "-", row["source"], row["summary"])
-    Console(highlight=False).print(table)
+    # A terminal gets its width; a file or pipe gets one unwrapped line per row.
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=10_000)
+    console.print(table)

@@ -12,18 +12,138 @@ depends only on the parent:
 `n_*` are the totals of the count vectors (passed because the engine tracks
 them anyway). Counts are float64 so that sample weights fit the same code.
 
-Each criterion is one function below plus one branch in each dispatcher;
-`dtcli.criteria.registry` gives it a name, parameters and documentation.
-The codes are plain ints (an IntEnum member would trigger a second
-compilation of every kernel).
+Each criterion is a pair of plain functions (`node_term`, `split_score`) in
+`KERNELS`, most of them made by `impurity_decrease` from an impurity. Its
+code is an int, but the only member of an IntEnum class of its own: numba
+types an IntEnum member by its class, so the engine is compiled once per
+criterion used, and `node_term` / `split_score` (numba overloads, inlined)
+put only that criterion's arithmetic into the scan loop. Measured with
+numba 0.68: one kernel branching on all seventeen codes made Gini twice as
+slow (a big or calling branch anywhere in the scan loop slows every
+branch) and the first compilation 6 s longer; specialised, Gini and entropy
+compile and run as before and every other criterion costs only its own
+arithmetic, at the price of a first compilation per criterion (a few
+seconds, then cached).
+
+Logarithms are natural (nats). docs/criteria.md has the formulas and our
+readings of the papers.
 """
 import math
+from enum import IntEnum
+
+from numba.core import types
+from numba.core.errors import TypingError
+from numba.extending import overload
 
 from dtcli.engine.jit import inline_njit, njit
 
-GINI = 0
-ENTROPY = 1
-GAIN_RATIO = 2
+
+# --- codes: one IntEnum class each, so numba specialises the engine per criterion ------
+
+class GiniCode(IntEnum):
+    GINI = 0
+
+
+class EntropyCode(IntEnum):
+    ENTROPY = 1
+
+
+class GainRatioCode(IntEnum):
+    GAIN_RATIO = 2
+
+
+class TsallisCode(IntEnum):
+    TSALLIS = 3
+
+
+class TsallisGainRatioCode(IntEnum):
+    TSALLIS_GAIN_RATIO = 4
+
+
+class RenyiCode(IntEnum):
+    RENYI = 5
+
+
+class PECode(IntEnum):
+    PE = 6
+
+
+class PGCode(IntEnum):
+    PG = 7
+
+
+class PTCode(IntEnum):
+    PT = 8
+
+
+class PRCode(IntEnum):
+    PR = 9
+
+
+class GECode(IntEnum):
+    GE = 10
+
+
+class ABICode(IntEnum):
+    ABI = 11
+
+
+class DCSMCode(IntEnum):
+    DCSM = 12
+
+
+class HDDTCode(IntEnum):
+    HDDT = 13
+
+
+class CCPDTCode(IntEnum):
+    CCPDT = 14
+
+
+class IHDCode(IntEnum):
+    IHD = 15
+
+
+class IHDWCode(IntEnum):
+    IHDW = 16
+
+
+GINI, ENTROPY, GAIN_RATIO = GiniCode.GINI, EntropyCode.ENTROPY, GainRatioCode.GAIN_RATIO
+TSALLIS, TSALLIS_GAIN_RATIO = TsallisCode.TSALLIS, TsallisGainRatioCode.TSALLIS_GAIN_RATIO
+RENYI, PE, PG, PT, PR = RenyiCode.RENYI, PECode.PE, PGCode.PG, PTCode.PT, PRCode.PR
+GE, ABI, DCSM, HDDT = GECode.GE, ABICode.ABI, DCSMCode.DCSM, HDDTCode.HDDT
+CCPDT, IHD, IHDW = CCPDTCode.CCPDT, IHDCode.IHD, IHDWCode.IHDW
+
+# CCPDT breaks ties of its CCP gain by the Hellinger distance (iHD paper,
+# section 2.4): score = gain + CCP_TIE_WEIGHT * squared HDDT distance. Gains
+# closer than ~1e-8 nats count as tied; the engine's own tie tolerance
+# (splitter.TIE_EPS, 1e-12 relative) then sees HDDT differences above ~1e-4.
+CCP_TIE_WEIGHT = 1e-8
+
+
+# --- impurities ------------------------------------------------------------------------
+
+@inline_njit
+def power(x, exponent):
+    """x ** exponent, exact and free for the common exponent 1."""
+    return x if exponent == 1.0 else x ** exponent
+
+
+@inline_njit
+def tsallis_term(c, log_total, q_minus_1):
+    """c (1 - p^(q-1)) / (q-1) with ln p = ln c - log_total; -c ln p at q = 1.
+
+    Summed over classes and divided by the total this is the Tsallis entropy
+    (tsallis-unified-criterion.txt, eq. 1). Written as
+    -c expm1((q-1) ln p) / (q-1): no cancellation near q = 1 and no overflow
+    for large q (ln p <= 0).
+    """
+    if c <= 0.0:
+        return 0.0
+    log_p = math.log(c) - log_total
+    if q_minus_1 == 0.0:
+        return -c * log_p
+    return -c * math.expm1(q_minus_1 * log_p) / q_minus_1
 
 
 @inline_njit
@@ -38,62 +158,350 @@ def gini_impurity(counts, total):
 
 
 @inline_njit
-def shannon_entropy(counts, total):
-    """Shannon entropy -sum p_i ln p_i in nats (gini-entropy-splitting.txt, eq. 1.1).
-
-    Computed as ln(total) - sum c ln c / total, one log per non-empty class.
-    """
+def tsallis_entropy(counts, total, q):
+    """Tsallis entropy S_q = (1 - sum p_i^q) / (q - 1), q > 0 (tsallis-unified-criterion.txt,
+    eq. 1). q = 1 is Shannon's -sum p_i ln p_i exactly (Theorem 1) and q = 2 is
+    the Gini index exactly (Theorem 2): the same arithmetic as `gini_impurity`."""
+    if q == 2.0:
+        return gini_impurity(counts, total)
     if total <= 0.0:
         return 0.0
-    sum_clogc = 0.0
+    log_total = math.log(total)
+    s = 0.0
+    for c in counts:
+        s += tsallis_term(c, log_total, q - 1.0)
+    return s / total
+
+
+@inline_njit
+def shannon_entropy(counts, total):
+    """Shannon entropy in nats (gini-entropy-splitting.txt, eq. 1.1): Tsallis at q = 1."""
+    return tsallis_entropy(counts, total, 1.0)
+
+
+@inline_njit
+def renyi_entropy(counts, total, gamma):
+    """Renyi entropy ln(sum p^g) / (1 - g), g > 0 (parameterised-impurities-s-pruning.txt,
+    eq. 3), from the Tsallis entropy of the same order: sum p^g = 1 - (g-1) S_g,
+    so R_g = -log1p(-(g-1) S_g) / (g-1), stable near g = 1 and Shannon at g = 1."""
+    s = tsallis_entropy(counts, total, gamma)
+    if gamma == 1.0:
+        return s
+    return -math.log1p(-(gamma - 1.0) * s) / (gamma - 1.0)
+
+
+@inline_njit
+def alpha_beta_impurity(counts, total, alpha, beta):
+    """ABI = sum p_i^alpha (1 - p_i)^beta (parameterised-impurities-s-pruning.txt, eq. 10)."""
+    if total <= 0.0:
+        return 0.0
+    s = 0.0
     for c in counts:
         if c > 0.0:
-            sum_clogc += c * math.log(c)
-    return max(math.log(total) - sum_clogc / total, 0.0)
+            s += power(c / total, alpha) * power(max(total - c, 0.0) / total, beta)
+    return s
+
+
+# Each criterion's impurity as f(counts, total, params), params in registry order.
+
+@inline_njit
+def _gini(counts, total, params):
+    return gini_impurity(counts, total)
 
 
 @inline_njit
-def _binary_entropy(n_left, n_right, n_parent):
-    """Entropy of the split proportions, C4.5's split information."""
-    h = 0.0
-    for part in (n_left, n_right):
-        if part > 0.0:
-            p = part / n_parent
-            h -= p * math.log(p)
-    return h
+def _entropy(counts, total, params):
+    return shannon_entropy(counts, total)
 
 
 @inline_njit
-def _weighted_children(impurity_left, impurity_right, n_left, n_right, n_parent):
-    return (n_left * impurity_left + n_right * impurity_right) / n_parent
+def _tsallis(counts, total, params):
+    return tsallis_entropy(counts, total, params[0])
 
 
 @inline_njit
-def node_term(code, params, parent, n_parent):
-    """The part of a criterion that depends on the parent only (its impurity)."""
-    if code == GINI:
-        return gini_impurity(parent, n_parent)
-    if code == ENTROPY or code == GAIN_RATIO:
-        return shannon_entropy(parent, n_parent)
+def _renyi(counts, total, params):
+    return renyi_entropy(counts, total, params[0])
+
+
+@inline_njit
+def _pe(counts, total, params):
+    """PE = E^alpha, eq. (5)."""
+    return power(shannon_entropy(counts, total), params[0])
+
+
+@inline_njit
+def _pg(counts, total, params):
+    """PG = G^alpha, eq. (6)."""
+    return power(gini_impurity(counts, total), params[0])
+
+
+@inline_njit
+def _pt(counts, total, params):
+    """PT = T_gamma^alpha, eq. (8); params (alpha, gamma)."""
+    return power(tsallis_entropy(counts, total, params[1]), params[0])
+
+
+@inline_njit
+def _pr(counts, total, params):
+    """PR = R_gamma^alpha, eq. (7); params (alpha, gamma)."""
+    return power(renyi_entropy(counts, total, params[1]), params[0])
+
+
+@inline_njit
+def _ge(counts, total, params):
+    """GE = G^alpha + E^beta, eq. (9)."""
+    return (power(gini_impurity(counts, total), params[0])
+            + power(shannon_entropy(counts, total), params[1]))
+
+
+@inline_njit
+def _abi(counts, total, params):
+    return alpha_beta_impurity(counts, total, params[0], params[1])
+
+
+@inline_njit
+def _order_one(params):
+    return 1.0
+
+
+@inline_njit
+def _order_q(params):
+    return params[0]
+
+
+def impurity_decrease(impurity):
+    """(node_term, split_score) of a gain: parent impurity minus the size-weighted
+    child impurities (tsallis-unified-criterion.txt, eq. 5; parameterised-impurities-s-pruning.txt,
+    section 3)."""
+    def node_term(code, params, parent, n_parent):
+        return impurity(parent, n_parent, params)
+
+    def split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+        return term - (n_left * impurity(left, n_left, params)
+                       + n_right * impurity(right, n_right, params)) / n_parent
+
+    return node_term, split_score
+
+
+def tsallis_gain_ratio(order):
+    """(node_term, split_score) of the Tsallis gain ratio of order q = order(params):
+    the Tsallis gain over the Tsallis entropy of the split proportions
+    (tsallis-unified-criterion.txt, eq. 4). At q = 1 it is C4.5's gain ratio,
+    information gain over split information (ihd-inter-node-hellinger-distance.txt,
+    eq. 4-5), with the same arithmetic."""
+    def node_term(code, params, parent, n_parent):
+        return tsallis_entropy(parent, n_parent, order(params))
+
+    def split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+        q = order(params)
+        gain = term - (n_left * tsallis_entropy(left, n_left, q)
+                       + n_right * tsallis_entropy(right, n_right, q)) / n_parent
+        log_total = math.log(n_parent)
+        split_info = (tsallis_term(n_left, log_total, q - 1.0)
+                      + tsallis_term(n_right, log_total, q - 1.0)) / n_parent
+        return gain / split_info if split_info > 0.0 else 0.0
+
+    return node_term, split_score
+
+
+# --- distinct class based split measure (DCSM) -----------------------------------------
+
+@inline_njit
+def distinct_classes(counts):
+    """D(v) of eq. (6) of ihd-inter-node-hellinger-distance.txt: classes present."""
+    d = 0.0
+    for c in counts:
+        if c > 0.0:
+            d += 1.0
+    return d
+
+
+@inline_njit
+def dcsm_partition(counts, total, parent_distinct):
+    """One partition's bracket of eq. (6) of ihd-inter-node-hellinger-distance.txt:
+    D e^D sum_k a_k exp(delta (1 - a_k^2)), delta = D / D(parent)."""
+    if total <= 0.0:
+        return 0.0
+    distinct = distinct_classes(counts)
+    delta = distinct / parent_distinct
+    s = 0.0
+    for c in counts:
+        if c > 0.0:
+            a = c / total
+            s += a * math.exp(delta * (1.0 - a * a))
+    return distinct * math.exp(distinct) * s
+
+
+def _dcsm_node_term(code, params, parent, n_parent):
+    """M of the unsplit node: eq. (6) with the node as its only partition (delta = 1)."""
+    return dcsm_partition(parent, n_parent, distinct_classes(parent))
+
+
+def _dcsm_split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+    """The paper minimises M; we maximise M(unsplit node) - M(split), which is >= 0
+    and 0 when both children have the parent's class distribution."""
+    parent_distinct = distinct_classes(parent)
+    return term - (n_left * dcsm_partition(left, n_left, parent_distinct)
+                   + n_right * dcsm_partition(right, n_right, parent_distinct)) / n_parent
+
+
+# --- Hellinger distances and class confidence proportions ------------------------------
+
+@inline_njit
+def hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right):
+    """Largest one-versus-all squared Hellinger distance of HDDT.
+
+    For class j against the rest, eq. (7) of ihd-inter-node-hellinger-distance.txt
+    squared: sum over the two partitions t of
+    (sqrt(N_tj / N_j) - sqrt((N_t - N_tj) / (N - N_j)))^2; the maximum over
+    classes is the multi-class HDDT of section 2.3 (for two classes both
+    classes give the same value, so one is computed). Classes absent from
+    the node, or making up all of it, have no one-versus-all problem.
+    Rounding may leave a weighted count a hair below zero: hence the max(0).
+    """
+    n_classes = parent.shape[0]
+    best = 0.0
+    for j in range(n_classes if n_classes > 2 else 1):
+        n_j = parent[j]
+        n_rest = n_parent - n_j
+        if n_j > 0.0 and n_rest > 0.0:
+            d_left = (math.sqrt(max(left[j], 0.0) / n_j)
+                      - math.sqrt(max(n_left - left[j], 0.0) / n_rest))
+            d_right = (math.sqrt(max(right[j], 0.0) / n_j)
+                       - math.sqrt(max(n_right - right[j], 0.0) / n_rest))
+            best = max(best, d_left * d_left + d_right * d_right)
+    return best
+
+
+def _no_node_term(code, params, parent, n_parent):
     return 0.0
 
 
+def _hddt_split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+    """HDDT's Hellinger distance, eq. (7) (one-versus-all maximum, section 2.3)."""
+    return math.sqrt(hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right))
+
+
 @inline_njit
+def ccp_child_entropy_mass(child, parent):
+    """W_t H(CCP_t) of one child, where CC_tj = N_tj / N_j (eq. 9 of
+    ihd-inter-node-hellinger-distance.txt), W_t = sum_j CC_tj and
+    CCP_tj = CC_tj / W_t (eq. 8 for two classes): W ln W - sum_j CC_tj ln CC_tj."""
+    mass = 0.0
+    s = 0.0
+    for j in range(parent.shape[0]):
+        if parent[j] > 0.0 and child[j] > 0.0:
+            cc = child[j] / parent[j]
+            mass += cc
+            s += cc * math.log(cc)
+    return mass * math.log(mass) - s if mass > 0.0 else 0.0
+
+
+def _ccpdt_node_term(code, params, parent, n_parent):
+    """ln K, K the classes present: the CCP entropy of the node (all CCPs 1/K)."""
+    return math.log(max(distinct_classes(parent), 1.0))
+
+
+def _ccpdt_split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+    """Information gain with CCP in place of p(y|X), children weighted by their share
+    W_t / K of the class-balanced node, plus CCP_TIE_WEIGHT x squared HDDT to break ties."""
+    gain = term - (ccp_child_entropy_mass(left, parent)
+                   + ccp_child_entropy_mass(right, parent)) / distinct_classes(parent)
+    return gain + CCP_TIE_WEIGHT * hellinger_ova_squared(parent, left, right, n_parent,
+                                                         n_left, n_right)
+
+
+@inline_njit
+def inter_node_hellinger(child, n_child, parent, n_parent, weighted):
+    """One child's term of iHD (eq. 12-13) or iHDw (eq. 15-16) of
+    ihd-inter-node-hellinger-distance.txt: rho_t D_H^2(P_t || P), times
+    w_t = 1 - prod_j N_tj / N_j when `weighted` (over the classes present in
+    the parent). rho_t D_H^2 = (N_t - sqrt(N_t / N) sum_j sqrt(N_tj N_j)) / N."""
+    if n_child <= 0.0:
+        return 0.0
+    s = 0.0
+    share = 1.0
+    for j in range(parent.shape[0]):
+        if parent[j] > 0.0:
+            s += math.sqrt(max(child[j], 0.0) * parent[j])
+            if weighted:
+                share *= child[j] / parent[j]
+    term = (n_child - math.sqrt(n_child / n_parent) * s) / n_parent
+    return term * (1.0 - share) if weighted else term
+
+
+def _ihd_split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+    """iHD = rho_L D_H^2(P_L || P) + rho_R D_H^2(P_R || P), eq. (13)."""
+    return (inter_node_hellinger(left, n_left, parent, n_parent, False)
+            + inter_node_hellinger(right, n_right, parent, n_parent, False))
+
+
+def _ihdw_split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+    """iHDw = rho_L D_H^2(P_L || P) w_L + rho_R D_H^2(P_R || P) w_R, eq. (16)."""
+    return (inter_node_hellinger(left, n_left, parent, n_parent, True)
+            + inter_node_hellinger(right, n_right, parent, n_parent, True))
+
+
+# --- the table and the two entry points -------------------------------------------------
+
+KERNELS = {
+    GINI: impurity_decrease(_gini),
+    ENTROPY: impurity_decrease(_entropy),
+    GAIN_RATIO: tsallis_gain_ratio(_order_one),
+    TSALLIS: impurity_decrease(_tsallis),
+    TSALLIS_GAIN_RATIO: tsallis_gain_ratio(_order_q),
+    RENYI: impurity_decrease(_renyi),
+    PE: impurity_decrease(_pe),
+    PG: impurity_decrease(_pg),
+    PT: impurity_decrease(_pt),
+    PR: impurity_decrease(_pr),
+    GE: impurity_decrease(_ge),
+    ABI: impurity_decrease(_abi),
+    DCSM: (_dcsm_node_term, _dcsm_split_score),
+    HDDT: (_no_node_term, _hddt_split_score),
+    CCPDT: (_ccpdt_node_term, _ccpdt_split_score),
+    IHD: (_no_node_term, _ihd_split_score),
+    IHDW: (_no_node_term, _ihdw_split_score),
+}
+
+
+def _kernel(code_type, which):
+    """KERNELS[code][which] for the numba type of a code (an IntEnum class of one member)."""
+    if not isinstance(code_type, types.IntEnumMember):
+        raise TypingError(f"a criterion code must be a member of kernels' code classes "
+                          f"(registry.resolve gives it), not {code_type}")
+    (code,) = code_type.instance_class
+    return KERNELS[code][which]
+
+
+def node_term(code, params, parent, n_parent):
+    """The part of a criterion that depends on the parent only (computed once per node).
+
+    Jitted callers get the criterion's own function inlined (see the module
+    docstring); Python callers run it uncompiled.
+    """
+    return KERNELS[code][0](code, params, parent, n_parent)
+
+
 def split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
-    """Score of one candidate split; `term` is `node_term` of the parent."""
-    if code == GINI:
-        return term - _weighted_children(
-            gini_impurity(left, n_left), gini_impurity(right, n_right),
-            n_left, n_right, n_parent)
-    if code == ENTROPY:
-        return term - _weighted_children(
-            shannon_entropy(left, n_left), shannon_entropy(right, n_right),
-            n_left, n_right, n_parent)
-    if code == GAIN_RATIO:
-        # Tsallis paper eq. (4) at q -> 1: information gain / split information.
-        gain = term - _weighted_children(
-            shannon_entropy(left, n_left), shannon_entropy(right, n_right),
-            n_left, n_right, n_parent)
-        split_info = _binary_entropy(n_left, n_right, n_parent)
-        return gain / split_info if split_info > 0.0 else 0.0
-    return -math.inf
+    """Score of one candidate split (larger is better); `term` is `node_term` of the parent."""
+    return KERNELS[code][1](code, params, parent, left, right, n_parent, n_left, n_right, term)
+
+
+@overload(node_term, inline="always")
+def _node_term_of(code, params, parent, n_parent):
+    return _kernel(code, 0)
+
+
+@overload(split_score, inline="always")
+def _split_score_of(code, params, parent, left, right, n_parent, n_left, n_right, term):
+    return _kernel(code, 1)
+
+
+@njit
+def score_split(code, params, parent, left, right):
+    """node_term then split_score, compiled: what `registry.score` calls."""
+    n_parent, n_left, n_right = parent.sum(), left.sum(), right.sum()
+    term = node_term(code, params, parent, n_parent)
+    return split_score(code, params, parent, left, right, n_parent, n_left, n_right, term)

@@ -1,7 +1,8 @@
 """Names, parameters and sources of the split criteria.
 
 The registry is the only place that maps a criterion's name to its kernel
-code; the engine sees an int code and a float64 parameter vector.
+code; the engine sees an int code (an IntEnum member: see kernels) and a
+float64 parameter vector. docs/criteria.md explains every entry.
 """
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ class Param:
     excluded: tuple[float, ...] = ()
 
     def describe_range(self) -> str:
-        left = "(" if self.low_open else "["
-        right = ")" if self.high_open else "]"
+        left = "(" if self.low_open or math.isinf(self.low) else "["
+        right = ")" if self.high_open or math.isinf(self.high) else "]"
         text = f"{left}{_fmt(self.low)}, {_fmt(self.high)}{right}"
         if self.excluded:
             text += " except " + ", ".join(_fmt(x) for x in self.excluded)
@@ -50,12 +51,13 @@ def _fmt(x: float) -> str:
 @dataclass(frozen=True)
 class Criterion:
     name: str
-    code: int
+    code: int  # a kernels code: an int whose class tells numba which kernel to compile
     summary: str  # one line: what it is and when to use it
     source: str  # paper file and equation
     params: tuple[Param, ...] = ()
     # Only thresholds between value groups of different classes can win: true
-    # for the decrease of a concave impurity (tests check it per criterion).
+    # when the score is convex along a run of one class, e.g. the decrease of a
+    # concave impurity (tests check it per criterion against every threshold).
     boundary_points: bool = False
 
     def param_vector(self, values: Mapping[str, float] | None = None) -> np.ndarray:
@@ -84,16 +86,81 @@ class Criterion:
         return vector
 
 
+_TSALLIS = "tsallis-unified-criterion.txt"
+_PIDT = "parameterised-impurities-s-pruning.txt"
+_IHD = "ihd-inter-node-hellinger-distance.txt"
+
+
+def _order(name: str, default: float) -> Param:
+    """An entropy order (Tsallis q, Renyi gamma): any q > 0; 1 is the Shannon limit."""
+    return Param(name, default, low=0.0, low_open=True)
+
+
+def _exponent(name: str) -> Param:
+    """An exponent of the parameterised impurities, in (0, 1]; 1 leaves the impurity as is."""
+    return Param(name, 1.0, low=0.0, high=1.0, low_open=True)
+
+
 CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("gini", kernels.GINI,
               "Gini index gain (CART); the usual default.",
               "gini-entropy-splitting.txt, section 1.1", boundary_points=True),
     Criterion("entropy", kernels.ENTROPY,
               "Shannon information gain in nats (ID3).",
-              "gini-entropy-splitting.txt, eq. (1.1)", boundary_points=True),
+              "gini-entropy-splitting.txt, eq. (1.1)-(1.3)", boundary_points=True),
     Criterion("gain-ratio", kernels.GAIN_RATIO,
-              "Information gain over split information (C4.5); penalises unbalanced splits.",
-              "tsallis-unified-criterion.txt, eq. (4)"),
+              "Information gain over split information (C4.5), without C4.5's "
+              "average-gain rule; penalises unbalanced splits but favours peeling off few rows.",
+              f"{_IHD}, eq. (4)-(5); {_TSALLIS}, eq. (4)"),
+    Criterion("tsallis", kernels.TSALLIS,
+              "Tsallis entropy gain (q=1 entropy, q=2 gini); tune q per data set, e.g. by grid search.",
+              f"{_TSALLIS}, eq. (1), (5)", params=(_order("q", 2.0),), boundary_points=True),
+    Criterion("tsallis-gain-ratio", kernels.TSALLIS_GAIN_RATIO,
+              "Tsallis gain over Tsallis split information (q=1 gain ratio); smaller trees than tsallis.",
+              f"{_TSALLIS}, eq. (4)", params=(_order("q", 1.0),)),
+    Criterion("renyi", kernels.RENYI,
+              "Renyi entropy gain (gamma=1 entropy); gamma > 1 is not concave and may stop early.",
+              f"{_PIDT}, eq. (3)", params=(_order("gamma", 1.0),)),
+    Criterion("pe", kernels.PE,
+              "Parameterised entropy E^alpha gain (alpha=1 entropy); tune alpha by cross-validation.",
+              f"{_PIDT}, eq. (5)", params=(_exponent("alpha"),), boundary_points=True),
+    Criterion("pg", kernels.PG,
+              "Parameterised Gini G^alpha gain (alpha=1 gini); tune alpha by cross-validation.",
+              f"{_PIDT}, eq. (6)", params=(_exponent("alpha"),), boundary_points=True),
+    Criterion("pt", kernels.PT,
+              "Parameterised Tsallis T_gamma^alpha gain (defaults: gini); tune by cross-validation.",
+              f"{_PIDT}, eq. (4), (8)", params=(_exponent("alpha"), _order("gamma", 2.0)),
+              boundary_points=True),
+    Criterion("pr", kernels.PR,
+              "Parameterised Renyi R_gamma^alpha gain (defaults: entropy); tune by cross-validation.",
+              f"{_PIDT}, eq. (3), (7)", params=(_exponent("alpha"), _order("gamma", 1.0))),
+    Criterion("ge", kernels.GE,
+              "Gini^alpha + entropy^beta gain (entropy in nats); two shape parameters.",
+              f"{_PIDT}, eq. (9)", params=(_exponent("alpha"), _exponent("beta")),
+              boundary_points=True),
+    Criterion("abi", kernels.ABI,
+              "Alpha-beta impurity sum p^alpha (1-p)^beta gain (defaults: gini).",
+              f"{_PIDT}, eq. (10)", params=(_exponent("alpha"), _exponent("beta")),
+              boundary_points=True),
+    Criterion("dcsm", kernels.DCSM,
+              "Distinct class based split measure, M(node) - M(split); small trees, "
+              "skew-sensitive.",
+              f"{_IHD}, eq. (6)"),
+    Criterion("hddt", kernels.HDDT,
+              "Hellinger distance (one-versus-all maximum for >2 classes); "
+              "skew-insensitive, for imbalanced classes.",
+              f"{_IHD}, eq. (7), section 2.3", boundary_points=True),
+    Criterion("ccpdt", kernels.CCPDT,
+              "Information gain of class confidence proportions, ties by HDDT; "
+              "skew-insensitive, for imbalanced classes.",
+              f"{_IHD}, eq. (8)-(9), section 2.4", boundary_points=True),
+    Criterion("ihd", kernels.IHD,
+              "Inter-node Hellinger distance; prefers mutually exclusive children, "
+              "balanced or imbalanced classes.",
+              f"{_IHD}, eq. (12)-(13)", boundary_points=True),
+    Criterion("ihdw", kernels.IHDW,
+              "Weighted iHD; purer children, best on imbalanced classes in its paper.",
+              f"{_IHD}, eq. (15)-(16)"),
 )}
 
 
@@ -114,10 +181,6 @@ def resolve(name: str, params: Mapping[str, float] | None = None) -> tuple[int, 
 def score(name: str, parent, left, right, params: Mapping[str, float] | None = None) -> float:
     """Score one split from count vectors, through the same kernels as the engine."""
     code, vector = resolve(name, params)
-    parent = np.asarray(parent, dtype=np.float64)
-    left = np.asarray(left, dtype=np.float64)
-    right = np.asarray(right, dtype=np.float64)
-    n_parent, n_left, n_right = parent.sum(), left.sum(), right.sum()
-    term = kernels.node_term(code, vector, parent, n_parent)
-    return kernels.split_score(code, vector, parent, left, right,
-                               n_parent, n_left, n_right, term)
+    return kernels.score_split(code, vector, np.asarray(parent, dtype=np.float64),
+                               np.asarray(left, dtype=np.float64),
+                               np.asarray(right, dtype=np.float64))
