@@ -274,7 +274,7 @@ def test_orders_near_one_grow_the_shannon_trees(name, param, classic, q, limit_d
 
 # --- skew insensitivity ------------------------------------------------------------------------
 
-def duplicate_majority(X, y, k, sample_weight=None):
+def duplicate_majority(X, y, k):
     majority = np.bincount(y).argmax()
     rows = np.concatenate([np.flatnonzero(y != majority),
                            np.repeat(np.flatnonzero(y == majority), k)])

@@ -11,7 +11,6 @@ import decimal
 import math
 from itertools import product
 
-import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st

@@ -23,7 +23,10 @@ slow (a big or calling branch anywhere in the scan loop slows every
 branch) and the first compilation 6 s longer; specialised, Gini and entropy
 compile and run as before and every other criterion costs only its own
 arithmetic, at the price of a first compilation per criterion (a few
-seconds, then cached).
+seconds, then cached). Anything that times fits should warm up every
+criterion it uses. numba's disk cache keys the engine's kernels on the
+engine's own files: after editing this module, delete the numba files in
+dtcli/engine/__pycache__ (installs replace every file, so users are safe).
 
 Logarithms are natural (nats). docs/criteria.md has the formulas and our
 readings of the papers.
