@@ -68,4 +68,7 @@ def test_every_worker_holds_each_dataset_once(cluster):
                     runner.TreeOptions(), runner.Protocol(3, 1, 0),
                     scheduler=cluster.scheduler_address, progress=look)
     assert len(held) == 2
-    assert all(kinds.count("Dataset") == 2 for kinds in held.values()), held
+    # At most one copy of each dataset per worker, never one per task. (Not
+    # "exactly": dask's active memory manager may drop a replica that no
+    # waiting task on that worker needs; seen under load.)
+    assert all(1 <= kinds.count("Dataset") <= 2 for kinds in held.values()), held
