@@ -123,6 +123,9 @@ CCPDT, IHD, IHDW = CCPDTCode.CCPDT, IHDCode.IHD, IHDWCode.IHDW
 # (splitter.TIE_EPS, 1e-12 relative) then sees HDDT differences above ~1e-4.
 CCP_TIE_WEIGHT = 1e-8
 
+# Stands in for a zero total in a division, so a node of zero weight costs no branch.
+TINY = 1e-300
+
 
 # --- impurities ------------------------------------------------------------------------
 
@@ -205,62 +208,91 @@ def alpha_beta_impurity(counts, total, alpha, beta):
     return s
 
 
-# Each criterion's impurity as f(counts, total, params), params in registry order.
+@inline_njit
+def sum_of_squares(counts):
+    s = 0.0
+    for k in range(len(counts)):  # not `for c in counts`: an array iterator costs a reference count
+        s += counts[k] * counts[k]
+    return s
+
+
+@inline_njit
+def gini_mass(counts, total):
+    """total x Gini index = total - sum c_k^2 / total: one division (the scan's
+    cost). max(): a node of zero weight (weights may be 0) has mass 0, branch-free."""
+    return total - sum_of_squares(counts) / max(total, TINY)
+
+
+@inline_njit
+def tsallis_mass(counts, total, q):
+    """total x Tsallis entropy; at q = 2 Gini's own arithmetic, so the trees are identical."""
+    if q == 2.0:
+        return gini_mass(counts, total)
+    return total * tsallis_entropy(counts, total, q)
+
+
+# Each criterion's impurity times the node's total weight (its "mass"), as
+# f(counts, total, params), params in registry order. A special case that is a
+# classic criterion (PG with alpha = 1 is Gini) runs that criterion's arithmetic.
 
 @inline_njit
 def _gini(counts, total, params):
-    return gini_impurity(counts, total)
+    return gini_mass(counts, total)
 
 
 @inline_njit
 def _entropy(counts, total, params):
-    return shannon_entropy(counts, total)
+    return total * shannon_entropy(counts, total)
 
 
 @inline_njit
 def _tsallis(counts, total, params):
-    return tsallis_entropy(counts, total, params[0])
+    return tsallis_mass(counts, total, params[0])
 
 
 @inline_njit
 def _renyi(counts, total, params):
-    return renyi_entropy(counts, total, params[0])
+    return total * renyi_entropy(counts, total, params[0])
 
 
 @inline_njit
 def _pe(counts, total, params):
     """PE = E^alpha, eq. (5)."""
-    return power(shannon_entropy(counts, total), params[0])
+    return total * power(shannon_entropy(counts, total), params[0])
 
 
 @inline_njit
 def _pg(counts, total, params):
     """PG = G^alpha, eq. (6)."""
-    return power(gini_impurity(counts, total), params[0])
+    if params[0] == 1.0:
+        return gini_mass(counts, total)
+    return total * power(gini_impurity(counts, total), params[0])
 
 
 @inline_njit
 def _pt(counts, total, params):
     """PT = T_gamma^alpha, eq. (8); params (alpha, gamma)."""
-    return power(tsallis_entropy(counts, total, params[1]), params[0])
+    if params[0] == 1.0:
+        return tsallis_mass(counts, total, params[1])
+    return total * power(tsallis_entropy(counts, total, params[1]), params[0])
 
 
 @inline_njit
 def _pr(counts, total, params):
     """PR = R_gamma^alpha, eq. (7); params (alpha, gamma)."""
-    return power(renyi_entropy(counts, total, params[1]), params[0])
+    return total * power(renyi_entropy(counts, total, params[1]), params[0])
 
 
 @inline_njit
 def _ge(counts, total, params):
     """GE = G^alpha + E^beta, eq. (9)."""
-    return (power(gini_impurity(counts, total), params[0])
-            + power(shannon_entropy(counts, total), params[1]))
+    return total * (power(gini_impurity(counts, total), params[0])
+                    + power(shannon_entropy(counts, total), params[1]))
 
 
 @inline_njit
 def _abi(counts, total, params):
-    return alpha_beta_impurity(counts, total, params[0], params[1])
+    return total * alpha_beta_impurity(counts, total, params[0], params[1])
 
 
 @inline_njit
@@ -273,16 +305,17 @@ def _order_q(params):
     return params[0]
 
 
-def impurity_decrease(impurity):
+def impurity_decrease(mass):
     """(node_term, split_score) of a gain: parent impurity minus the size-weighted
     child impurities (tsallis-unified-criterion.txt, eq. 5; parameterised-impurities-s-pruning.txt,
-    section 3)."""
+    section 3), from the impurity's mass (total x impurity): the size weights
+    cancel, and the division by the parent's total is a multiplication by
+    its inverse, which the compiler hoists out of the scan."""
     def node_term(code, params, parent, n_parent):
-        return impurity(parent, n_parent, params)
+        return mass(parent, n_parent, params) / n_parent
 
     def split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
-        return term - (n_left * impurity(left, n_left, params)
-                       + n_right * impurity(right, n_right, params)) / n_parent
+        return term - (mass(left, n_left, params) + mass(right, n_right, params)) * (1.0 / n_parent)
 
     return node_term, split_score
 
@@ -363,7 +396,7 @@ def hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right):
     the node, or making up all of it, have no one-versus-all problem.
     Rounding may leave a weighted count a hair below zero: hence the max(0).
     """
-    n_classes = parent.shape[0]
+    n_classes = len(parent)
     best = 0.0
     for j in range(n_classes if n_classes > 2 else 1):
         n_j = parent[j]
@@ -393,7 +426,7 @@ def ccp_child_entropy_mass(child, parent):
     CCP_tj = CC_tj / W_t (eq. 8 for two classes): W ln W - sum_j CC_tj ln CC_tj."""
     mass = 0.0
     s = 0.0
-    for j in range(parent.shape[0]):
+    for j in range(len(parent)):
         if parent[j] > 0.0 and child[j] > 0.0:
             cc = child[j] / parent[j]
             mass += cc
@@ -425,7 +458,7 @@ def inter_node_hellinger(child, n_child, parent, n_parent, weighted):
         return 0.0
     s = 0.0
     share = 1.0
-    for j in range(parent.shape[0]):
+    for j in range(len(parent)):
         if parent[j] > 0.0:
             s += math.sqrt(max(child[j], 0.0) * parent[j])
             if weighted:

@@ -162,7 +162,9 @@ class _Context:
             common = (self.shifts, self.weights, self.unit_weight, self.code, self.params,
                       self.rules.min_samples_leaf)
             if self.numeric.shape[0]:
-                run_chunks(splitter.search_numeric, self.numeric.shape[0] * nodes.shape[0],
+                search = (splitter.search_numeric_two if parents.shape[1] == 2
+                          else splitter.search_numeric)
+                run_chunks(search, self.numeric.shape[0] * nodes.shape[0],
                            self.n_threads, self.numeric.shape[0] * rows, words, starts, ends,
                            parents, self.numeric, self.s.missing_rank, *common,
                            self.boundary_only, *out)

@@ -83,85 +83,150 @@ def _collect_missing(words, f, start, end, missing_rank, shifts, weights, unit_w
     return stop, end - stop, weight
 
 
-@njit
-def numeric_best(words, f, start, end, missing_rank, shifts, weights, unit_weight, code,
-                 params, parent, n_parent, term, min_leaf, boundary_only, left, right, miss):
-    """Best threshold of numeric feature f in the node words[f, start:end].
+def _numeric_kernels(two_classes: bool):
+    """(numeric_best, search_numeric) for count vectors held as 2-tuples (`two_classes`)
+    or as arrays (any number of classes).
 
-    Returns (score, rank, next_rank, missing_left): rows with rank <= `rank`
-    go left; `next_rank` is the next rank present (missing_rank when the
-    split is present-vs-missing) for the midpoint threshold.
-
-    The rows with a missing value are sent right in a first scan and, if
-    there are any, left in a second one (the left counts start from them):
-    one place that calls the criterion keeps the inlined code, and the
-    compile time, small.
-
-    With `boundary_only`, a threshold strictly inside a run of value groups
-    that are all pure of one class is skipped: for a criterion that is a
-    concave impurity's decrease, the score is convex along such a run, so
-    its maximum lies at the run's ends or at the first/last threshold that
-    `min_leaf` allows (Fayyad & Irani 1992, extended to ties, missing values
-    and leaf sizes). This is the engine's hot loop: keep it lean.
+    One source, compiled twice: `two_classes` is a constant of the closure,
+    so numba drops the branches of the other form before typing. Tuples live
+    in registers: no store and reload of a count per row, and the criterion's
+    loops over classes unroll (measured on one 1M-row feature: Gini 14 -> 8 ns
+    per row). Arrays are updated in place: rebinding an array variable in
+    the loop costs reference counting (measured: twice as slow).
     """
-    key_shift, class_shift, class_mask, row_mask = shifts
-    seg = words[f]
-    stop, n_miss, w_miss = _collect_missing(words, f, start, end, missing_rank, shifts,
-                                            weights, unit_weight, miss)
-    n_total = end - start
-    n_classes = parent.shape[0]
-    best, best_rank, best_next, best_ml = -math.inf, -1, -1, 0
-    for missing_left in range(2 if n_miss > 0 else 1):
-        for k in range(n_classes):
-            left[k] = miss[k] if missing_left else 0.0
-        w_left = w_miss if missing_left else 0.0
-        n_base = n_miss if missing_left else 0
-        group_start = start
-        group_class = np.int64((seg[start] >> class_shift) & class_mask)
-        group_pure = True
-        for i in range(start, stop):
-            word = seg[i]
-            cls = np.int64((word >> class_shift) & class_mask)
-            wt = 1.0 if unit_weight else weights[np.int64(word & row_mask)]
-            left[cls] += wt
-            w_left += wt
-            if cls != group_class:
-                group_pure = False
-            next_class = -1
-            if i + 1 < stop:
-                next_word = seg[i + 1]
-                if (next_word >> key_shift) == (word >> key_shift):
-                    continue
-                next_rank = np.int64(next_word >> key_shift)
-                next_class = np.int64((next_word >> class_shift) & class_mask)
-            elif n_miss == 0 or missing_left:
-                break
+
+    @njit
+    def numeric_best(words, f, start, end, missing_rank, shifts, weights, unit_weight, code,
+                     params, parent, n_parent, term, min_leaf, boundary_only, left, right,
+                     miss):
+        """Best threshold of numeric feature f in the node words[f, start:end].
+
+        Returns (score, rank, next_rank, missing_left): rows with rank <= `rank`
+        go left; `next_rank` is the next rank present (missing_rank when the
+        split is present-vs-missing) for the midpoint threshold.
+
+        The rows with a missing value are sent right in a first scan and, if
+        there are any, left in a second one (the left counts start from them):
+        one place that calls the criterion keeps the inlined code, and the
+        compile time, small.
+
+        With `boundary_only`, a threshold strictly inside a run of value groups
+        that are all pure of one class is skipped: for a criterion that is a
+        concave impurity's decrease, the score is convex along such a run, so
+        its maximum lies at the run's ends or at the first/last threshold that
+        `min_leaf` allows (Fayyad & Irani 1992, extended to ties, missing values
+        and leaf sizes). This is the engine's hot loop: keep it lean.
+        """
+        key_shift, class_shift, class_mask, row_mask = shifts
+        seg = words[f]
+        stop, n_miss, w_miss = _collect_missing(words, f, start, end, missing_rank, shifts,
+                                                weights, unit_weight, miss)
+        n_total = end - start
+        n_classes = miss.shape[0]
+        best, best_rank, best_next, best_ml = -math.inf, -1, -1, 0
+        for missing_left in range(2 if n_miss > 0 else 1):
+            if two_classes:
+                left = (miss[0], miss[1]) if missing_left else (0.0, 0.0)
             else:
-                next_rank = missing_rank  # present values left, missing right
-            n_left = n_base + i + 1 - start
-            # Skip when this group and the next are pure of the same class. Only
-            # a single-row next group is recognised (one look ahead, the common
-            # case for continuous features); otherwise the threshold is scored,
-            # which is never wrong, only slower.
-            if (boundary_only and group_pure and next_class == group_class
-                    and n_left - (i + 1 - group_start) >= min_leaf
-                    and n_total - n_left - 1 >= min_leaf
-                    and (i + 2 >= stop or (seg[i + 2] >> key_shift) != (next_word >> key_shift))):
-                group_start = i + 1  # the run goes on: same class, still pure
-                continue
-            group_start = i + 1
-            group_class = next_class
+                for k in range(n_classes):
+                    left[k] = miss[k] if missing_left else 0.0
+            w_left = w_miss if missing_left else 0.0
+            n_base = n_miss if missing_left else 0
+            group_start = start
+            group_class = np.int64((seg[start] >> class_shift) & class_mask)
             group_pure = True
-            if n_left < min_leaf or n_total - n_left < min_leaf:
-                continue
-            for k in range(n_classes):
-                right[k] = parent[k] - left[k]
-            score = split_score(code, params, parent, left, right, n_parent, w_left,
-                                n_parent - w_left, term)
-            if is_better(score, best):
-                best, best_rank, best_next, best_ml = (score, np.int64(word >> key_shift),
-                                                       next_rank, missing_left)
-    return best, best_rank, best_next, best_ml
+            for i in range(start, stop):
+                word = seg[i]
+                cls = np.int64((word >> class_shift) & class_mask)
+                wt = 1.0 if unit_weight else weights[np.int64(word & row_mask)]
+                if two_classes:  # branch-free: deep in the tree the class is a coin flip
+                    w1 = wt * np.float64(cls)
+                    left = (left[0] + (wt - w1), left[1] + w1)
+                else:
+                    left[cls] += wt
+                w_left += wt
+                if cls != group_class:
+                    group_pure = False
+                next_class = -1
+                if i + 1 < stop:
+                    next_word = seg[i + 1]
+                    if (next_word >> key_shift) == (word >> key_shift):
+                        continue
+                    next_rank = np.int64(next_word >> key_shift)
+                    next_class = np.int64((next_word >> class_shift) & class_mask)
+                elif n_miss == 0 or missing_left:
+                    break
+                else:
+                    next_rank = missing_rank  # present values left, missing right
+                n_left = n_base + i + 1 - start
+                # Skip when this group and the next are pure of the same class. Only
+                # a single-row next group is recognised (one look ahead, the common
+                # case for continuous features); otherwise the threshold is scored,
+                # which is never wrong, only slower.
+                if (boundary_only and group_pure and next_class == group_class
+                        and n_left - (i + 1 - group_start) >= min_leaf
+                        and n_total - n_left - 1 >= min_leaf
+                        and (i + 2 >= stop
+                             or (seg[i + 2] >> key_shift) != (next_word >> key_shift))):
+                    group_start = i + 1  # the run goes on: same class, still pure
+                    continue
+                group_start = i + 1
+                group_class = next_class
+                group_pure = True
+                if n_left < min_leaf or n_total - n_left < min_leaf:
+                    continue
+                if two_classes:
+                    right = (parent[0] - left[0], parent[1] - left[1])
+                else:
+                    for k in range(n_classes):
+                        right[k] = parent[k] - left[k]
+                score = split_score(code, params, parent, left, right, n_parent, w_left,
+                                    n_parent - w_left, term)
+                if is_better(score, best):
+                    best, best_rank, best_next, best_ml = (score, np.int64(word >> key_shift),
+                                                           next_rank, missing_left)
+        return best, best_rank, best_next, best_ml
+
+    @njit
+    def search_numeric(words, starts, ends, parents, features, missing_rank, shifts, weights,
+                       unit_weight, code, params, min_leaf, boundary_only, out_score, out_cut,
+                       out_aux, out_missing_left, lo, hi):
+        """Best split of the (numeric feature, node) pairs lo..hi-1, numbered feature-major.
+
+        Results go to row f (the feature's index) of (n_features, n_nodes)
+        arrays: out_cut is the rank cut, out_aux the next rank present.
+        Numeric and nominal features have kernels of their own so that data
+        without nominal features never compiles the nominal search.
+        """
+        n_nodes = starts.shape[0]
+        n_classes = parents.shape[1]
+        parent_array = np.zeros(n_classes)
+        left = np.zeros(n_classes)
+        right = np.zeros(n_classes)
+        miss = np.zeros(n_classes)
+        for p in range(lo, hi):
+            f = features[p // n_nodes]
+            j = p % n_nodes
+            n_parent = _load_parent(parents, j, parent_array)
+            term = node_term(code, params, parent_array, n_parent)
+            if two_classes:
+                parent = (parent_array[0], parent_array[1])
+                result = numeric_best(words, f, starts[j], ends[j], missing_rank[f], shifts,
+                                      weights, unit_weight, code, params, parent, n_parent,
+                                      term, min_leaf, boundary_only, parent, parent, miss)
+            else:
+                result = numeric_best(words, f, starts[j], ends[j], missing_rank[f], shifts,
+                                      weights, unit_weight, code, params, parent_array,
+                                      n_parent, term, min_leaf, boundary_only, left, right,
+                                      miss)
+            _store(out_score, out_cut, out_aux, out_missing_left, f, j, result)
+
+    return numeric_best, search_numeric
+
+
+# The builder picks by the number of classes.
+numeric_best_two, search_numeric_two = _numeric_kernels(two_classes=True)
+numeric_best, search_numeric = _numeric_kernels(two_classes=False)
 
 
 @inline_njit
@@ -260,34 +325,6 @@ def _store(out_score, out_cut, out_aux, out_missing_left, f, j, result):
     out_cut[f, j] = result[1]
     out_aux[f, j] = result[2]
     out_missing_left[f, j] = result[3]
-
-
-@njit
-def search_numeric(words, starts, ends, parents, features, missing_rank, shifts, weights,
-                   unit_weight, code, params, min_leaf, boundary_only, out_score, out_cut,
-                   out_aux, out_missing_left, lo, hi):
-    """Best split of the (numeric feature, node) pairs lo..hi-1, numbered feature-major.
-
-    Results go to row f (the feature's index) of (n_features, n_nodes)
-    arrays: out_cut is the rank cut, out_aux the next rank present.
-    Numeric and nominal features have kernels of their own so that data
-    without nominal features never compiles the nominal search.
-    """
-    n_nodes = starts.shape[0]
-    n_classes = parents.shape[1]
-    parent = np.zeros(n_classes)
-    left = np.zeros(n_classes)
-    right = np.zeros(n_classes)
-    miss = np.zeros(n_classes)
-    for p in range(lo, hi):
-        f = features[p // n_nodes]
-        j = p % n_nodes
-        n_parent = _load_parent(parents, j, parent)
-        term = node_term(code, params, parent, n_parent)
-        result = numeric_best(words, f, starts[j], ends[j], missing_rank[f], shifts, weights,
-                              unit_weight, code, params, parent, n_parent, term, min_leaf,
-                              boundary_only, left, right, miss)
-        _store(out_score, out_cut, out_aux, out_missing_left, f, j, result)
 
 
 @njit
