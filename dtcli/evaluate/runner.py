@@ -277,23 +277,31 @@ def evaluate_model(model, fit_seconds: float, X: np.ndarray, labels: np.ndarray,
     return result, int(known.sum())
 
 
-def warm_up(datasets: Sequence[Dataset]) -> None:
+def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
     """Load (or compile) the engine's kernels before timing anything.
 
-    A small tree on the first rows of each kind of dataset (with and without
-    nominal features) runs every kernel the real fits use.
+    numba compiles the engine per criterion, and per form of data (with or
+    without nominal features, two classes or more): a small tree of every
+    criterion the tasks use on one dataset of each form runs every kernel the
+    real fits will, so no fold's time includes a compilation.
     """
     from dtcli.estimator import DecisionTreeClassifier
 
+    choices = sorted({(task.criterion, task.params) for task in tasks}) or [("gini", ())]
     seen = set()
     for dataset in datasets:
-        kind = any(f.kind == NOMINAL for f in dataset.features)
-        if kind in seen:
+        form = (any(f.kind == NOMINAL for f in dataset.features), len(dataset.classes) == 2)
+        if form in seen:
             continue
-        seen.add(kind)
-        small = _subset(dataset, np.arange(min(len(dataset.y), 300)))
-        model = DecisionTreeClassifier(n_jobs=1).fit_dataset(small)
-        model.proba_from_matrix(small.X)
+        seen.add(form)
+        # rows spread over the file: class-sorted files still give every class
+        small = _subset(dataset, np.unique(np.linspace(0, len(dataset.y) - 1, 300).astype(int)))
+        if len(np.unique(small.y)) < 2:
+            continue
+        for name, params in choices:
+            model = DecisionTreeClassifier(criterion=name, criterion_params=dict(params),
+                                           n_jobs=1).fit_dataset(small)
+            model.proba_from_matrix(small.X)
 
 
 # --------------------------------------------------------------------------
@@ -521,7 +529,7 @@ def task_failed(exc: BaseException, where: str) -> DtreeError:
 
 
 def _run_here(datasets: list[Dataset], tasks: list[Task], on_done, describe) -> None:
-    warm_up(datasets)
+    warm_up(datasets, tasks)
     for j, task in enumerate(tasks):
         try:
             result = run_task(datasets[task.dataset], task)
@@ -533,7 +541,7 @@ def _run_here(datasets: list[Dataset], tasks: list[Task], on_done, describe) -> 
 _WORKER_DATASETS: list[Dataset] = []
 
 
-def _init_worker(datasets: list[Dataset]) -> None:
+def _init_worker(datasets: list[Dataset], tasks: list[Task]) -> None:
     """Pool initializer: keep the datasets (sent once per worker), ignore Ctrl-C (the
     parent handles it), load the kernels."""
     import signal
@@ -541,7 +549,7 @@ def _init_worker(datasets: list[Dataset]) -> None:
     global _WORKER_DATASETS
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER_DATASETS = datasets
-    warm_up(datasets)
+    warm_up(datasets, tasks)
 
 
 def _run_in_worker(task: Task) -> dict:
@@ -555,7 +563,7 @@ def _run_pool(datasets: list[Dataset], tasks: list[Task], workers: int, on_done,
     from concurrent.futures.process import BrokenProcessPool
 
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_init_worker, initargs=(datasets,))
+                               initializer=_init_worker, initargs=(datasets, tasks))
     try:
         futures = {pool.submit(_run_in_worker, task): j for j, task in enumerate(tasks)}
         for future in as_completed(futures):
