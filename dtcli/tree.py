@@ -61,14 +61,16 @@ class Tree:
 
     def apply(self, X: np.ndarray, is_nominal: np.ndarray, n_threads: int = 1) -> np.ndarray:
         """Leaf index of every row of X (float64, NaN = missing)."""
-        from dtcli.engine.predict import apply_rows
+        from dtcli.engine.predict import apply_rows, walk_arrays
         from dtcli.engine.threads import run_chunks
 
         X = np.ascontiguousarray(X, dtype=np.float64)
         leaves = np.empty(X.shape[0], dtype=np.int64)
-        run_chunks(apply_rows, X.shape[0], n_threads, X.size, X, self.children_left,
-                   self.children_right, self.feature, self.threshold, self.missing_left,
-                   self.category_left, is_nominal.astype(np.uint8), leaves)
+        kids, feature, missing_right, is_leaf = walk_arrays(
+            self.children_left, self.children_right, self.feature, self.missing_left)
+        run_chunks(apply_rows, X.shape[0], n_threads, X.size, X, kids, feature, self.threshold,
+                   missing_right, is_leaf, self.category_left, is_nominal.astype(np.uint8),
+                   leaves)
         return leaves
 
     def leaf_proba(self) -> np.ndarray:
