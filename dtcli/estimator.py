@@ -106,8 +106,7 @@ class DecisionTreeClassifier:
         from dtcli.engine.builder import grow
 
         rules = self._stop_rules()
-        criterion = criteria.get(self.criterion)
-        params = criterion.param_vector(self.criterion_params)
+        engine, params = criteria.get(self.criterion).for_engine(self.criterion_params)
         if X.shape[0] == 0:
             raise ParameterError("cannot fit a tree on zero rows")
         if classes.shape[0] < 2:
@@ -126,9 +125,9 @@ class DecisionTreeClassifier:
         n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
         start = time.perf_counter()
         self.tree_ = grow(np.ascontiguousarray(X, dtype=np.float64), y, classes.shape[0],
-                          is_nominal, n_categories, criterion.code, params,
-                          criterion.boundary_points, rules, sample_weight=weights,
-                          n_threads=self.n_jobs)
+                          is_nominal, n_categories, engine.code, params,
+                          engine.boundary_points, rules, sample_weight=weights,
+                          n_threads=self.n_jobs, table_kinds=engine.tables)
         self.fit_seconds_ = time.perf_counter() - start
         self.classes_ = classes
         self.n_classes_ = classes.shape[0]

@@ -7,6 +7,7 @@ import math
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -14,6 +15,7 @@ from dtcli import DecisionTreeClassifier
 from dtcli.cli import cli
 from dtcli.criteria import CRITERIA, get, resolve
 from dtcli.errors import ParameterError
+from dtcli.model import model_to_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 IRIS = ROOT / "examples" / "iris.csv"
@@ -162,3 +164,28 @@ def test_model_file_and_text_export_record_the_parameters(tmp_path):
     predicted = CliRunner().invoke(cli, ["predict", str(model), str(IRIS)])
     assert predicted.exit_code == 0
     assert len(predicted.stdout.splitlines()) == 151  # header + one line per row
+
+
+@pytest.mark.parametrize("name,params,classic", [
+    ("tsallis", {"q": 2.0}, "gini"), ("tsallis", {"q": 1.0}, "entropy"),
+    ("renyi", {}, "entropy"), ("pe", {}, "entropy"), ("pg", {}, "gini"), ("pt", {}, "gini"),
+    ("pt", {"gamma": 1.0}, "entropy"), ("pr", {}, "entropy"), ("abi", {}, "gini"),
+    ("tsallis-gain-ratio", {}, "gain-ratio")])
+def test_special_parameters_run_the_classic_criterion(name, params, classic):
+    engine, vector = get(name).for_engine(params)
+    assert engine.name == classic and np.array_equal(vector, get(classic).param_vector())
+
+
+@pytest.mark.parametrize("name,params", [
+    ("tsallis", {"q": 1.5}), ("pt", {"alpha": 0.5}), ("pt", {"gamma": 1.5}), ("ge", {}),
+    ("abi", {"beta": 0.5}), ("renyi", {"gamma": 1.0 + 1e-9})])
+def test_other_parameters_run_the_criterion_itself(name, params):
+    engine, vector = get(name).for_engine(params)
+    assert engine.name == name and np.array_equal(vector, get(name).param_vector(params))
+
+
+def test_a_special_case_keeps_its_own_name_in_the_model():
+    model = DecisionTreeClassifier(criterion="tsallis", criterion_params={"q": 2.0})
+    X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
+    doc = model_to_dict(model.fit(X, y))
+    assert doc["criterion"] == {"name": "tsallis", "params": {"q": 2.0}}

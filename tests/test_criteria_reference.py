@@ -321,7 +321,8 @@ def test_renyi_gain_can_be_negative_above_gamma_one():
 def test_classic_special_cases_are_exact(counts):
     """Tsallis q=2 is Gini and q=1 Shannon (Theorems 1-2), Renyi gamma=1 Shannon,
     PE/PG with alpha=1 entropy/Gini, the Tsallis gain ratio at q=1 the gain ratio:
-    bit for bit, so that trees are identical."""
+    bit for bit, so that trees are identical (the registry runs the classic
+    criterion at these parameters)."""
     parent, left, right = counts
     g, h = score("gini", parent, left, right), score("entropy", parent, left, right)
     assert score("tsallis", parent, left, right, {"q": 2.0}) == g

@@ -34,6 +34,7 @@ readings of the papers.
 import math
 from enum import IntEnum
 
+import numpy as np
 from numba.core import types
 from numba.core.errors import TypingError
 from numba.extending import overload
@@ -127,6 +128,87 @@ CCP_TIE_WEIGHT = 1e-8
 TINY = 1e-300
 
 
+# --- count tables ------------------------------------------------------------------------
+# With unit sample weights every count the scan meets is an integer in 0..n,
+# so the functions of a count the criteria need (c ln c, sqrt c, c ** param)
+# come from tables filled once per fit (`count_tables`) instead of a log, sqrt
+# or pow per candidate threshold (the idea of issue 3; entropy's scan is then
+# nearly as cheap as Gini's). A criterion names the tables it reads in the
+# registry; without them (sample weights, or a table that would overflow) the
+# helpers compute, with the same arithmetic that filled the table.
+
+TABLE_KINDS = ("xlogx", "sqrt", "power0", "power1")  # powerK: c ** params[K]
+
+
+@inline_njit
+def _xlogx(c):
+    return c * math.log(c) if c > 0.0 else 0.0
+
+
+@inline_njit
+def xlogx(c, tables):
+    """c ln c (0 at 0)."""
+    table = tables[0]
+    if table.shape[0] > 0:
+        return table[np.int64(c)]
+    return _xlogx(c)
+
+
+@inline_njit
+def sqrt_count(c, tables):
+    """sqrt(c); rounding may leave a weighted count a hair below zero, hence the max."""
+    table = tables[1]
+    if table.shape[0] > 0:
+        return table[np.int64(c)]
+    return math.sqrt(max(c, 0.0))
+
+
+@inline_njit
+def has_power_table(tables, k):
+    return tables[2 + k].shape[0] > 0
+
+
+@inline_njit
+def count_power(c, tables, k, exponent):
+    """c ** exponent, where exponent is params[k]."""
+    table = tables[2 + k]
+    if table.shape[0] > 0:
+        return table[np.int64(c)]
+    return c ** exponent
+
+
+@njit
+def _fill_table(kind, params, out):
+    for i in range(out.shape[0]):
+        c = np.float64(i)
+        if kind == 0:
+            out[i] = _xlogx(c)
+        elif kind == 1:
+            out[i] = math.sqrt(c)
+        else:
+            out[i] = c ** params[kind - 2]
+
+
+def count_tables(kinds, n_max: int, params: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The tables named in `kinds` for counts 0..n_max (the others empty)."""
+    tables = []
+    for index, kind in enumerate(TABLE_KINDS):
+        table = np.empty(n_max + 1 if kind in kinds else 0)
+        if table.shape[0]:
+            _fill_table(index, params, table)
+            if not np.isfinite(table).all():  # c ** q beyond float range: compute instead
+                table = np.empty(0)
+        tables.append(table)
+    return tuple(tables)
+
+
+NO_TABLES = count_tables((), 0, np.zeros(1))
+
+# Near q = 1 the tabled Tsallis form (1 - sum c^q / n^q) / (q - 1) cancels;
+# closer than this the expm1 form below is used.
+TABLE_ORDER_GAP = 0.05
+
+
 # --- impurities ------------------------------------------------------------------------
 
 @inline_njit
@@ -153,67 +235,19 @@ def tsallis_term(c, log_total, q_minus_1):
 
 
 @inline_njit
-def gini_impurity(counts, total):
-    """Gini index 1 - sum p_i^2 (gini-entropy-splitting.txt, section 1.1)."""
-    if total <= 0.0:
-        return 0.0
-    sum_sq = 0.0
-    for c in counts:
-        sum_sq += c * c
-    return 1.0 - sum_sq / (total * total)
-
-
-@inline_njit
-def tsallis_entropy(counts, total, q):
-    """Tsallis entropy S_q = (1 - sum p_i^q) / (q - 1), q > 0 (tsallis-unified-criterion.txt,
-    eq. 1). q = 1 is Shannon's -sum p_i ln p_i exactly (Theorem 1) and q = 2 is
-    the Gini index exactly (Theorem 2): the same arithmetic as `gini_impurity`."""
-    if q == 2.0:
-        return gini_impurity(counts, total)
-    if total <= 0.0:
-        return 0.0
-    log_total = math.log(total)
-    s = 0.0
-    for c in counts:
-        s += tsallis_term(c, log_total, q - 1.0)
-    return s / total
-
-
-@inline_njit
-def shannon_entropy(counts, total):
-    """Shannon entropy in nats (gini-entropy-splitting.txt, eq. 1.1): Tsallis at q = 1."""
-    return tsallis_entropy(counts, total, 1.0)
-
-
-@inline_njit
-def renyi_entropy(counts, total, gamma):
-    """Renyi entropy ln(sum p^g) / (1 - g), g > 0 (parameterised-impurities-s-pruning.txt,
-    eq. 3), from the Tsallis entropy of the same order: sum p^g = 1 - (g-1) S_g,
-    so R_g = -log1p(-(g-1) S_g) / (g-1), stable near g = 1 and Shannon at g = 1."""
-    s = tsallis_entropy(counts, total, gamma)
-    if gamma == 1.0:
-        return s
-    return -math.log1p(-(gamma - 1.0) * s) / (gamma - 1.0)
-
-
-@inline_njit
-def alpha_beta_impurity(counts, total, alpha, beta):
-    """ABI = sum p_i^alpha (1 - p_i)^beta (parameterised-impurities-s-pruning.txt, eq. 10)."""
-    if total <= 0.0:
-        return 0.0
-    s = 0.0
-    for c in counts:
-        if c > 0.0:
-            s += power(c / total, alpha) * power(max(total - c, 0.0) / total, beta)
-    return s
-
-
-@inline_njit
 def sum_of_squares(counts):
     s = 0.0
     for k in range(len(counts)):  # not `for c in counts`: an array iterator costs a reference count
         s += counts[k] * counts[k]
     return s
+
+
+@inline_njit
+def gini_impurity(counts, total):
+    """Gini index 1 - sum p_i^2 (gini-entropy-splitting.txt, section 1.1)."""
+    if total <= 0.0:
+        return 0.0
+    return 1.0 - sum_of_squares(counts) / (total * total)
 
 
 @inline_njit
@@ -224,75 +258,127 @@ def gini_mass(counts, total):
 
 
 @inline_njit
-def tsallis_mass(counts, total, q):
-    """total x Tsallis entropy; at q = 2 Gini's own arithmetic, so the trees are identical."""
+def shannon_mass(counts, total, tables):
+    """total x Shannon entropy in nats (gini-entropy-splitting.txt, eq. 1.1):
+    total ln total - sum_i c_i ln c_i."""
+    s = xlogx(total, tables)
+    for k in range(len(counts)):
+        s -= xlogx(counts[k], tables)
+    return s
+
+
+@inline_njit
+def shannon_entropy(counts, total, tables):
+    return shannon_mass(counts, total, tables) / total if total > 0.0 else 0.0
+
+
+@inline_njit
+def tsallis_entropy(counts, total, q, tables, k):
+    """Tsallis entropy S_q = (1 - sum p_i^q) / (q - 1), q > 0 (tsallis-unified-criterion.txt,
+    eq. 1); q = params[k]. q = 1 is Shannon's -sum p_i ln p_i exactly (Theorem 1) and
+    q = 2 is the Gini index exactly (Theorem 2), with their own arithmetic."""
     if q == 2.0:
-        return gini_mass(counts, total)
-    return total * tsallis_entropy(counts, total, q)
+        return gini_impurity(counts, total)
+    if total <= 0.0:
+        return 0.0
+    if q == 1.0:
+        return shannon_entropy(counts, total, tables)
+    if abs(q - 1.0) >= TABLE_ORDER_GAP and has_power_table(tables, k):
+        s = 0.0
+        for i in range(len(counts)):
+            s += count_power(counts[i], tables, k, q)
+        return (1.0 - s / count_power(total, tables, k, q)) / (q - 1.0)
+    log_total = math.log(total)
+    s = 0.0
+    for i in range(len(counts)):
+        s += tsallis_term(counts[i], log_total, q - 1.0)
+    return s / total
+
+
+@inline_njit
+def renyi_entropy(counts, total, gamma, tables, k):
+    """Renyi entropy ln(sum p^g) / (1 - g), g > 0 (parameterised-impurities-s-pruning.txt,
+    eq. 3), from the Tsallis entropy of the same order: sum p^g = 1 - (g-1) S_g,
+    so R_g = -log1p(-(g-1) S_g) / (g-1), stable near g = 1 and Shannon at g = 1."""
+    s = tsallis_entropy(counts, total, gamma, tables, k)
+    if gamma == 1.0:
+        return s
+    return -math.log1p(-(gamma - 1.0) * s) / (gamma - 1.0)
+
+
+@inline_njit
+def alpha_beta_mass(counts, total, alpha, beta, tables):
+    """total x ABI, ABI = sum p_i^alpha (1 - p_i)^beta (parameterised-impurities-s-pruning.txt,
+    eq. 10), as sum c^alpha (n - c)^beta / n^(alpha + beta - 1)."""
+    if total <= 0.0:
+        return 0.0
+    s = 0.0
+    for i in range(len(counts)):
+        c = counts[i]
+        if c > 0.0:
+            s += (count_power(c, tables, 0, alpha)
+                  * count_power(max(total - c, 0.0), tables, 1, beta))
+    return s * total / (count_power(total, tables, 0, alpha) * count_power(total, tables, 1, beta))
 
 
 # Each criterion's impurity times the node's total weight (its "mass"), as
-# f(counts, total, params), params in registry order. A special case that is a
-# classic criterion (PG with alpha = 1 is Gini) runs that criterion's arithmetic.
+# f(counts, total, params, tables), params in registry order. Parameters that
+# make a criterion a classic one never get here: the registry runs the classic one.
 
 @inline_njit
-def _gini(counts, total, params):
+def _gini(counts, total, params, tables):
     return gini_mass(counts, total)
 
 
 @inline_njit
-def _entropy(counts, total, params):
-    return total * shannon_entropy(counts, total)
+def _entropy(counts, total, params, tables):
+    return shannon_mass(counts, total, tables)
 
 
 @inline_njit
-def _tsallis(counts, total, params):
-    return tsallis_mass(counts, total, params[0])
+def _tsallis(counts, total, params, tables):
+    return total * tsallis_entropy(counts, total, params[0], tables, 0)
 
 
 @inline_njit
-def _renyi(counts, total, params):
-    return total * renyi_entropy(counts, total, params[0])
+def _renyi(counts, total, params, tables):
+    return total * renyi_entropy(counts, total, params[0], tables, 0)
 
 
 @inline_njit
-def _pe(counts, total, params):
+def _pe(counts, total, params, tables):
     """PE = E^alpha, eq. (5)."""
-    return total * power(shannon_entropy(counts, total), params[0])
+    return total * power(shannon_entropy(counts, total, tables), params[0])
 
 
 @inline_njit
-def _pg(counts, total, params):
+def _pg(counts, total, params, tables):
     """PG = G^alpha, eq. (6)."""
-    if params[0] == 1.0:
-        return gini_mass(counts, total)
     return total * power(gini_impurity(counts, total), params[0])
 
 
 @inline_njit
-def _pt(counts, total, params):
+def _pt(counts, total, params, tables):
     """PT = T_gamma^alpha, eq. (8); params (alpha, gamma)."""
-    if params[0] == 1.0:
-        return tsallis_mass(counts, total, params[1])
-    return total * power(tsallis_entropy(counts, total, params[1]), params[0])
+    return total * power(tsallis_entropy(counts, total, params[1], tables, 1), params[0])
 
 
 @inline_njit
-def _pr(counts, total, params):
+def _pr(counts, total, params, tables):
     """PR = R_gamma^alpha, eq. (7); params (alpha, gamma)."""
-    return total * power(renyi_entropy(counts, total, params[1]), params[0])
+    return total * power(renyi_entropy(counts, total, params[1], tables, 1), params[0])
 
 
 @inline_njit
-def _ge(counts, total, params):
+def _ge(counts, total, params, tables):
     """GE = G^alpha + E^beta, eq. (9)."""
     return total * (power(gini_impurity(counts, total), params[0])
-                    + power(shannon_entropy(counts, total), params[1]))
+                    + power(shannon_entropy(counts, total, tables), params[1]))
 
 
 @inline_njit
-def _abi(counts, total, params):
-    return total * alpha_beta_impurity(counts, total, params[0], params[1])
+def _abi(counts, total, params, tables):
+    return alpha_beta_mass(counts, total, params[0], params[1], tables)
 
 
 @inline_njit
@@ -311,11 +397,12 @@ def impurity_decrease(mass):
     section 3), from the impurity's mass (total x impurity): the size weights
     cancel, and the division by the parent's total is a multiplication by
     its inverse, which the compiler hoists out of the scan."""
-    def node_term(code, params, parent, n_parent):
-        return mass(parent, n_parent, params) / n_parent
+    def node_term(code, params, tables, parent, n_parent):
+        return mass(parent, n_parent, params, tables) / n_parent
 
-    def split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
-        return term - (mass(left, n_left, params) + mass(right, n_right, params)) * (1.0 / n_parent)
+    def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, term):
+        return term - ((mass(left, n_left, params, tables) + mass(right, n_right, params, tables))
+                       * (1.0 / n_parent))
 
     return node_term, split_score
 
@@ -326,16 +413,14 @@ def tsallis_gain_ratio(order):
     (tsallis-unified-criterion.txt, eq. 4). At q = 1 it is C4.5's gain ratio,
     information gain over split information (ihd-inter-node-hellinger-distance.txt,
     eq. 4-5), with the same arithmetic."""
-    def node_term(code, params, parent, n_parent):
-        return tsallis_entropy(parent, n_parent, order(params))
+    def node_term(code, params, tables, parent, n_parent):
+        return tsallis_entropy(parent, n_parent, order(params), tables, 0)
 
-    def split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+    def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, term):
         q = order(params)
-        gain = term - (n_left * tsallis_entropy(left, n_left, q)
-                       + n_right * tsallis_entropy(right, n_right, q)) / n_parent
-        log_total = math.log(n_parent)
-        split_info = (tsallis_term(n_left, log_total, q - 1.0)
-                      + tsallis_term(n_right, log_total, q - 1.0)) / n_parent
+        gain = term - (n_left * tsallis_entropy(left, n_left, q, tables, 0)
+                       + n_right * tsallis_entropy(right, n_right, q, tables, 0)) / n_parent
+        split_info = tsallis_entropy((n_left, n_right), n_parent, q, tables, 0)
         return gain / split_info if split_info > 0.0 else 0.0
 
     return node_term, split_score
@@ -369,12 +454,13 @@ def dcsm_partition(counts, total, parent_distinct):
     return distinct * math.exp(distinct) * s
 
 
-def _dcsm_node_term(code, params, parent, n_parent):
+def _dcsm_node_term(code, params, tables, parent, n_parent):
     """M of the unsplit node: eq. (6) with the node as its only partition (delta = 1)."""
     return dcsm_partition(parent, n_parent, distinct_classes(parent))
 
 
-def _dcsm_split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+def _dcsm_split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
+                      term):
     """The paper minimises M; we maximise M(unsplit node) - M(split), which is >= 0
     and 0 when both children have the parent's class distribution."""
     parent_distinct = distinct_classes(parent)
@@ -385,7 +471,7 @@ def _dcsm_split_score(code, params, parent, left, right, n_parent, n_left, n_rig
 # --- Hellinger distances and class confidence proportions ------------------------------
 
 @inline_njit
-def hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right):
+def hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right, tables):
     """Largest one-versus-all squared Hellinger distance of HDDT.
 
     For class j against the rest, eq. (7) of ihd-inter-node-hellinger-distance.txt
@@ -394,7 +480,6 @@ def hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right):
     classes is the multi-class HDDT of section 2.3 (for two classes both
     classes give the same value, so one is computed). Classes absent from
     the node, or making up all of it, have no one-versus-all problem.
-    Rounding may leave a weighted count a hair below zero: hence the max(0).
     """
     n_classes = len(parent)
     best = 0.0
@@ -402,54 +487,61 @@ def hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right):
         n_j = parent[j]
         n_rest = n_parent - n_j
         if n_j > 0.0 and n_rest > 0.0:
-            d_left = (math.sqrt(max(left[j], 0.0) / n_j)
-                      - math.sqrt(max(n_left - left[j], 0.0) / n_rest))
-            d_right = (math.sqrt(max(right[j], 0.0) / n_j)
-                       - math.sqrt(max(n_right - right[j], 0.0) / n_rest))
+            # 1 / sqrt(parent count): the compiler hoists it out of the scan
+            inv_j = 1.0 / sqrt_count(n_j, tables)
+            inv_rest = 1.0 / sqrt_count(n_rest, tables)
+            d_left = (sqrt_count(left[j], tables) * inv_j
+                      - sqrt_count(n_left - left[j], tables) * inv_rest)
+            d_right = (sqrt_count(right[j], tables) * inv_j
+                       - sqrt_count(n_right - right[j], tables) * inv_rest)
             best = max(best, d_left * d_left + d_right * d_right)
     return best
 
 
-def _no_node_term(code, params, parent, n_parent):
+def _no_node_term(code, params, tables, parent, n_parent):
     return 0.0
 
 
-def _hddt_split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+def _hddt_split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
+                      term):
     """HDDT's Hellinger distance, eq. (7) (one-versus-all maximum, section 2.3)."""
-    return math.sqrt(hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right))
+    return math.sqrt(hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right,
+                                           tables))
 
 
 @inline_njit
-def ccp_child_entropy_mass(child, parent):
+def ccp_child_entropy_mass(child, parent, tables):
     """W_t H(CCP_t) of one child, where CC_tj = N_tj / N_j (eq. 9 of
     ihd-inter-node-hellinger-distance.txt), W_t = sum_j CC_tj and
-    CCP_tj = CC_tj / W_t (eq. 8 for two classes): W ln W - sum_j CC_tj ln CC_tj."""
+    CCP_tj = CC_tj / W_t (eq. 8 for two classes): W ln W - sum_j CC_tj ln CC_tj,
+    with CC ln CC = (N_tj ln N_tj - N_tj ln N_j) / N_j."""
     mass = 0.0
     s = 0.0
     for j in range(len(parent)):
         if parent[j] > 0.0 and child[j] > 0.0:
-            cc = child[j] / parent[j]
-            mass += cc
-            s += cc * math.log(cc)
+            inv_j = 1.0 / parent[j]  # hoisted out of the scan with ln N_j
+            mass += child[j] * inv_j
+            s += (xlogx(child[j], tables) - child[j] * (xlogx(parent[j], tables) * inv_j)) * inv_j
     return mass * math.log(mass) - s if mass > 0.0 else 0.0
 
 
-def _ccpdt_node_term(code, params, parent, n_parent):
+def _ccpdt_node_term(code, params, tables, parent, n_parent):
     """ln K, K the classes present: the CCP entropy of the node (all CCPs 1/K)."""
     return math.log(max(distinct_classes(parent), 1.0))
 
 
-def _ccpdt_split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+def _ccpdt_split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
+                       term):
     """Information gain with CCP in place of p(y|X), children weighted by their share
     W_t / K of the class-balanced node, plus CCP_TIE_WEIGHT x squared HDDT to break ties."""
-    gain = term - (ccp_child_entropy_mass(left, parent)
-                   + ccp_child_entropy_mass(right, parent)) / distinct_classes(parent)
+    gain = term - (ccp_child_entropy_mass(left, parent, tables)
+                   + ccp_child_entropy_mass(right, parent, tables)) / distinct_classes(parent)
     return gain + CCP_TIE_WEIGHT * hellinger_ova_squared(parent, left, right, n_parent,
-                                                         n_left, n_right)
+                                                         n_left, n_right, tables)
 
 
 @inline_njit
-def inter_node_hellinger(child, n_child, parent, n_parent, weighted):
+def inter_node_hellinger(child, n_child, parent, n_parent, weighted, tables):
     """One child's term of iHD (eq. 12-13) or iHDw (eq. 15-16) of
     ihd-inter-node-hellinger-distance.txt: rho_t D_H^2(P_t || P), times
     w_t = 1 - prod_j N_tj / N_j when `weighted` (over the classes present in
@@ -460,23 +552,26 @@ def inter_node_hellinger(child, n_child, parent, n_parent, weighted):
     share = 1.0
     for j in range(len(parent)):
         if parent[j] > 0.0:
-            s += math.sqrt(max(child[j], 0.0) * parent[j])
+            s += sqrt_count(child[j], tables) * sqrt_count(parent[j], tables)
             if weighted:
-                share *= child[j] / parent[j]
-    term = (n_child - math.sqrt(n_child / n_parent) * s) / n_parent
+                share *= child[j] * (1.0 / parent[j])
+    inv_parent = 1.0 / n_parent
+    term = (n_child - sqrt_count(n_child, tables) / sqrt_count(n_parent, tables) * s) * inv_parent
     return term * (1.0 - share) if weighted else term
 
 
-def _ihd_split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+def _ihd_split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
+                     term):
     """iHD = rho_L D_H^2(P_L || P) + rho_R D_H^2(P_R || P), eq. (13)."""
-    return (inter_node_hellinger(left, n_left, parent, n_parent, False)
-            + inter_node_hellinger(right, n_right, parent, n_parent, False))
+    return (inter_node_hellinger(left, n_left, parent, n_parent, False, tables)
+            + inter_node_hellinger(right, n_right, parent, n_parent, False, tables))
 
 
-def _ihdw_split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
+def _ihdw_split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
+                      term):
     """iHDw = rho_L D_H^2(P_L || P) w_L + rho_R D_H^2(P_R || P) w_R, eq. (16)."""
-    return (inter_node_hellinger(left, n_left, parent, n_parent, True)
-            + inter_node_hellinger(right, n_right, parent, n_parent, True))
+    return (inter_node_hellinger(left, n_left, parent, n_parent, True, tables)
+            + inter_node_hellinger(right, n_right, parent, n_parent, True, tables))
 
 
 # --- the table and the two entry points -------------------------------------------------
@@ -511,33 +606,36 @@ def _kernel(code_type, which):
     return KERNELS[code][which]
 
 
-def node_term(code, params, parent, n_parent):
+def node_term(code, params, tables, parent, n_parent):
     """The part of a criterion that depends on the parent only (computed once per node).
 
     Jitted callers get the criterion's own function inlined (see the module
     docstring); Python callers run it uncompiled.
     """
-    return KERNELS[code][0](code, params, parent, n_parent)
+    return KERNELS[code][0](code, params, tables, parent, n_parent)
 
 
-def split_score(code, params, parent, left, right, n_parent, n_left, n_right, term):
-    """Score of one candidate split (larger is better); `term` is `node_term` of the parent."""
-    return KERNELS[code][1](code, params, parent, left, right, n_parent, n_left, n_right, term)
+def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, term):
+    """Score of one candidate split (larger is better); `term` is `node_term` of the parent.
+    `tables` are `count_tables` (or NO_TABLES)."""
+    return KERNELS[code][1](code, params, tables, parent, left, right, n_parent, n_left,
+                            n_right, term)
 
 
 @overload(node_term, inline="always")
-def _node_term_of(code, params, parent, n_parent):
+def _node_term_of(code, params, tables, parent, n_parent):
     return _kernel(code, 0)
 
 
 @overload(split_score, inline="always")
-def _split_score_of(code, params, parent, left, right, n_parent, n_left, n_right, term):
+def _split_score_of(code, params, tables, parent, left, right, n_parent, n_left, n_right, term):
     return _kernel(code, 1)
 
 
 @njit
-def score_split(code, params, parent, left, right):
+def score_split(code, params, tables, parent, left, right):
     """node_term then split_score, compiled: what `registry.score` calls."""
     n_parent, n_left, n_right = parent.sum(), left.sum(), right.sum()
-    term = node_term(code, params, parent, n_parent)
-    return split_score(code, params, parent, left, right, n_parent, n_left, n_right, term)
+    term = node_term(code, params, tables, parent, n_parent)
+    return split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
+                       term)

@@ -59,6 +59,22 @@ class Criterion:
     # when the score is convex along a run of one class, e.g. the decrease of a
     # concave impurity (tests check it per criterion against every threshold).
     boundary_points: bool = False
+    # Parameter values at which the criterion is a classic one, exactly (Tsallis
+    # q = 2 is Gini): ((("q", 2.0),), "gini"). The engine then runs the classic
+    # criterion, so the trees are identical and as fast; the model keeps the name.
+    reduces_to: tuple[tuple[tuple[tuple[str, float], ...], str], ...] = ()
+    # The count tables its kernel reads (kernels.TABLE_KINDS), made once per unweighted fit.
+    tables: tuple[str, ...] = ()
+
+    def for_engine(self, values: Mapping[str, float] | None = None) -> tuple[Criterion, np.ndarray]:
+        """The criterion the engine runs for these parameters, and its parameter vector."""
+        vector = self.param_vector(values)
+        given = {p.name: float(v) for p, v in zip(self.params, vector)}
+        for point, classic in self.reduces_to:
+            if all(given[name] == value for name, value in point):
+                engine = CRITERIA[classic]
+                return engine, engine.param_vector()
+        return self, vector
 
     def param_vector(self, values: Mapping[str, float] | None = None) -> np.ndarray:
         """Validated float64 parameter vector in declaration order."""
@@ -107,41 +123,60 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
               "gini-entropy-splitting.txt, section 1.1", boundary_points=True),
     Criterion("entropy", kernels.ENTROPY,
               "Shannon information gain in nats (ID3).",
-              "gini-entropy-splitting.txt, eq. (1.1)-(1.3)", boundary_points=True),
+              "gini-entropy-splitting.txt, eq. (1.1)-(1.3)", boundary_points=True,
+              tables=("xlogx",)),
     Criterion("gain-ratio", kernels.GAIN_RATIO,
               "Information gain over split information (C4.5), without C4.5's "
               "average-gain rule; penalises unbalanced splits but favours peeling off few rows.",
-              f"{_IHD}, eq. (4)-(5); {_TSALLIS}, eq. (4)"),
+              f"{_IHD}, eq. (4)-(5); {_TSALLIS}, eq. (4)",
+              tables=("xlogx",)),
     Criterion("tsallis", kernels.TSALLIS,
               "Tsallis entropy gain (q=1 entropy, q=2 gini); tune q per data set by grid search.",
-              f"{_TSALLIS}, eq. (1), (5)", params=(_order("q", 2.0),), boundary_points=True),
+              f"{_TSALLIS}, eq. (1), (5)", params=(_order("q", 2.0),), boundary_points=True,
+              reduces_to=(((("q", 1.0),), "entropy"), ((("q", 2.0),), "gini")),
+              tables=("power0",)),
     Criterion("tsallis-gain-ratio", kernels.TSALLIS_GAIN_RATIO,
               "Tsallis gain over Tsallis split information (q=1 gain ratio); smaller trees.",
-              f"{_TSALLIS}, eq. (4)", params=(_order("q", 1.0),)),
+              f"{_TSALLIS}, eq. (4)", params=(_order("q", 1.0),),
+              reduces_to=(((("q", 1.0),), "gain-ratio"),),
+              tables=("xlogx", "power0")),
     Criterion("renyi", kernels.RENYI,
               "Renyi entropy gain (gamma=1 entropy); not concave for gamma > 1, may stop early.",
-              f"{_PIDT}, eq. (3)", params=(_order("gamma", 1.0),)),
+              f"{_PIDT}, eq. (3)", params=(_order("gamma", 1.0),),
+              reduces_to=(((("gamma", 1.0),), "entropy"),),
+              tables=("power0",)),
     Criterion("pe", kernels.PE,
               "Parameterised entropy E^alpha gain (alpha=1 entropy); tune alpha by CV.",
-              f"{_PIDT}, eq. (5)", params=(_exponent("alpha"),), boundary_points=True),
+              f"{_PIDT}, eq. (5)", params=(_exponent("alpha"),), boundary_points=True,
+              reduces_to=(((("alpha", 1.0),), "entropy"),),
+              tables=("xlogx",)),
     Criterion("pg", kernels.PG,
               "Parameterised Gini G^alpha gain (alpha=1 gini); tune alpha by CV.",
-              f"{_PIDT}, eq. (6)", params=(_exponent("alpha"),), boundary_points=True),
+              f"{_PIDT}, eq. (6)", params=(_exponent("alpha"),), boundary_points=True,
+              reduces_to=(((("alpha", 1.0),), "gini"),)),
     Criterion("pt", kernels.PT,
               "Parameterised Tsallis T_gamma^alpha gain (defaults: gini); tune by CV.",
               f"{_PIDT}, eq. (4), (8)", params=(_exponent("alpha"), _order("gamma", 2.0)),
-              boundary_points=True),
+              boundary_points=True,
+              reduces_to=(((("alpha", 1.0), ("gamma", 2.0)), "gini"),
+                          ((("alpha", 1.0), ("gamma", 1.0)), "entropy")),
+              tables=("xlogx", "power1")),
     Criterion("pr", kernels.PR,
               "Parameterised Renyi R_gamma^alpha gain (defaults: entropy); tune by CV.",
-              f"{_PIDT}, eq. (3), (7)", params=(_exponent("alpha"), _order("gamma", 1.0))),
+              f"{_PIDT}, eq. (3), (7)", params=(_exponent("alpha"), _order("gamma", 1.0)),
+              reduces_to=(((("alpha", 1.0), ("gamma", 1.0)), "entropy"),),
+              tables=("xlogx", "power1")),
     Criterion("ge", kernels.GE,
               "Gini^alpha + entropy^beta gain (entropy in nats); two shape parameters.",
               f"{_PIDT}, eq. (9)", params=(_exponent("alpha"), _exponent("beta")),
-              boundary_points=True),
+              boundary_points=True,
+              tables=("xlogx",)),
     Criterion("abi", kernels.ABI,
               "Alpha-beta impurity sum p^alpha (1-p)^beta gain (defaults: gini).",
               f"{_PIDT}, eq. (10)", params=(_exponent("alpha"), _exponent("beta")),
-              boundary_points=True),
+              boundary_points=True,
+              reduces_to=(((("alpha", 1.0), ("beta", 1.0)), "gini"),),
+              tables=("power0", "power1")),
     Criterion("dcsm", kernels.DCSM,
               "Distinct class based split measure, M(node) - M(split); small trees, "
               "skew-sensitive.",
@@ -149,18 +184,22 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("hddt", kernels.HDDT,
               "Hellinger distance (one-versus-all maximum for >2 classes); "
               "skew-insensitive, for imbalanced classes.",
-              f"{_IHD}, eq. (7), section 2.3", boundary_points=True),
+              f"{_IHD}, eq. (7), section 2.3", boundary_points=True,
+              tables=("sqrt",)),
     Criterion("ccpdt", kernels.CCPDT,
               "Information gain of class confidence proportions, ties by HDDT; "
               "skew-insensitive, for imbalanced classes.",
-              f"{_IHD}, eq. (8)-(9), section 2.4", boundary_points=True),
+              f"{_IHD}, eq. (8)-(9), section 2.4", boundary_points=True,
+              tables=("xlogx", "sqrt")),
     Criterion("ihd", kernels.IHD,
               "Inter-node Hellinger distance; prefers mutually exclusive children, "
               "balanced or imbalanced classes.",
-              f"{_IHD}, eq. (12)-(13)", boundary_points=True),
+              f"{_IHD}, eq. (12)-(13)", boundary_points=True,
+              tables=("sqrt",)),
     Criterion("ihdw", kernels.IHDW,
               "Weighted iHD; purer children, best on imbalanced classes in its paper.",
-              f"{_IHD}, eq. (15)-(16)"),
+              f"{_IHD}, eq. (15)-(16)",
+              tables=("sqrt",)),
 )}
 
 
@@ -179,8 +218,12 @@ def resolve(name: str, params: Mapping[str, float] | None = None) -> tuple[int, 
 
 
 def score(name: str, parent, left, right, params: Mapping[str, float] | None = None) -> float:
-    """Score one split from count vectors, through the same kernels as the engine."""
-    code, vector = resolve(name, params)
-    return kernels.score_split(code, vector, np.asarray(parent, dtype=np.float64),
-                               np.asarray(left, dtype=np.float64),
-                               np.asarray(right, dtype=np.float64))
+    """Score one split from count vectors as the engine does: through the classic
+    criterion at its special parameters, and with the count tables, as in an
+    unweighted fit, when the counts are integers."""
+    criterion, vector = get(name).for_engine(params)
+    parent, left, right = (np.asarray(c, dtype=np.float64) for c in (parent, left, right))
+    tables = kernels.NO_TABLES
+    if all(np.array_equal(c, np.round(c)) and (c >= 0).all() for c in (parent, left, right)):
+        tables = kernels.count_tables(criterion.tables, int(parent.sum()), vector)
+    return kernels.score_split(criterion.code, vector, tables, parent, left, right)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dtcli.criteria.kernels import NO_TABLES, count_tables
 from dtcli.engine import partition as part
 from dtcli.engine import splitter
 from dtcli.engine.presort import Presorted, presort
@@ -92,8 +93,13 @@ def _splittable(level: _Level, rules: StopRules) -> np.ndarray:
 
 def grow(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray,
          n_categories: np.ndarray, code: int, params: np.ndarray, boundary_only: bool,
-         rules: StopRules, sample_weight: np.ndarray | None = None, n_threads: int | None = None) -> Tree:
-    """Fit one tree. X float64 (n, d) with NaN = missing; y int64 in [0, n_classes)."""
+         rules: StopRules, sample_weight: np.ndarray | None = None, n_threads: int | None = None,
+         table_kinds: tuple[str, ...] = ()) -> Tree:
+    """Fit one tree. X float64 (n, d) with NaN = missing; y int64 in [0, n_classes).
+
+    `table_kinds`: the count tables the criterion reads (its registry entry);
+    with unit weights every count is an integer, so they are filled once here.
+    """
     n_threads = n_threads or os.cpu_count() or 1
     n_samples, n_features = X.shape
     unit_weight = sample_weight is None
@@ -108,8 +114,9 @@ def grow(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray,
     level = _Level(np.zeros(1, np.int64), np.zeros(1, np.int64),
                    np.array([n_samples], np.int64), np.zeros(1, np.int64), root_counts)
     goes_left = np.zeros(n_samples, np.uint8)
+    tables = count_tables(table_kinds, n_samples, params) if unit_weight else NO_TABLES
     context = _Context(sorted_, is_nominal, n_categories, weights, unit_weight, code,
-                       params, boundary_only, rules, n_threads)
+                       params, tables, boundary_only, rules, n_threads)
     growth = _Growth(n_classes, context.max_categories)
     next_id = 1
     while len(level):
@@ -128,11 +135,11 @@ class _Context:
     """What every level's kernels need besides the level itself."""
 
     def __init__(self, sorted_: Presorted, is_nominal, n_categories, weights, unit_weight,
-                 code, params, boundary_only, rules: StopRules, n_threads: int):
+                 code, params, tables, boundary_only, rules: StopRules, n_threads: int):
         self.s = sorted_
         self.is_nominal, self.n_categories = is_nominal, n_categories
         self.weights, self.unit_weight = weights, unit_weight
-        self.code, self.params, self.rules = code, params, rules
+        self.code, self.params, self.tables, self.rules = code, params, tables, rules
         self.boundary_only = bool(boundary_only)
         self.n_features = sorted_.words.shape[0]
         self.numeric = np.flatnonzero(is_nominal == 0).astype(np.int64)
@@ -160,7 +167,7 @@ class _Context:
                    np.empty(shape, np.int64), np.empty(shape, np.uint8))
             rows = int((ends - starts).sum())
             common = (self.shifts, self.weights, self.unit_weight, self.code, self.params,
-                      self.rules.min_samples_leaf)
+                      self.tables, self.rules.min_samples_leaf)
             if self.numeric.shape[0]:
                 search = (splitter.search_numeric_two if parents.shape[1] == 2
                           else splitter.search_numeric)

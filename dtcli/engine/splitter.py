@@ -97,7 +97,7 @@ def _numeric_kernels(two_classes: bool):
 
     @njit
     def numeric_best(words, f, start, end, missing_rank, shifts, weights, unit_weight, code,
-                     params, parent, n_parent, term, min_leaf, boundary_only, left, right,
+                     params, tables, parent, n_parent, term, min_leaf, boundary_only, left, right,
                      miss):
         """Best threshold of numeric feature f in the node words[f, start:end].
 
@@ -180,7 +180,7 @@ def _numeric_kernels(two_classes: bool):
                 else:
                     for k in range(n_classes):
                         right[k] = parent[k] - left[k]
-                score = split_score(code, params, parent, left, right, n_parent, w_left,
+                score = split_score(code, params, tables, parent, left, right, n_parent, w_left,
                                     n_parent - w_left, term)
                 if is_better(score, best):
                     best, best_rank, best_next, best_ml = (score, np.int64(word >> key_shift),
@@ -189,8 +189,8 @@ def _numeric_kernels(two_classes: bool):
 
     @njit
     def search_numeric(words, starts, ends, parents, features, missing_rank, shifts, weights,
-                       unit_weight, code, params, min_leaf, boundary_only, out_score, out_cut,
-                       out_aux, out_missing_left, lo, hi):
+                       unit_weight, code, params, tables, min_leaf, boundary_only, out_score,
+                       out_cut, out_aux, out_missing_left, lo, hi):
         """Best split of the (numeric feature, node) pairs lo..hi-1, numbered feature-major.
 
         Results go to row f (the feature's index) of (n_features, n_nodes)
@@ -208,15 +208,16 @@ def _numeric_kernels(two_classes: bool):
             f = features[p // n_nodes]
             j = p % n_nodes
             n_parent = _load_parent(parents, j, parent_array)
-            term = node_term(code, params, parent_array, n_parent)
+            term = node_term(code, params, tables, parent_array, n_parent)
             if two_classes:
                 parent = (parent_array[0], parent_array[1])
                 result = numeric_best(words, f, starts[j], ends[j], missing_rank[f], shifts,
-                                      weights, unit_weight, code, params, parent, n_parent,
-                                      term, min_leaf, boundary_only, parent, parent, miss)
+                                      weights, unit_weight, code, params, tables, parent,
+                                      n_parent, term, min_leaf, boundary_only, parent, parent,
+                                      miss)
             else:
                 result = numeric_best(words, f, starts[j], ends[j], missing_rank[f], shifts,
-                                      weights, unit_weight, code, params, parent_array,
+                                      weights, unit_weight, code, params, tables, parent_array,
                                       n_parent, term, min_leaf, boundary_only, left, right,
                                       miss)
             _store(out_score, out_cut, out_aux, out_missing_left, f, j, result)
@@ -266,8 +267,8 @@ def _order_categories(table, cat_weight, cat_count, n_categories, by_class, orde
 
 @njit
 def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weights,
-                 unit_weight, code, params, parent, n_parent, term, min_leaf, left, right, miss,
-                 table, cat_weight, cat_count, order, keys):
+                 unit_weight, code, params, tables, parent, n_parent, term, min_leaf, left, right,
+                 miss, table, cat_weight, cat_count, order, keys):
     """Best subset split of nominal feature f in the node words[f, start:end].
 
     Returns (score, cut, by_class, missing_left): the first cut + 1
@@ -302,7 +303,7 @@ def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weigh
                     continue
                 for k in range(n_classes):
                     right[k] = parent[k] - left[k]
-                score = split_score(code, params, parent, left, right, n_parent, w_left,
+                score = split_score(code, params, tables, parent, left, right, n_parent, w_left,
                                     n_parent - w_left, term)
                 if is_better(score, best):
                     best, best_cut, best_class, best_ml = score, j, by_class, missing_left
@@ -329,8 +330,8 @@ def _store(out_score, out_cut, out_aux, out_missing_left, f, j, result):
 
 @njit
 def search_nominal(words, starts, ends, parents, features, n_categories, missing_rank, shifts,
-                   weights, unit_weight, code, params, min_leaf, out_score, out_cut, out_aux,
-                   out_missing_left, lo, hi):
+                   weights, unit_weight, code, params, tables, min_leaf, out_score, out_cut,
+                   out_aux, out_missing_left, lo, hi):
     """As `search_numeric` for nominal features: out_cut is the cut position in
     the category ordering, out_aux the class that ordering is by."""
     n_nodes = starts.shape[0]
@@ -351,9 +352,9 @@ def search_nominal(words, starts, ends, parents, features, n_categories, missing
         f = features[p // n_nodes]
         j = p % n_nodes
         n_parent = _load_parent(parents, j, parent)
-        term = node_term(code, params, parent, n_parent)
+        term = node_term(code, params, tables, parent, n_parent)
         result = nominal_best(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
-                              shifts, weights, unit_weight, code, params, parent, n_parent,
+                              shifts, weights, unit_weight, code, params, tables, parent, n_parent,
                               term, min_leaf, left, right, miss, table, cat_weight, cat_count,
                               order, keys)
         _store(out_score, out_cut, out_aux, out_missing_left, f, j, result)
