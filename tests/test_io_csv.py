@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dtcli.io.csv
+import dtcli.io.source
 from dtcli.errors import DataError, ParameterError
 from dtcli.io import read_table
 from dtcli.io.csv import DELIMITERS, MISSING_TOKENS
@@ -24,12 +25,13 @@ CSV_EXAMPLES = sorted(EXAMPLES.glob("*.csv")) + sorted((EXAMPLES / "balanced").g
 @pytest.fixture(autouse=True, params=["python parser", "pyarrow parser"], scope="module")
 def csv_parser(request):
     """Every test here runs through both CSV parsers: small files take Python's,
-    large ones pyarrow's, and they must read every file alike."""
-    default = dtcli.io.csv.SMALL_FILE_BYTES
+    large ones pyarrow's, and they must read every file alike. The pyarrow runs
+    also map every file into memory, as large files are, rather than read it."""
+    defaults = dtcli.io.csv.SMALL_FILE_BYTES, dtcli.io.source.MAP_BYTES
     if request.param == "pyarrow parser":
-        dtcli.io.csv.SMALL_FILE_BYTES = -1
+        dtcli.io.csv.SMALL_FILE_BYTES, dtcli.io.source.MAP_BYTES = -1, 0
     yield request.param
-    dtcli.io.csv.SMALL_FILE_BYTES = default
+    dtcli.io.csv.SMALL_FILE_BYTES, dtcli.io.source.MAP_BYTES = defaults
 
 
 def table_of(tmp_path, content: bytes, name="data.csv", **options):
@@ -175,6 +177,21 @@ def test_column_of_nothing_but_missing_values_is_numeric(tmp_path):
     assert column.kind == NUMERIC and np.isnan(column.values).all()
 
 
+@pytest.mark.parametrize("early, late, kind, value", [
+    ("1", "2.5", NUMERIC, 2.5),  # whole numbers, then a fraction
+    ("1", "word", NOMINAL, "word"),  # numbers, then text
+    ("", "7", NUMERIC, 7.0),  # nothing, then a number
+    ("", "2020-01-31", NOMINAL, "2020-01-31"),  # nothing, then a date
+    ("1", "0x10", NUMERIC, 16.0),  # decimal, then hexadecimal
+])
+def test_rows_far_down_decide_a_column_type_too(tmp_path, early, late, kind, value):
+    """A column's type depends on every row, not on the first block pyarrow parses."""
+    rows = [f"{early},{i}" for i in range(20_000)] + [f"{late},0"]  # about 170 KB
+    table = table_of(tmp_path, ("a,b\n" + "\n".join(rows) + "\n").encode())
+    column = table.columns[0]
+    assert table.n_rows == 20_001 and column.kind == kind and column.values[-1] == value
+
+
 def test_booleans_and_dates_stay_text(tmp_path):
     table = table_of(tmp_path, b"flag,day,t\ntrue,2020-01-31,12:30:00\nFALSE,2021-02-01,08:00:00\n")
     assert [c.kind for c in table.columns] == [NOMINAL] * 3
@@ -205,6 +222,15 @@ def test_numeric_columns_name_the_line_of_text(tmp_path):
     content = b"a,b\n1,2\n\n3,4\n5,abc\n6,7\n"
     message = error_of(tmp_path, content, numeric_columns=["b"])
     assert message.endswith("data.csv:5: column 'b' holds 'abc', which is not a number")
+
+
+def test_a_file_that_cannot_be_mapped_is_read(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise OSError("no mapping on this file system")
+
+    monkeypatch.setattr(dtcli.io.source.mmap, "mmap", refuse)
+    monkeypatch.setattr(dtcli.io.source, "MAP_BYTES", 0)
+    assert table_of(tmp_path, b"a,b\n1,x\n").columns[1].values.tolist() == ["x"]
 
 
 def test_gzip_by_extension(tmp_path):
@@ -281,6 +307,11 @@ def test_ragged_row(tmp_path, content, line, found):
 def test_infinite_value(tmp_path, cell):
     message = error_of(tmp_path, f"a,b\n1,2\n\n3,{cell}\n".encode())
     assert message.startswith(f"{tmp_path / 'data.csv'}:4: infinite value in column 'b'")
+
+
+def test_infinite_value_before_the_last_column(tmp_path):
+    message = error_of(tmp_path, b"a,b,c\n1,2,x\n3,-inf,y\n")
+    assert message.startswith(f"{tmp_path / 'data.csv'}:3: infinite value in column 'b'")
 
 
 def test_infinite_value_among_text_is_text(tmp_path):

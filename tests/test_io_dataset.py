@@ -6,9 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import dtcli.io.csv
 from dtcli.errors import DataError
 from dtcli.io import load_dataset, load_features
 from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
+from dtcli.io.encode import stack_columns
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -121,6 +123,32 @@ def test_missing_nominal_feature_values_are_nan(tmp_path):
     dataset = load_dataset(write(tmp_path, "c,y\nu,a\n?,b\nNA,a\n"))
     assert dataset.features[0].categories == ("u",)
     np.testing.assert_array_equal(dataset.X[:, 0], [0, np.nan, np.nan])
+
+
+@pytest.mark.parametrize("target, X, classes", [
+    (None, [[1, 2, 3], [4, 5, 6], [7, 8, 9], [0, 0, 1]], ("0", "1")),
+    ("a", [[2, 3, 1], [5, 6, 0], [8, 9, 1], [0, 1, 0]], ("0", "1", "4", "7")),
+])
+def test_pyarrow_features_match_python(tmp_path, monkeypatch, target, X, classes):
+    """pyarrow's path lays the numeric columns before the last out as one matrix,
+    which is X itself with the default target; other targets take a copy."""
+    content = "a,b,c,class\n1,2,3,1\n4,5,6,0\n7,8,9,1\n0,0,1,0\n"
+    python = load_dataset(write(tmp_path, content), target=target)
+    monkeypatch.setattr(dtcli.io.csv, "SMALL_FILE_BYTES", -1)
+    arrow = load_dataset(write(tmp_path, content), target=target)
+    for dataset in (python, arrow):
+        check_layout(dataset)
+        np.testing.assert_array_equal(dataset.X, X)
+        assert dataset.classes == classes
+
+
+def test_stack_columns_reuses_the_matrix_the_columns_are_of():
+    matrix = np.arange(12.0).reshape(4, 3).copy()  # owns its memory, as the reader's does
+    assert stack_columns([matrix[:, 0], matrix[:, 1], matrix[:, 2]], 4) is matrix
+    for columns in ([matrix[:, 1], matrix[:, 0], matrix[:, 2]], [matrix[:, 0], matrix[:, 1]]):
+        stacked = stack_columns(columns, 4)
+        assert stacked.base is None and stacked.flags.c_contiguous
+        np.testing.assert_array_equal(stacked, np.column_stack(columns))
 
 
 # --- errors naming the file and the option ---

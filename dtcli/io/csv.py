@@ -30,7 +30,6 @@ import numpy as np
 
 from dtcli.errors import DataError, ParameterError
 from dtcli.io.columns import (
-    LineOfRow,
     check_unique_names,
     no_data_rows,
     not_a_number,
@@ -38,7 +37,7 @@ from dtcli.io.columns import (
     ragged_row,
 )
 from dtcli.io.dataset import NOMINAL, Column, Table
-from dtcli.io.source import decode_utf8
+from dtcli.io.source import FileContent, decode_utf8
 
 MISSING_TOKENS = ("", "?", "NA", "N/A", "NaN", "nan")
 DELIMITERS = (",", ";", "\t", "|")
@@ -57,7 +56,7 @@ _NOT_LINE_END = re.compile(rb"[^\r\n]")
 
 
 def read_csv(
-    data: bytes,
+    data: FileContent,
     source: str,
     *,
     header: bool = True,
@@ -68,9 +67,7 @@ def read_csv(
     """Parse CSV bytes (see the module docstring for the rules) into a Table."""
     if delimiter is not None and (len(delimiter) != 1 or delimiter in "\"\r\n"):
         raise ParameterError(f"the delimiter must be one character, not {delimiter!r}")
-    if not data.isascii():
-        decode_utf8(data, source)  # raises, naming the line, unless valid UTF-8
-    head = _head_lines(data)
+    head = _head_lines(data, source)
     first = next(i for i, line in enumerate(head) if line)  # pyarrow skips only empty lines
     delimiter = delimiter or sniff_delimiter(head[first:])
     first_row = _split_line(head[first], delimiter)
@@ -88,7 +85,7 @@ def read_csv(
         from dtcli.io.csv_arrow import read_columns
 
         def line_of_row(row: int) -> int:
-            return _line_of_row(data, delimiter, skip_lines, row)
+            return _line_of_row(data, source, delimiter, skip_lines, row)
 
         def parse_error(exc: Exception) -> DataError:
             return _parse_error(data, source, delimiter, skip_lines, len(names), exc)
@@ -98,11 +95,11 @@ def read_csv(
     return Table(source, columns)
 
 
-def _read_small(data: bytes, source: str, names: list[str], delimiter: str, skip_lines: int,
-                as_text: set[str], as_number: set[str]) -> list[Column]:
+def _read_small(data: FileContent, source: str, names: list[str], delimiter: str,
+                skip_lines: int, as_text: set[str], as_number: set[str]) -> list[Column]:
     """Parse a small file with Python's csv module (pyarrow's import costs more than that)."""
     lines, rows = [], []
-    for line, fields in _data_records(data, delimiter, skip_lines):
+    for line, fields in _data_records(data, source, delimiter, skip_lines):
         if len(fields) != len(names):
             raise ragged_row(source, line, len(names), len(fields))
         lines.append(line)
@@ -157,23 +154,24 @@ def sniff_delimiter(lines: list[str]) -> str:
     return best
 
 
-def _head_lines(data: bytes) -> list[str]:
+def _head_lines(data: FileContent, source: str) -> list[str]:
     """Whole lines from the start through 64 KB and the first non-empty line, decoded."""
     start = _NOT_LINE_END.search(data).start()  # the caller made sure data is not blank
     end = _LINE_END.search(data, max(start, _SNIFF_BYTES))
-    return _LINE_BREAK.split(data[:end.start() if end else len(data)].decode("utf-8"))
+    return _LINE_BREAK.split(decode_utf8(data[:end.start() if end else len(data)], source))
 
 
 def _split_line(line: str, delimiter: str) -> list[str]:
     return next(csv.reader([line], delimiter=delimiter))
 
 
-def _data_records(data: bytes, delimiter: str, skip_lines: int) -> Iterator[tuple[int, list[str]]]:
-    """(line number, fields) of each non-empty record after the first `skip_lines` lines.
-
-    A slow re-read with Python's csv module, used only to locate errors.
-    """
-    reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter=delimiter)
+def _data_records(data: FileContent, source: str, delimiter: str,
+                  skip_lines: int) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of each non-empty record after the first `skip_lines` lines,
+    by Python's csv module: slow, so used only for small files and to locate errors.
+    Text that is not UTF-8 is the first error, raised naming its line."""
+    text = decode_utf8(data, source)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         for fields in reader:
             if fields and reader.line_num > skip_lines:
@@ -182,16 +180,17 @@ def _data_records(data: bytes, delimiter: str, skip_lines: int) -> Iterator[tupl
         return
 
 
-def _line_of_row(data: bytes, delimiter: str, skip_lines: int, row: int) -> int:
-    for i, (line, _) in enumerate(_data_records(data, delimiter, skip_lines)):
+def _line_of_row(data: FileContent, source: str, delimiter: str, skip_lines: int,
+                 row: int) -> int:
+    for i, (line, _) in enumerate(_data_records(data, source, delimiter, skip_lines)):
         if i == row:
             return line
     return skip_lines + row + 1  # the two parsers disagree: assume one line per row
 
 
-def _parse_error(data: bytes, source: str, delimiter: str, skip_lines: int, width: int,
+def _parse_error(data: FileContent, source: str, delimiter: str, skip_lines: int, width: int,
                  exc: Exception) -> DataError:
-    for line, fields in _data_records(data, delimiter, skip_lines):
+    for line, fields in _data_records(data, source, delimiter, skip_lines):
         if len(fields) != width:
             return ragged_row(source, line, width, len(fields))
     reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

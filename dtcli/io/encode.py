@@ -1,8 +1,10 @@
 """From a Table to model inputs: target and class labels, nominal codes, the X matrix."""
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -21,6 +23,7 @@ def dataset_from_table(table: Table, *, target: str | None = None,
     file's columns written as digits ("3", "-1"); a name wins over an index.
     The default target is the table's (KEEL @outputs), else the last column
     not dropped. Rows without a class value are dropped, with a warning.
+    X may share memory with the table's columns (see `stack_columns`).
     """
     dropped = {_column_index(table, spec, "--drop") for spec in drop}
     target_at = _target_index(table, target, dropped)
@@ -95,11 +98,11 @@ def _encode_target(column: Column) -> tuple[tuple[str, ...], np.ndarray, np.ndar
     """
     if column.kind == NUMERIC:
         labelled = ~np.isnan(column.values)
-        unique, codes = np.unique(column.values[labelled], return_inverse=True)
+        unique, codes = _distinct_and_codes(column.values[labelled])
         labels = [format_number(v) for v in unique.tolist()]
     else:
         labelled = np.not_equal(column.values, None)
-        unique_labels, codes = np.unique(column.values[labelled].astype(str), return_inverse=True)
+        unique_labels, codes = _distinct_and_codes(column.values[labelled].astype(str))
         labels = unique_labels.tolist()
     classes = sort_labels(set(labels))
     position = {label: i for i, label in enumerate(classes)}
@@ -113,10 +116,17 @@ def column_labels(column: Column) -> np.ndarray:
         return column.values
     values = column.values
     known = ~np.isnan(values)
-    unique, codes = np.unique(values[known], return_inverse=True)
+    unique, codes = _distinct_and_codes(values[known])
     labels = np.full(len(values), None, dtype=object)
     labels[known] = np.array([format_number(v) for v in unique.tolist()], dtype=object)[codes]
     return labels
+
+
+def _distinct_and_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(values, return_inverse=True), faster: its inverse costs an argsort,
+    a search among the few distinct values less (1M numbers: 13 ms instead of 42)."""
+    unique = np.unique(values)
+    return unique, np.searchsorted(unique, values)
 
 
 def format_number(value: float) -> str:
@@ -147,16 +157,45 @@ def encode_nominal(values: np.ndarray, categories: Sequence[str]) -> np.ndarray:
 def stack_columns(columns: list[np.ndarray], n_rows: int) -> np.ndarray:
     """Columns side by side as a C-contiguous float64 (n_rows, n_columns) matrix.
 
-    Filled a band of rows at a time, so that the strided writes stay in the
-    cache: three times faster than writing whole columns (1M x 20: 0.1 s).
+    When the columns already are the columns of one such matrix, in order (the
+    CSV reader lays numeric columns out so), that matrix itself, not a copy.
+    Else a new one, filled a band of rows at a time so that the strided writes
+    stay in the cache (three times faster than writing whole columns), bands on
+    all cores as numpy's copies release the GIL (1M x 20: 0.03 s).
     """
+    shared = _matrix_of(columns)
+    if shared is not None:
+        return shared
     X = np.empty((n_rows, len(columns)), dtype=np.float64)
     band = max(1, _BAND_BYTES // (8 * max(1, len(columns))))
-    for start in range(0, n_rows, band):
+
+    def fill(start: int) -> None:
         rows = X[start:start + band]
         for k, values in enumerate(columns):
             rows[:, k] = values[start:start + band]
+
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
+        list(pool.map(fill, range(0, n_rows, band)))  # list(): raise what a band raised
     return X
+
+
+def _matrix_of(columns: list[np.ndarray]) -> np.ndarray | None:
+    """The C-contiguous float64 matrix whose columns, in order, these arrays are, if any."""
+    matrix = columns[0].base if columns else None
+    if not (isinstance(matrix, np.ndarray) and matrix.ndim == 2 and matrix.dtype == np.float64
+            and matrix.flags.c_contiguous and matrix.shape[1] == len(columns)):
+        return None
+    start = _address(matrix)
+    for k, values in enumerate(columns):
+        if (values.base is not matrix or values.shape != matrix.shape[:1]
+                or values.strides != matrix.strides[:1]
+                or _address(values) != start + k * matrix.itemsize):
+            return None
+    return matrix
+
+
+def _address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
 
 
 def _target_index(table: Table, target: str | None, dropped: set[int]) -> int:
