@@ -125,9 +125,9 @@ class DecisionTreeClassifier:
         n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
         start = time.perf_counter()
         self.tree_ = grow(np.ascontiguousarray(X, dtype=np.float64), y, classes.shape[0],
-                          is_nominal, n_categories, engine.code, params,
-                          engine.boundary_points, rules, sample_weight=weights,
-                          n_threads=self.n_jobs, table_kinds=engine.tables)
+                          is_nominal, n_categories, engine.code, params, rules,
+                          sample_weight=weights, n_threads=self.n_jobs,
+                          table_kinds=engine.tables, skip_runs=engine.boundary_points)
         self.fit_seconds_ = time.perf_counter() - start
         self.classes_ = classes
         self.n_classes_ = classes.shape[0]
@@ -190,16 +190,14 @@ class DecisionTreeClassifier:
         """Class probabilities for an already encoded float64 matrix (CLI path)."""
         self._check_fitted()
         leaves = self.tree_.apply(matrix, self._nominal_mask(), self._threads())
-        return self.tree_.leaf_proba()[leaves]
+        return self.tree_.node_proba[leaves]
 
     def _threads(self) -> int:
         return self.n_jobs or os.cpu_count() or 1
 
     def predict(self, X) -> np.ndarray:
-        leaves = self.apply(X)
-        # each node's class once, then one lookup per row (ties as argmax of predict_proba)
-        node_class = np.argmax(self.tree_.leaf_proba(), axis=1)
-        return self.classes_[node_class[leaves]]
+        leaves = self.apply(X)  # checks first that the tree is fitted
+        return self.classes_[self.tree_.node_class[leaves]]  # ties as argmax of predict_proba
 
     def score(self, X, y, sample_weight=None) -> float:
         correct = (self.predict(X) == np.asarray(y)).astype(np.float64)

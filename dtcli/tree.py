@@ -7,7 +7,8 @@ feature == TREE_UNDEFINED.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -26,6 +27,9 @@ class Tree:
     value: np.ndarray  # float64 (node_count, n_classes)
     n_node_samples: np.ndarray  # int64
     score: np.ndarray  # float64: criterion score of the node's split, NaN on leaves
+    # Prediction's packed form of the arrays above, per nominal-feature mask, built on
+    # first use: a fitted tree's arrays are never changed.
+    _walks: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     ARRAYS = ("children_left", "children_right", "feature", "threshold", "missing_left",
               "category_left", "value", "n_node_samples", "score")
@@ -61,22 +65,51 @@ class Tree:
 
     def apply(self, X: np.ndarray, is_nominal: np.ndarray, n_threads: int = 1) -> np.ndarray:
         """Leaf index of every row of X (float64, NaN = missing)."""
-        from dtcli.engine.predict import apply_rows, walk_arrays
+        from dtcli.engine.predict import apply_rows
         from dtcli.engine.threads import run_chunks
 
         X = np.ascontiguousarray(X, dtype=np.float64)
         leaves = np.empty(X.shape[0], dtype=np.int64)
-        kids, feature, missing_right, is_leaf = walk_arrays(
-            self.children_left, self.children_right, self.feature, self.missing_left)
-        run_chunks(apply_rows, X.shape[0], n_threads, X.size, X, kids, feature, self.threshold,
-                   missing_right, is_leaf, self.category_left, is_nominal.astype(np.uint8),
-                   leaves)
+        walk = self._walk(is_nominal)
+        run_chunks(apply_rows, X.shape[0], n_threads, X.size, X, walk.nodes, walk.node_id,
+                   walk.category_left, leaves)
         return leaves
 
-    def leaf_proba(self) -> np.ndarray:
-        """Class probabilities of every node: its counts normalised."""
+    def _walk(self, is_nominal: np.ndarray):
+        """The tree packed for `engine.predict.apply_rows`, built once per nominal mask."""
+        from dtcli.engine.predict import pack
+
+        key = np.asarray(is_nominal, dtype=np.uint8).tobytes()
+        if key not in self._walks:
+            self._walks[key] = pack(self.children_left, self.children_right, self.feature,
+                                    self.threshold, self.missing_left, self.category_left,
+                                    np.frombuffer(key, dtype=np.uint8))
+        return self._walks[key]
+
+    @cached_property
+    def node_proba(self) -> np.ndarray:
+        """Class probabilities of every node: its counts normalised (read-only)."""
         totals = self.value.sum(axis=1, keepdims=True)
         n_classes = self.value.shape[1]
         with np.errstate(invalid="ignore", divide="ignore"):
             proba = np.where(totals > 0, self.value / totals, 1.0 / n_classes)
+        proba.flags.writeable = False
         return proba
+
+    def training_accuracy(self) -> float:
+        """Accuracy on the rows the tree was grown from, read off its leaves: each
+        training row reaches the leaf that counted it, so the rows of a leaf's
+        predicted class are the ones predicted right (weighted by sample weight if
+        the fit had weights). What predict on those rows would score, without
+        predicting."""
+        leaves = self.children_left == TREE_LEAF
+        counts = self.value[leaves]
+        right = counts[np.arange(counts.shape[0]), self.node_class[leaves]].sum()
+        return float(right / counts.sum())
+
+    @cached_property
+    def node_class(self) -> np.ndarray:
+        """Index of every node's predicted class (ties as argmax of `node_proba`; read-only)."""
+        classes = np.argmax(self.node_proba, axis=1)
+        classes.flags.writeable = False
+        return classes

@@ -39,8 +39,8 @@ def train(data, target, drop, data_format, no_header, delimiter, output, quiet, 
     save_model(model, output, target=dataset.target, source=data)
     if quiet:
         return
-    accuracy = float((model.proba_from_matrix(dataset.X).argmax(axis=1) == dataset.y).mean())
     tree_ = model.tree_
+    accuracy = tree_.training_accuracy()
     console.print(
         f"trained {model.criterion} tree on {dataset.source}: {dataset.X.shape[0]} rows, "
         f"{dataset.X.shape[1]} features, {len(dataset.classes)} classes; "

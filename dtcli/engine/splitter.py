@@ -49,6 +49,12 @@ def is_better(score, best):
 
 
 @inline_njit
+def beat_score(best):
+    """The score a candidate must exceed to replace `best` (see is_better)."""
+    return best + TIE_EPS * (1.0 + abs(best)) if best > -math.inf else -math.inf
+
+
+@inline_njit
 def _decode(word, shifts):
     """(rank, class, row) of a packed word; shifts = (key, class, class mask, row mask)."""
     return (np.int64(word >> shifts[0]), np.int64((word >> shifts[1]) & shifts[2]),
@@ -67,167 +73,296 @@ def _weight(row, weights, unit_weight):
 
 @inline_njit
 def _collect_missing(words, f, start, end, missing_rank, shifts, weights, unit_weight, miss):
-    """Class counts of the missing rows at the end of the segment; (stop, n, weight)."""
+    """Class counts of the missing rows at the end of the segment; (stop, n, weight).
+    No `break` in the loops: an early exit from an inlined helper defeats numba's
+    reference-count pruning (measured: 80 ns a call, most of the cost of a small node)."""
+    key_shift, class_shift, class_mask, row_mask = shifts
     for k in range(miss.shape[0]):
         miss[k] = 0.0
     stop = end
-    weight = 0.0
-    while stop > start:
-        rank, cls, row = _decode(words[f, stop - 1], shifts)
-        if rank != missing_rank:
-            break
-        wt = _weight(row, weights, unit_weight)
-        miss[cls] += wt
-        weight += wt
+    while stop > start and np.int64(words[f, stop - 1] >> key_shift) == missing_rank:
         stop -= 1
+    weight = 0.0
+    for i in range(stop, end):
+        word = words[f, i]
+        wt = 1.0 if unit_weight else weights[np.int64(word & row_mask)]
+        miss[np.int64((word >> class_shift) & class_mask)] += wt
+        weight += wt
     return stop, end - stop, weight
 
 
-def _numeric_kernels(two_classes: bool):
-    """(numeric_best, search_numeric) for count vectors held as 2-tuples (`two_classes`)
-    or as arrays (any number of classes).
+# Candidate thresholds are gathered, scored and picked in blocks of this many
+# rows, so the per-candidate scratch stays in the first-level cache.
+BLOCK = 256
 
-    One source, compiled twice: `two_classes` is a constant of the closure,
-    so numba drops the branches of the other form before typing. Tuples live
-    in registers: no store and reload of a count per row, and the criterion's
-    loops over classes unroll (measured on one 1M-row feature: Gini 14 -> 8 ns
-    per row). Arrays are updated in place: rebinding an array variable in
-    the loop costs reference counting (measured: twice as slow).
+
+@inline_njit
+def _gather_two(words, f, start, lo, hi, stop, shifts, weights, unit_weight, min_leaf,
+                totals, cand_pos, cand_weight, cand_class1, skip_runs):
+    """Two classes: record the candidate thresholds among rows lo..hi-1, every last
+    row of a value group (and the node's last present row), with their running
+    weight and class-1 weight; return how many. totals carries from block to
+    block the running weight and class-1 weight and, for `skip_runs`, the
+    first row of the current value group and those weights at its start.
+
+    Branch-free without `skip_runs` (deep in the tree the class and the
+    boundary are coin flips); with it, only a next value group of one row
+    is recognised (one look ahead, the common case for continuous
+    features; a threshold not recognised is scored, which is never wrong,
+    only slower). A group's class counts are the differences of the
+    running counts at its ends: with weights, rows of weight zero do not
+    count, as in the counts."""
+    key_shift, class_shift, class_mask, row_mask = shifts
+    m = 0
+    w_run, c1_run = totals[0], totals[1]
+    group_start, group_class = np.int64(totals[2]), np.int64(totals[3])
+    group_pure = totals[4] == 0.0
+    last_skip = stop - 1 - min_leaf  # min_leaf allows the next threshold, both ways
+    # The node's last present row, always a candidate, is taken after the loop,
+    # so that the loop reads rows i + 1 and i + 2 without a bounds check.
+    for i in range(lo, min(hi, stop - 1)):
+        word = words[f, i]
+        wt = 1.0 if unit_weight else weights[np.int64(word & row_mask)]
+        w_run += wt
+        c1_run += wt * np.float64((word >> class_shift) & class_mask)
+        cand_class1[m] = c1_run
+        cand_pos[m] = i
+        cand_weight[m] = w_run
+        next_word = words[f, i + 1]
+        boundary = (next_word >> key_shift) != (word >> key_shift)
+        if skip_runs:
+            cls = np.int64((word >> class_shift) & class_mask)
+            first = i == group_start
+            group_pure = first or (group_pure and cls == group_class)
+            group_class = cls if first else group_class
+            single = i + 2 >= stop or (words[f, i + 2] >> key_shift) != (next_word >> key_shift)
+            inside_run = (group_pure and single and i < last_skip
+                          and group_start - start >= min_leaf
+                          and np.int64((next_word >> class_shift) & class_mask) == cls)
+            group_start = i + 1 if boundary else group_start
+            m += boundary and not inside_run
+        else:
+            m += boundary
+    if hi == stop:
+        word = words[f, stop - 1]
+        wt = 1.0 if unit_weight else weights[np.int64(word & row_mask)]
+        w_run += wt
+        c1_run += wt * np.float64((word >> class_shift) & class_mask)
+        cand_class1[m] = c1_run
+        cand_pos[m] = stop - 1
+        cand_weight[m] = w_run
+        m += 1
+    totals[0], totals[1], totals[2], totals[3] = w_run, c1_run, group_start, group_class
+    totals[4] = 0.0 if group_pure else 1.0
+    return m
+
+@inline_njit
+def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, code,
+                   params, tables, parent, n_parent, term, miss, w_miss, n_passes, min_leaf,
+                   run, left, right, totals, cand_pos, scores, skip_runs):
+    """More than two classes: find and score the candidate thresholds among rows
+    lo..hi-1 (as `_gather_two`), with the missing rows right (scores[0]) and,
+    if n_passes is 2, left (scores[1]); return how many. Copying the count
+    vector per candidate to score later cost more than this. `run` holds
+    the running class counts and totals[0] the running weight, totals[2:5]
+    the first row and class of the current value group and whether it is
+    mixed, all carried from block to block. With `skip_runs` (see
+    numeric_best) only a next value group of one row is recognised: one
+    look ahead, the common case for continuous features; a threshold not
+    recognised is scored, which is never wrong, only slower."""
+    key_shift, class_shift, class_mask, row_mask = shifts
+    m = 0
+    w_run = totals[0]
+    group_start, group_class = np.int64(totals[2]), np.int64(totals[3])
+    group_pure = totals[4] == 0.0
+    last_skip = stop - 1 - min_leaf  # min_leaf allows the next threshold, both ways
+    for i in range(lo, hi):
+        word = words[f, i]
+        wt = 1.0 if unit_weight else weights[np.int64(word & row_mask)]
+        cls = np.int64((word >> class_shift) & class_mask)
+        w_run += wt
+        run[cls] += wt
+        if i == group_start:
+            group_class, group_pure = cls, True
+        elif cls != group_class:
+            group_pure = False
+        if i + 1 < stop:
+            next_word = words[f, i + 1]
+            if (next_word >> key_shift) == (word >> key_shift):
+                continue
+            if (skip_runs and group_pure and i < last_skip
+                    and group_start - start >= min_leaf
+                    and np.int64((next_word >> class_shift) & class_mask) == cls
+                    and (i + 2 >= stop
+                         or (words[f, i + 2] >> key_shift) != (next_word >> key_shift))):
+                group_start = i + 1
+                continue
+        group_start = i + 1
+        for missing_left in range(n_passes):
+            w_left = w_run + (w_miss if missing_left else 0.0)
+            for k in range(run.shape[0]):
+                left[k] = run[k] + (miss[k] if missing_left else 0.0)
+                right[k] = parent[k] - left[k]
+            scores[missing_left, m] = split_score(code, params, tables, parent, left, right,
+                                                  n_parent, w_left, n_parent - w_left, term)
+        cand_pos[m] = i
+        m += 1
+    totals[0], totals[2], totals[3] = w_run, group_start, group_class
+    totals[4] = 0.0 if group_pure else 1.0
+    return m
+
+@inline_njit
+def _score_two(m, code, params, tables, parent, n_parent, term, miss, w_miss, missing_left,
+              cand_weight, cand_class1, scores):
+    """scores[missing_left, j] of the first m candidates (two classes), with the missing
+    rows left if `missing_left`. No branch between candidates: the arithmetic
+    criteria vectorise."""
+    w_base = w_miss if missing_left else 0.0
+    b0 = miss[0] if missing_left else 0.0
+    b1 = miss[1] if missing_left else 0.0
+    for j in range(m):
+        w_left = cand_weight[j] + w_base
+        l1 = cand_class1[j] + b1
+        l0 = cand_weight[j] - cand_class1[j] + b0
+        scores[missing_left, j] = split_score(code, params, tables, parent, (l0, l1),
+                                              (parent[0] - l0, parent[1] - l1), n_parent,
+                                              w_left, n_parent - w_left, term)
+
+@inline_njit
+def _best_candidate(scores, cand_pos, m, pos_lo, pos_hi, top, top_pos):
+    """(score, row) of the best of the first m candidates whose row lies in
+    [pos_lo, pos_hi], if better than (top, top_pos) under the tie rule."""
+    beat = beat_score(top)
+    for j in range(m):
+        if scores[j] > beat and pos_lo <= cand_pos[j] <= pos_hi:
+            top, top_pos = scores[j], cand_pos[j]
+            beat = beat_score(top)
+    return top, top_pos
+
+
+def _numeric_search(two_classes: bool, skip_runs: bool):
+    """search_numeric for count vectors held as 2-tuples (`two_classes`) or as arrays
+    (any number of classes), skipping thresholds inside runs of one class or not
+    (`skip_runs`).
+
+    One source, compiled per form: the flags are constants of the closure, and
+    numba drops the branches of the other forms before it inlines the helpers
+    (which is why the form's branches are here and not in a helper: inlining
+    copies a helper's code, and copies are most of numba's compile time).
+    Tuples live in registers and the criterion's loops over classes unroll.
+    Only the flags may be closure variables: numba's disk cache keys a closure
+    on its variables, and a jitted function there would key it differently in
+    every process (no cache hit, ever).
     """
 
     @njit
-    def numeric_best(words, f, start, end, missing_rank, shifts, weights, unit_weight, code,
-                     params, tables, parent, n_parent, term, min_leaf, boundary_only, left, right,
-                     miss):
-        """Best threshold of numeric feature f in the node words[f, start:end].
-
-        Returns (score, rank, next_rank, missing_left): rows with rank <= `rank`
-        go left; `next_rank` is the next rank present (missing_rank when the
-        split is present-vs-missing) for the midpoint threshold.
-
-        The rows with a missing value are sent right in a first scan and, if
-        there are any, left in a second one (the left counts start from them):
-        one place that calls the criterion keeps the inlined code, and the
-        compile time, small.
-
-        With `boundary_only`, a threshold strictly inside a run of value groups
-        that are all pure of one class is skipped: for a criterion that is a
-        concave impurity's decrease, the score is convex along such a run, so
-        its maximum lies at the run's ends or at the first/last threshold that
-        `min_leaf` allows (Fayyad & Irani 1992, extended to ties, missing values
-        and leaf sizes). This is the engine's hot loop: keep it lean.
-        """
-        key_shift, class_shift, class_mask, row_mask = shifts
-        seg = words[f]
-        stop, n_miss, w_miss = _collect_missing(words, f, start, end, missing_rank, shifts,
-                                                weights, unit_weight, miss)
-        n_total = end - start
-        n_classes = miss.shape[0]
-        best, best_rank, best_next, best_ml = -math.inf, -1, -1, 0
-        for missing_left in range(2 if n_miss > 0 else 1):
-            if two_classes:
-                left = (miss[0], miss[1]) if missing_left else (0.0, 0.0)
-            else:
-                for k in range(n_classes):
-                    left[k] = miss[k] if missing_left else 0.0
-            w_left = w_miss if missing_left else 0.0
-            n_base = n_miss if missing_left else 0
-            group_start = start
-            group_class = np.int64((seg[start] >> class_shift) & class_mask)
-            group_pure = True
-            for i in range(start, stop):
-                word = seg[i]
-                cls = np.int64((word >> class_shift) & class_mask)
-                wt = 1.0 if unit_weight else weights[np.int64(word & row_mask)]
-                if two_classes:  # branch-free: deep in the tree the class is a coin flip
-                    w1 = wt * np.float64(cls)
-                    left = (left[0] + (wt - w1), left[1] + w1)
-                else:
-                    left[cls] += wt
-                w_left += wt
-                if cls != group_class:
-                    group_pure = False
-                next_class = -1
-                if i + 1 < stop:
-                    next_word = seg[i + 1]
-                    if (next_word >> key_shift) == (word >> key_shift):
-                        continue
-                    next_rank = np.int64(next_word >> key_shift)
-                    next_class = np.int64((next_word >> class_shift) & class_mask)
-                elif n_miss == 0 or missing_left:
-                    break
-                else:
-                    next_rank = missing_rank  # present values left, missing right
-                n_left = n_base + i + 1 - start
-                # Skip when this group and the next are pure of the same class. Only
-                # a single-row next group is recognised (one look ahead, the common
-                # case for continuous features); otherwise the threshold is scored,
-                # which is never wrong, only slower.
-                if (boundary_only and group_pure and next_class == group_class
-                        and n_left - (i + 1 - group_start) >= min_leaf
-                        and n_total - n_left - 1 >= min_leaf
-                        and (i + 2 >= stop
-                             or (seg[i + 2] >> key_shift) != (next_word >> key_shift))):
-                    group_start = i + 1  # the run goes on: same class, still pure
-                    continue
-                group_start = i + 1
-                group_class = next_class
-                group_pure = True
-                if n_left < min_leaf or n_total - n_left < min_leaf:
-                    continue
-                if two_classes:
-                    right = (parent[0] - left[0], parent[1] - left[1])
-                else:
-                    for k in range(n_classes):
-                        right[k] = parent[k] - left[k]
-                score = split_score(code, params, tables, parent, left, right, n_parent, w_left,
-                                    n_parent - w_left, term)
-                if is_better(score, best):
-                    best, best_rank, best_next, best_ml = (score, np.int64(word >> key_shift),
-                                                           next_rank, missing_left)
-        return best, best_rank, best_next, best_ml
-
-    @njit
     def search_numeric(words, starts, ends, parents, features, missing_rank, shifts, weights,
-                       unit_weight, code, params, tables, min_leaf, boundary_only, out_score,
-                       out_cut, out_aux, out_missing_left, lo, hi):
+                       unit_weight, code, params, tables, min_leaf, out_score, out_cut,
+                       out_aux, out_missing_left, lo, hi):
         """Best split of the (numeric feature, node) pairs lo..hi-1, numbered feature-major.
 
         Results go to row f (the feature's index) of (n_features, n_nodes)
-        arrays: out_cut is the rank cut, out_aux the next rank present.
-        Numeric and nominal features have kernels of their own so that data
-        without nominal features never compiles the nominal search.
+        arrays: out_score the best score, out_cut the rank cut (rows with rank
+        <= cut go left), out_aux the next rank present (missing_rank when the
+        split is present-vs-missing), for the midpoint threshold, and
+        out_missing_left where the missing rows go. Numeric and nominal
+        features have kernels of their own so that data without nominal
+        features never compiles the nominal search.
+
+        A segment is read in blocks of BLOCK rows: `_gather_two` finds the
+        candidate thresholds and `_score_two` scores them (two classes), or
+        `_gather_scored` does both (more classes); `_best_candidate` keeps
+        the best under the tie rule and `min_leaf`. Rows missing the feature
+        are scored on the right and, if there are any, on the left of every
+        candidate; each direction keeps its own best, and the missing-left one
+        wins only when it is better. This is the engine's hot loop: keep it lean.
+
+        With `skip_runs`, a threshold between two value groups pure of the
+        same class is no candidate unless a neighbouring threshold is cut off
+        by `min_leaf`: for a criterion that is a concave impurity's decrease
+        the score is convex along a run of such groups, so its maximum lies at
+        the run's ends or at the first or last threshold `min_leaf` allows
+        (Fayyad & Irani 1992, extended to ties, missing values and leaf sizes).
         """
         n_nodes = starts.shape[0]
         n_classes = parents.shape[1]
+        key_shift = shifts[0]
         parent_array = np.zeros(n_classes)
-        left = np.zeros(n_classes)
-        right = np.zeros(n_classes)
-        miss = np.zeros(n_classes)
+        run, left, right, miss = (np.zeros(n_classes), np.zeros(n_classes),
+                                  np.zeros(n_classes), np.zeros(n_classes))
+        totals = np.zeros(5)
+        cand_pos = np.zeros(BLOCK, np.int64)
+        cand_weight, cand_class1 = np.zeros(BLOCK), np.zeros(BLOCK)
+        scores = np.zeros((2, BLOCK))
         for p in range(lo, hi):
             f = features[p // n_nodes]
             j = p % n_nodes
+            start, end = starts[j], ends[j]
             n_parent = _load_parent(parents, j, parent_array)
             term = node_term(code, params, tables, parent_array, n_parent)
             if two_classes:
                 parent = (parent_array[0], parent_array[1])
-                result = numeric_best(words, f, starts[j], ends[j], missing_rank[f], shifts,
-                                      weights, unit_weight, code, params, tables, parent,
-                                      n_parent, term, min_leaf, boundary_only, parent, parent,
-                                      miss)
             else:
-                result = numeric_best(words, f, starts[j], ends[j], missing_rank[f], shifts,
-                                      weights, unit_weight, code, params, tables, parent_array,
-                                      n_parent, term, min_leaf, boundary_only, left, right,
-                                      miss)
-            _store(out_score, out_cut, out_aux, out_missing_left, f, j, result)
+                parent = parent_array
+            stop, n_miss, w_miss = _collect_missing(words, f, start, end, missing_rank[f],
+                                                    shifts, weights, unit_weight, miss)
+            n_total = end - start
+            n_passes = 2 if n_miss > 0 else 1
+            for k in range(n_classes):
+                run[k] = 0.0
+            for k in range(totals.shape[0]):
+                totals[k] = 0.0
+            totals[2] = start  # first row of the first value group
+            # the best score and its candidate row, per direction of the missing rows
+            best_right, pos_right = -math.inf, -1
+            best_left, pos_left = -math.inf, -1
+            for block in range(start, stop, BLOCK):
+                block_end = min(block + BLOCK, stop)
+                if two_classes:
+                    m = _gather_two(words, f, start, block, block_end, stop, shifts, weights,
+                                    unit_weight, min_leaf, totals, cand_pos, cand_weight,
+                                    cand_class1, skip_runs)
+                else:
+                    m = _gather_scored(words, f, start, block, block_end, stop, shifts,
+                                       weights, unit_weight, code, params, tables, parent,
+                                       n_parent, term, miss, w_miss, n_passes, min_leaf, run,
+                                       left, right, totals, cand_pos, scores, skip_runs)
+                for missing_left in range(n_passes):
+                    if two_classes:
+                        _score_two(m, code, params, tables, parent, n_parent, term, miss,
+                                   w_miss, missing_left, cand_weight, cand_class1, scores)
+                    # candidate j sends cand_pos[j] - rows_before rows left
+                    rows_before = start - 1 - (n_miss if missing_left else 0)
+                    pos_lo = rows_before + min_leaf
+                    pos_hi = rows_before + n_total - min_leaf
+                    if missing_left:
+                        best_left, pos_left = _best_candidate(
+                            scores[1], cand_pos, m, pos_lo, pos_hi, best_left, pos_left)
+                    else:
+                        best_right, pos_right = _best_candidate(
+                            scores[0], cand_pos, m, pos_lo, pos_hi, best_right, pos_right)
+            goes_left = best_left > beat_score(best_right)
+            pos = pos_left if goes_left else pos_right
+            out_score[f, j] = best_left if goes_left else best_right
+            out_missing_left[f, j] = goes_left
+            if pos >= 0:
+                out_cut[f, j] = np.int64(words[f, pos] >> key_shift)
+                out_aux[f, j] = (missing_rank[f] if pos + 1 >= stop
+                                 else np.int64(words[f, pos + 1] >> key_shift))
+            else:
+                out_cut[f, j] = out_aux[f, j] = -1
 
-    return numeric_best, search_numeric
+    return search_numeric
 
 
-# The builder picks by the number of classes.
-numeric_best_two, search_numeric_two = _numeric_kernels(two_classes=True)
-numeric_best, search_numeric = _numeric_kernels(two_classes=False)
+# search_numeric by form (two classes, skip runs); numba compiles a form on first use.
+# Jitted callers name them directly (they are globals there, which numba can cache).
+search_numeric_many = _numeric_search(False, False)
+search_numeric_many_skip = _numeric_search(False, True)
+search_numeric_two = _numeric_search(True, False)
+search_numeric_two_skip = _numeric_search(True, True)
+NUMERIC_SEARCH = {(False, False): search_numeric_many, (False, True): search_numeric_many_skip,
+                  (True, False): search_numeric_two, (True, True): search_numeric_two_skip}
 
 
 @inline_njit

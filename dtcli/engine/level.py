@@ -1,0 +1,155 @@
+"""One level of growth after the split search (jitted, serial).
+
+A level is a list of nodes that may split, each the rows [start, end) of
+the segments of one word buffer, with its depth, class counts and slot in
+the node store (nodes.py). After the
+split search (splitter) and the choice of a feature per node
+(`splitter.pick_features`), `split_level` records every node of the level
+(its split, or a leaf when no split qualifies), routes the rows of the split
+nodes (`goes_left`), records the children that cannot split as leaves at
+once, and lists the others (the next level) with the nodes whose rows must
+be partitioned into the children's order. Both drivers use it: the level
+loop over large nodes (builder) and the subtree loop over small ones
+(subtree).
+"""
+import math
+
+import numpy as np
+
+from dtcli.engine.jit import inline_njit, njit
+from dtcli.engine.nodes import child_slots, write_leaf, write_node
+from dtcli.engine.splitter import TIE_EPS, nominal_left_set
+
+
+@inline_njit
+def can_split(n_rows, depth, counts, rules):
+    """The stopping rules that need no search; rules = (max_depth, min_samples_split,
+    min_samples_leaf)."""
+    classes = 0
+    for k in range(counts.shape[0]):
+        classes += counts[k] > 0.0
+    return (depth < rules[0] and n_rows >= rules[1] and n_rows >= 2 * rules[2]
+            and classes > 1)
+
+
+@inline_njit
+def midpoint(a, b):
+    """Overflow-safe midpoint that never rounds up to b (x <= t must keep a left)."""
+    mid = a / 2.0 + b / 2.0
+    return a if mid >= b else mid
+
+
+@njit
+def nominal_sets(words, starts, ends, best, out_cut, out_aux, is_nominal, n_categories,
+                 missing_rank, shifts, weights, unit_weight, n_classes, sets):
+    """sets[j]: the categories node j sends left (1), right (0) or has none of (2), for
+    the nodes whose chosen feature is nominal. A kernel of its own, called only for
+    data with nominal features, so that numeric data never compiles it."""
+    for j in range(starts.shape[0]):
+        f = best[j]
+        if f >= 0 and is_nominal[f] == 1:
+            nominal_left_set(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
+                             shifts, weights, unit_weight, n_classes, out_aux[f, j],
+                             out_cut[f, j], sets[j])
+
+
+@njit
+def split_level(words, starts, ends, depth, counts, slots, best, out_score, out_cut, out_aux,
+                out_missing_left, sets, is_nominal, n_categories, missing_rank, values, offsets,
+                shifts, weights, unit_weight, rules, min_gain, goes_left, store, children,
+                moving):
+    """Record every node of the level and route the rows of those that split.
+
+    best[j] is the feature chosen for node j (-1: no valid split); the node
+    splits when that split's score is at least `min_gain`; `sets` are the
+    category sets of `nominal_sets` (not read for numeric splits). Fills `children`
+    = (starts, ends, depth, counts, slots) with the children that may split, and
+    `moving` = (starts, ends, left sizes) with the split nodes that have such
+    a child; returns how many of each.
+    """
+    key_shift, class_shift, class_mask, row_mask = shifts
+    child_starts, child_ends, child_depth, child_counts, child_slots_ = children
+    move_starts, move_ends, move_left = moving
+    n_classes = counts.shape[1]
+    child_split = np.zeros((2, n_classes))  # class counts of the left and right child
+    no_set = np.zeros(0, np.uint8)
+    n_children = 0
+    n_moving = 0
+    for j in range(starts.shape[0]):
+        start, end, f = starts[j], ends[j], best[j]
+        node_counts = counts[j]
+        if f < 0 or not (out_score[f, j] >= min_gain - TIE_EPS):
+            write_leaf(store, slots[j], end - start, node_counts, no_set)
+            continue
+        cut = out_cut[f, j]
+        nominal = is_nominal[f] == 1
+        left_set = sets[j]
+        if nominal:
+            cut_value = math.nan
+        elif out_aux[f, j] == missing_rank[f]:
+            cut_value = math.inf  # present values left, missing right
+        else:
+            base = offsets[f]
+            cut_value = midpoint(values[base + cut], values[base + out_aux[f, j]])
+        missing_left = out_missing_left[f, j] == 1
+        for k in range(n_classes):
+            child_split[0, k] = 0.0
+        n_left = 0
+        n_missing = 0
+        for i in range(start, end):
+            word = words[f, i]
+            rank = np.int64(word >> key_shift)
+            if rank == missing_rank[f]:
+                goes = missing_left
+                n_missing += 1
+            elif nominal:
+                goes = left_set[rank] == 1
+            else:
+                goes = rank <= cut
+            row = np.int64(word & row_mask)
+            goes_left[row] = goes
+            if goes:
+                n_left += 1
+                child_split[0, np.int64((word >> class_shift) & class_mask)] += (
+                    1.0 if unit_weight else weights[row])
+        if n_left == 0 or n_left == end - start:
+            # The search promised two non-empty children; growing on would loop forever.
+            raise RuntimeError("internal error: a split sent every row to one side")
+        left_weight = 0.0
+        right_weight = 0.0
+        for k in range(n_classes):
+            child_split[1, k] = node_counts[k] - child_split[0, k]
+            left_weight += child_split[0, k]
+            right_weight += child_split[1, k]
+        if n_missing == 0:
+            # No missing value in training: future ones go to the heavier child
+            # (as scikit-learn does); unseen categories follow them.
+            missing_left = left_weight >= right_weight
+        if nominal:
+            for c in range(n_categories[f]):
+                if left_set[c] == 2:  # absent from the node
+                    left_set[c] = missing_left
+        split_row = start + n_left
+        write_node(store, slots[j], end - start, node_counts, f, cut_value, missing_left,
+                   left_set[:n_categories[f]] if nominal else no_set, split_row,
+                   out_score[f, j])
+        before = n_children
+        for side in range(2):  # append the children that may split; the others are leaves
+            child_start = start if side == 0 else split_row
+            child_end = split_row if side == 0 else end
+            slot = child_slots(split_row)[side]
+            counts_of_child = child_split[side]
+            if not can_split(child_end - child_start, depth[j] + 1, counts_of_child, rules):
+                write_leaf(store, slot, child_end - child_start, counts_of_child, no_set)
+                continue
+            child_starts[n_children], child_ends[n_children] = child_start, child_end
+            child_depth[n_children], child_slots_[n_children] = depth[j] + 1, slot
+            for k in range(n_classes):
+                child_counts[n_children, k] = counts_of_child[k]
+            n_children += 1
+        if n_children > before:  # only rows of a node with a child to search move
+            move_starts[n_moving] = start
+            move_ends[n_moving] = end
+            move_left[n_moving] = n_left
+            n_moving += 1
+    return n_children, n_moving

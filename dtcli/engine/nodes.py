@@ -1,0 +1,107 @@
+"""Node records written while a tree grows, and their compaction into a `Tree`.
+
+A node holds the rows [start, end) of the presorted segments. The root
+lives at slot 0 of the store and the children of a node split at row p
+(left [start, p), right [p, end)) at slots 2p - 1 and 2p: distinct split
+nodes split at distinct rows, so slots never collide, and whichever thread
+grows a node writes its record without asking anyone for an id; the slots
+in use depend only on the splits. `compact` then numbers the nodes breadth-first
+(root 0, children after parents, left before right), as scikit-learn's
+arrays expect. The store is allocated with np.empty: pages of slots no node
+uses are never touched. Jitted: `write_node`, `_bfs_order`.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dtcli.engine.jit import inline_njit, njit
+from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+
+
+def new_store(n_rows: int, n_classes: int, max_categories: int) -> tuple:
+    """Empty records for every slot of a tree over n_rows rows."""
+    slots = max(2 * n_rows - 1, 1)
+    return (np.empty(slots, np.int64),  # children_left (a slot, or TREE_LEAF)
+            np.empty(slots, np.int64),  # children_right
+            np.empty(slots, np.int64),  # feature
+            np.empty(slots),  # threshold
+            np.empty(slots, np.uint8),  # missing_left
+            np.empty((slots, max(max_categories, 1)), np.uint8),  # category_left
+            np.empty((slots, n_classes)),  # value
+            np.empty(slots, np.int64),  # n_node_samples
+            np.empty(slots))  # score
+
+
+@inline_njit
+def child_slots(split_row):
+    """Slots of the children of a node split at row `split_row` (see the module docstring)."""
+    return 2 * split_row - 1, 2 * split_row
+
+
+@njit
+def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, left_set,
+               split_row, split_score):
+    """Record the node at `slot`: n_rows rows, class counts `counts`, split at row
+    `split_row` on feature f (x <= cut_value left, or the nominal categories marked in
+    `left_set`; empty for numeric features), or a leaf when f is TREE_UNDEFINED. One
+    function for both: every jitted function adds to the first run's compile time."""
+    (children_left, children_right, feature, threshold, missing_left, category_left, value,
+     n_node_samples, score) = store
+    leaf = f == TREE_UNDEFINED
+    left_child, right_child = child_slots(split_row)
+    children_left[slot] = TREE_LEAF if leaf else left_child
+    children_right[slot] = TREE_LEAF if leaf else right_child
+    feature[slot] = f
+    threshold[slot] = math.nan if leaf else cut_value
+    missing_left[slot] = 0 if leaf else goes_missing_left
+    for c in range(category_left.shape[1]):
+        category_left[slot, c] = left_set[c] if c < left_set.shape[0] else 0
+    for k in range(value.shape[1]):
+        value[slot, k] = counts[k]
+    n_node_samples[slot] = n_rows
+    score[slot] = math.nan if leaf else split_score
+
+
+@inline_njit
+def write_leaf(store, slot, n_rows, counts, no_set):
+    """write_node for a leaf; `no_set` is any empty uint8 array. (The arguments are
+    typed as at a split's call, n_rows < 0 for False: a literal would compile
+    write_node once more.)"""
+    write_node(store, slot, n_rows, counts, np.int64(TREE_UNDEFINED), math.nan, n_rows < 0,
+               no_set, n_rows, math.nan)
+
+
+@njit
+def _bfs_order(children_left, children_right, root):
+    """Slots in breadth-first order from `root`, and each slot's position in it."""
+    order = np.empty(children_left.shape[0], np.int64)
+    position = np.empty(children_left.shape[0], np.int64)
+    order[0] = root
+    n = 1
+    head = 0
+    while head < n:
+        slot = order[head]
+        position[slot] = head
+        head += 1
+        if children_left[slot] != TREE_LEAF:
+            order[n] = children_left[slot]
+            order[n + 1] = children_right[slot]
+            n += 2
+    return order[:n], position
+
+
+def compact(store: tuple, max_categories: int) -> Tree:
+    """The grown nodes as a Tree, numbered breadth-first."""
+    (children_left, children_right, feature, threshold, missing_left, category_left, value,
+     n_node_samples, score) = store
+    order, position = _bfs_order(children_left, children_right, 0)
+    kids_left, kids_right = children_left[order], children_right[order]
+    split = kids_left != TREE_LEAF
+    kids_left[split] = position[kids_left[split]]
+    kids_right[split] = position[kids_right[split]]
+    return Tree(children_left=kids_left, children_right=kids_right, feature=feature[order],
+                threshold=threshold[order], missing_left=missing_left[order],
+                category_left=category_left[order, :max_categories], value=value[order],
+                n_node_samples=n_node_samples[order], score=score[order])

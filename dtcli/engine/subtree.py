@@ -1,0 +1,108 @@
+"""Grow whole subtrees of small nodes, each in one call (jitted).
+
+Below `builder.SUBTREE_BYTES` of packed words, a node's segments in both
+buffers fit in a core's second-level cache, so its whole subtree is grown
+there, level by level, by one thread, with the same steps as the level loop
+over large nodes: split search (splitter), choice of feature, `split_level`,
+partition. Subtrees own disjoint rows of both buffers, of `goes_left` and of
+the node store (nodes.py), so threads grow them side by side without
+locks, and each comes out the same whichever thread grows it.
+"""
+import itertools
+
+import numpy as np
+
+from dtcli.engine import splitter
+from dtcli.engine.jit import njit
+from dtcli.engine.level import nominal_sets, split_level
+from dtcli.engine.partition import partition
+
+
+# The first work item of the kernels' ranges: an int literal would make numba compile
+# them once more, for the literal's own type.
+FIRST = np.int64(0)
+
+
+def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
+                    has_nominal: bool):
+    """grow_subtrees for one form of data and criterion (see splitter.NUMERIC_SEARCH); the
+    flags are constants of the closure (and its only variables: see
+    splitter._numeric_search), so a form compiles only the searches it calls
+    (numeric-only data never the nominal one)."""
+
+    @njit
+    def grow_subtrees(buffers, roots, root_counts, order, numeric, nominal, is_nominal,
+                      n_categories, missing_rank, values, offsets, shifts, weights, unit_weight,
+                      code, params, tables, rules, min_gain, goes_left, store, lo, hi):
+        """Grow the subtrees of roots order[lo:hi]; roots[r] = (start, end, depth, slot,
+        buffer) with class counts root_counts[r], all nodes that may split."""
+        n_features = buffers[0].shape[0]
+        n_classes = root_counts.shape[1]
+        capacity = 1
+        for r in range(lo, hi):
+            capacity = max(capacity, roots[order[r], 1] - roots[order[r], 0])
+        # two sets of level arrays (this level's nodes, the next's), swapped per level
+        ints = np.empty((2, 4, capacity), np.int64)  # start, end, depth, slot
+        counts = np.empty((2, capacity, n_classes))
+        moving = (np.empty(capacity, np.int64), np.empty(capacity, np.int64),
+                  np.empty(capacity, np.int64))
+        sets = np.zeros((capacity, store[5].shape[1]), np.uint8)
+        for r in range(lo, hi):
+            root = order[r]
+            for field in range(4):
+                ints[0, field, 0] = roots[root, field]
+            for k in range(n_classes):
+                counts[0, 0, k] = root_counts[root, k]
+            source = roots[root, 4]
+            now = 0
+            m = 1
+            while m > 0:
+                starts, ends = ints[now, 0, :m], ints[now, 1, :m]
+                words = buffers[source]
+                out_score = np.full((n_features, m), -np.inf)
+                out_cut = np.empty((n_features, m), np.int64)
+                out_aux = np.empty((n_features, m), np.int64)
+                out_missing_left = np.empty((n_features, m), np.uint8)
+                if has_numeric and two_classes and skip_runs:
+                    search = splitter.search_numeric_two_skip
+                elif has_numeric and two_classes:
+                    search = splitter.search_numeric_two
+                elif has_numeric and skip_runs:
+                    search = splitter.search_numeric_many_skip
+                else:
+                    search = splitter.search_numeric_many
+                if has_numeric:
+                    search(words, starts, ends, counts[now, :m], numeric, missing_rank, shifts,
+                           weights, unit_weight, code, params, tables, rules[2], out_score,
+                           out_cut, out_aux, out_missing_left, FIRST, numeric.shape[0] * m)
+                if has_nominal:
+                    splitter.search_nominal(words, starts, ends, counts[now, :m], nominal,
+                                            n_categories, missing_rank, shifts, weights,
+                                            unit_weight, code, params, tables, rules[2],
+                                            out_score, out_cut, out_aux, out_missing_left,
+                                            FIRST, nominal.shape[0] * m)
+                best = splitter.pick_features(out_score)
+                if has_nominal:
+                    nominal_sets(words, starts, ends, best, out_cut, out_aux, is_nominal,
+                                 n_categories, missing_rank, shifts, weights, unit_weight,
+                                 n_classes, sets)
+                children = (ints[1 - now, 0], ints[1 - now, 1], ints[1 - now, 2],
+                            counts[1 - now], ints[1 - now, 3])
+                m, n_moving = split_level(words, starts, ends, ints[now, 2, :m], counts[now, :m],
+                                          ints[now, 3, :m], best, out_score, out_cut, out_aux,
+                                          out_missing_left, sets, is_nominal, n_categories,
+                                          missing_rank, values, offsets, shifts, weights,
+                                          unit_weight, rules, min_gain, goes_left, store,
+                                          children, moving)
+                partition(words, buffers[1 - source], moving[0][:n_moving],
+                          moving[1][:n_moving], moving[2][:n_moving], goes_left, shifts[3],
+                          FIRST, n_features * n_moving)
+                source = 1 - source
+                now = 1 - now
+
+    return grow_subtrees
+
+
+# By (two classes, skip runs, numeric features, nominal features); numba compiles a
+# form on first use.
+GROWERS = {form: _subtree_grower(*form) for form in itertools.product((False, True), repeat=4)}
