@@ -106,7 +106,9 @@ class DecisionTreeClassifier:
         from dtcli.engine.builder import grow
 
         rules = self._stop_rules()
-        engine, params = criteria.get(self.criterion).for_engine(self.criterion_params)
+        criterion = criteria.get(self.criterion)
+        engine, params = criterion.for_engine(self.criterion_params)
+        screen = criterion.screen_for(self.criterion_params)
         if X.shape[0] == 0:
             raise ParameterError("cannot fit a tree on zero rows")
         if classes.shape[0] < 2:
@@ -127,7 +129,8 @@ class DecisionTreeClassifier:
         self.tree_ = grow(np.ascontiguousarray(X, dtype=np.float64), y, classes.shape[0],
                           is_nominal, n_categories, engine.code, params, rules,
                           sample_weight=weights, n_threads=self.n_jobs,
-                          table_kinds=engine.tables, skip_runs=engine.boundary_points)
+                          table_kinds=engine.tables, skip_runs=engine.boundary_points,
+                          screen=screen and (screen.code, screen.param_vector(), screen.tables))
         self.fit_seconds_ = time.perf_counter() - start
         self.classes_ = classes
         self.n_classes_ = classes.shape[0]

@@ -24,11 +24,12 @@ PAPERS = ("gini-entropy-splitting.txt", "tsallis-unified-criterion.txt",
 
 # Every parameter's valid range, as the papers state it (1 is also accepted as the
 # Shannon limit of the entropy orders).
-RANGES = {"q": "(0, inf)", "gamma": "(0, inf)", "alpha": "(0, 1]", "beta": "(0, 1]"}
+RANGES = {"q": "(0, inf)", "gamma": "(0, inf)", "alpha": "(0, 1]", "beta": "(0, 1]",
+          "average_gain": "0 or 1"}
 REJECTED = {"q": [0.0, -1.0], "gamma": [0.0, -0.5], "alpha": [0.0, -0.1, 1.0000001, 2.0],
-            "beta": [0.0, 1.5]}
+            "beta": [0.0, 1.5], "average_gain": [0.5, -1.0, 2.0]}
 ACCEPTED = {"q": [1e-9, 1.0, 2.0, 1e6], "gamma": [1e-9, 1.0, 4.0], "alpha": [1e-9, 0.5, 1.0],
-            "beta": [1e-9, 1.0]}
+            "beta": [1e-9, 1.0], "average_gain": [0.0, 1.0]}
 PARAMETERS = [(name, p.name) for name, c in CRITERIA.items() for p in c.params]
 
 
@@ -71,6 +72,7 @@ def test_defaults_reproduce_the_classic_criteria():
     assert defaults["pt"] == {"alpha": 1.0, "gamma": 2.0}
     assert defaults["pr"] == {"alpha": 1.0, "gamma": 1.0}
     assert defaults["ge"] == defaults["abi"] == {"alpha": 1.0, "beta": 1.0}
+    assert defaults["gain-ratio"] == {"average_gain": 0.0}  # the papers' plain gain ratio
 
 
 def test_unknown_parameter_and_criterion_name_the_choices():

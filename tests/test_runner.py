@@ -17,7 +17,8 @@ from dtcli.io import load_dataset
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 GINI, ENTROPY = runner.CriterionChoice("gini"), runner.CriterionChoice("entropy")
-WITH_PARAMS = next((c for c in CRITERIA.values() if c.params), None)
+# a criterion whose first parameter takes a range of values (not a 0/1 switch)
+WITH_PARAMS = next((c for c in CRITERIA.values() if c.params and not c.params[0].choices), None)
 
 
 @pytest.fixture(scope="module")

@@ -25,8 +25,11 @@ class Param:
     low_open: bool = False  # low itself excluded
     high_open: bool = False
     excluded: tuple[float, ...] = ()
+    choices: tuple[float, ...] = ()  # when given, the only values allowed (a switch: 0, 1)
 
     def describe_range(self) -> str:
+        if self.choices:
+            return " or ".join(_fmt(x) for x in self.choices)
         left = "(" if self.low_open or math.isinf(self.low) else "["
         right = ")" if self.high_open or math.isinf(self.high) else "]"
         text = f"{left}{_fmt(self.low)}, {_fmt(self.high)}{right}"
@@ -37,6 +40,8 @@ class Param:
     def accepts(self, value: float) -> bool:
         if not math.isfinite(value) or value in self.excluded:
             return False
+        if self.choices:
+            return value in self.choices
         above = value > self.low if self.low_open else value >= self.low
         below = value < self.high if self.high_open else value <= self.high
         return above and below
@@ -65,6 +70,10 @@ class Criterion:
     reduces_to: tuple[tuple[tuple[tuple[str, float], ...], str], ...] = ()
     # The count tables its kernel reads (kernels.TABLE_KINDS), made once per unweighted fit.
     tables: tuple[str, ...] = ()
+    # C4.5's average-gain rule, behind a switch parameter: (switch, screening criterion).
+    # With the switch at 1, only the features whose best split scores at least the
+    # average under the screening criterion compete (see `screen_for`).
+    screen: tuple[str, str] | None = None
 
     def for_engine(self, values: Mapping[str, float] | None = None) -> tuple[Criterion, np.ndarray]:
         """The criterion the engine runs for these parameters, and its parameter vector."""
@@ -75,6 +84,23 @@ class Criterion:
                 engine = CRITERIA[classic]
                 return engine, engine.param_vector()
         return self, vector
+
+    def screen_for(self, values: Mapping[str, float] | None = None) -> Criterion | None:
+        """The criterion that screens features for these parameters, if any.
+
+        Quinlan's C4.5 (1993, chapter 2) takes the test of largest gain ratio
+        among those whose information gain is at least the average gain of the
+        tests examined. The engine scores every feature's best split by both
+        criteria; a node's features whose screening score is below the average
+        over its features with a valid split drop out, and the best of the rest
+        wins (engine.splitter.pick_screened).
+        """
+        if self.screen is None:
+            return None
+        switch, by = self.screen
+        vector = self.param_vector(values)
+        on = vector[[p.name for p in self.params].index(switch)] == 1.0
+        return CRITERIA[by] if on else None
 
     def param_vector(self, values: Mapping[str, float] | None = None) -> np.ndarray:
         """Validated float64 parameter vector in declaration order."""
@@ -126,10 +152,11 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
               "gini-entropy-splitting.txt, eq. (1.1)-(1.3)", boundary_points=True,
               tables=("xlogx",)),
     Criterion("gain-ratio", kernels.GAIN_RATIO,
-              "Information gain over split information (C4.5), without C4.5's "
-              "average-gain rule; penalises unbalanced splits but favours peeling off few rows.",
-              f"{_IHD}, eq. (4)-(5); {_TSALLIS}, eq. (4)",
-              tables=("xlogx",)),
+              "Information gain over split information (C4.5); average_gain=1 adds C4.5's "
+              "rule that the split's feature has at least the average information gain.",
+              f"{_IHD}, eq. (4)-(5); {_TSALLIS}, eq. (4); Quinlan 1993, ch. 2, for average_gain",
+              params=(Param("average_gain", 0.0, low=0.0, high=1.0, choices=(0.0, 1.0)),),
+              tables=("xlogx",), screen=("average_gain", "entropy")),
     Criterion("tsallis", kernels.TSALLIS,
               "Tsallis entropy gain (q=1 entropy, q=2 gini); tune q per data set by grid search.",
               f"{_TSALLIS}, eq. (1), (5)", params=(_order("q", 2.0),), boundary_points=True,

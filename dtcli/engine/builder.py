@@ -87,13 +87,16 @@ class _Nodes:
 def grow(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray,
          n_categories: np.ndarray, code: int, params: np.ndarray, rules: StopRules,
          sample_weight: np.ndarray | None = None, n_threads: int | None = None,
-         table_kinds: tuple[str, ...] = (), skip_runs: bool = False) -> Tree:
+         table_kinds: tuple[str, ...] = (), skip_runs: bool = False,
+         screen: tuple[int, np.ndarray, tuple[str, ...]] | None = None) -> Tree:
     """Fit one tree. X float64 (n, d) with NaN = missing; y int64 in [0, n_classes).
 
     From the criterion's registry entry: `table_kinds`, the count tables it
     reads (with unit weights every count is an integer, so they are filled
-    once here), and `skip_runs`, whether thresholds inside runs of one class
-    can be skipped (its `boundary_points`; see splitter.gather).
+    once here), `skip_runs`, whether thresholds inside runs of one class
+    can be skipped (its `boundary_points`; see splitter.gather), and `screen`,
+    the (code, parameters, table kinds) of a criterion that screens each
+    node's features (C4.5's average-gain rule: splitter.pick_screened).
     """
     n_threads = n_threads or os.cpu_count() or 1
     n_samples, n_features = X.shape
@@ -101,9 +104,14 @@ def grow(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray,
     weights = np.ones(1) if unit_weight else np.ascontiguousarray(sample_weight, np.float64)
     is_nominal = is_nominal.astype(np.uint8)
     n_categories = n_categories.astype(np.int64)
-    tables = count_tables(table_kinds, n_samples, params) if unit_weight else NO_TABLES
+    def tables_for(kinds, vector):
+        return count_tables(kinds, n_samples, vector) if unit_weight else NO_TABLES
+
+    criterion = (code, params, tables_for(table_kinds, params))
+    if screen is not None:
+        screen = (screen[0], screen[1], tables_for(screen[2], screen[1]))
     growth = _Growth(presort(X, y, n_classes, is_nominal, n_categories, n_threads), n_classes,
-                     is_nominal, n_categories, weights, unit_weight, code, params, tables,
+                     is_nominal, n_categories, weights, unit_weight, criterion, screen,
                      rules, n_threads, skip_runs)
     root_counts = np.bincount(y, weights=None if unit_weight else weights,
                               minlength=n_classes).astype(np.float64)[None, :]
@@ -120,14 +128,14 @@ class _Growth:
     """What both phases need besides the nodes themselves, and the two phases."""
 
     def __init__(self, sorted_, n_classes, is_nominal, n_categories, weights, unit_weight,
-                 code, params, tables, stop_rules: StopRules, n_threads: int,
-                 skip_runs: bool):
+                 criterion, screen, stop_rules: StopRules, n_threads: int, skip_runs: bool):
         self.s = sorted_
         self.buffers = (sorted_.words, np.empty_like(sorted_.words))
         n_features, n_samples = sorted_.words.shape
         self.is_nominal, self.n_categories = is_nominal, n_categories
         self.weights, self.unit_weight = weights, unit_weight
-        self.code, self.params, self.tables = code, params, tables
+        self.code, self.params, self.tables = criterion
+        self.screen = screen  # (code, params, tables) or None
         self.rules, self.min_gain = stop_rules.as_tuple(), float(stop_rules.min_gain)
         self.two_classes = n_classes == 2
         self.skip_runs = bool(skip_runs)
@@ -164,19 +172,14 @@ class _Growth:
         m = len(level)
         out = (np.full((n_features, m), -math.inf), np.empty((n_features, m), np.int64),
                np.empty((n_features, m), np.int64), np.empty((n_features, m), np.uint8))
-        work = int((level.ends - level.starts).sum())
-        common = (self.s.missing_rank, self.shifts, self.weights, self.unit_weight, self.code,
-                  self.params, self.tables, self.rules[2])
-        if self.numeric.shape[0]:
-            run_chunks(splitter.NUMERIC_SEARCH[self.two_classes, self.skip_runs],
-                       self.numeric.shape[0] * m, self.n_threads, self.numeric.shape[0] * work,
-                       words, level.starts, level.ends, level.counts, self.numeric, *common,
-                       *out)
-        if self.nominal.shape[0]:
-            run_chunks(splitter.search_nominal, self.nominal.shape[0] * m, self.n_threads,
-                       self.nominal.shape[0] * work, words, level.starts, level.ends,
-                       level.counts, self.nominal, self.n_categories, *common, *out)
-        best = splitter.pick_features(out[0])
+        self._search(level, words, (self.code, self.params, self.tables), out)
+        if self.screen is None:
+            best = splitter.pick_features(out[0])
+        else:
+            screen_out = (np.full((n_features, m), -math.inf),) + tuple(np.empty_like(a)
+                                                                       for a in out[1:])
+            self._search(level, words, self.screen, screen_out)
+            best = splitter.pick_screened(out[0], screen_out[0])
         sets = np.zeros((m, self.store[5].shape[1]), np.uint8)
         if self.nominal.shape[0]:
             nominal_sets(words, level.starts, level.ends, best, out[1], out[2], self.is_nominal,
@@ -198,6 +201,23 @@ class _Growth:
                    starts, ends, left_sizes, self.goes_left, self.shifts[3])
         return _Nodes(*(a[:n_children] for a in children))
 
+    def _search(self, level: _Nodes, words: np.ndarray, criterion, out) -> None:
+        """Every feature's best split of every node of `level` under `criterion`
+        ((code, params, tables)), on all threads, into `out`."""
+        m = len(level)
+        work = int((level.ends - level.starts).sum())
+        common = (self.s.missing_rank, self.shifts, self.weights, self.unit_weight, *criterion,
+                  self.rules[2])
+        if self.numeric.shape[0]:
+            run_chunks(splitter.NUMERIC_SEARCH[self.two_classes, self.skip_runs],
+                       self.numeric.shape[0] * m, self.n_threads, self.numeric.shape[0] * work,
+                       words, level.starts, level.ends, level.counts, self.numeric, *common,
+                       *out)
+        if self.nominal.shape[0]:
+            run_chunks(splitter.search_nominal, self.nominal.shape[0] * m, self.n_threads,
+                       self.nominal.shape[0] * work, words, level.starts, level.ends,
+                       level.counts, self.nominal, self.n_categories, *common, *out)
+
     def _grow_subtrees(self, roots: _Nodes) -> None:
         """Grow every deferred root's whole subtree, largest first, on all threads."""
         sizes = roots.ends - roots.starts
@@ -205,11 +225,13 @@ class _Growth:
         table = np.column_stack([roots.starts, roots.ends, roots.depth, roots.slots,
                                  roots.buffer])
         grower = GROWERS[(self.two_classes, self.skip_runs, bool(self.numeric.shape[0]),
-                          bool(self.nominal.shape[0]))]
+                          bool(self.nominal.shape[0]), self.screen is not None)]
+        # unscreened forms get the criterion itself as their (unused) screen: no new types
+        screen = self.screen or (self.code, self.params, self.tables)
         run_chunks(grower, len(roots), self.n_threads,
                    int(sizes.sum()) * self.buffers[0].shape[0], self.buffers, table,
                    roots.counts, order, self.numeric, self.nominal, self.is_nominal,
                    self.n_categories, self.s.missing_rank, self.s.values, self.s.offsets,
                    self.shifts, self.weights, self.unit_weight, self.code, self.params,
-                   self.tables, self.rules, self.min_gain, self.goes_left, self.store,
+                   self.tables, screen, self.rules, self.min_gain, self.goes_left, self.store,
                    chunks_per_thread=SUBTREE_CHUNKS_PER_THREAD)

@@ -510,6 +510,32 @@ def pick_features(scores):
 
 
 @njit
+def pick_screened(scores, screen):
+    """pick_features among the features whose screening score (`screen`, same shape)
+    is at least the node's average over its features with a valid split: C4.5's
+    average-gain rule (registry.Criterion.screen_for)."""
+    n_features, n_nodes = scores.shape
+    best = np.full(n_nodes, -1, dtype=np.int64)
+    for j in range(n_nodes):
+        total = 0.0
+        n_valid = 0
+        for fi in range(n_features):
+            if screen[fi, j] > -math.inf:
+                total += screen[fi, j]
+                n_valid += 1
+        if n_valid == 0:
+            continue
+        average = total / n_valid
+        floor = average - TIE_EPS * (1.0 + abs(average))  # rounding: a feature at the average passes
+        top = -math.inf
+        for fi in range(n_features):
+            if screen[fi, j] >= floor and is_better(scores[fi, j], top):
+                top = scores[fi, j]
+                best[j] = fi
+    return best
+
+
+@njit
 def nominal_left_set(words, f, start, end, n_categories, missing_rank, shifts, weights,
                      unit_weight, n_classes, by_class, cut, out):
     """Mark in `out` (uint8, one per category) the categories sent left (1), right (0)

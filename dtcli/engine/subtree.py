@@ -24,16 +24,18 @@ FIRST = np.int64(0)
 
 
 def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
-                    has_nominal: bool):
+                    has_nominal: bool, screened: bool):
     """grow_subtrees for one form of data and criterion (see splitter.NUMERIC_SEARCH); the
     flags are constants of the closure (and its only variables: see
     splitter._numeric_search), so a form compiles only the searches it calls
-    (numeric-only data never the nominal one)."""
+    (numeric-only data never the nominal one). `screened`: features are screened
+    by a second criterion (`screen` = its code, parameters and tables;
+    splitter.pick_screened); unscreened forms are given the criterion itself there."""
 
     @njit
     def grow_subtrees(buffers, roots, root_counts, order, numeric, nominal, is_nominal,
                       n_categories, missing_rank, values, offsets, shifts, weights, unit_weight,
-                      code, params, tables, rules, min_gain, goes_left, store, lo, hi):
+                      code, params, tables, screen, rules, min_gain, goes_left, store, lo, hi):
         """Grow the subtrees of roots order[lo:hi]; roots[r] = (start, end, depth, slot,
         buffer) with class counts root_counts[r], all nodes that may split."""
         n_features = buffers[0].shape[0]
@@ -63,6 +65,13 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                 out_cut = np.empty((n_features, m), np.int64)
                 out_aux = np.empty((n_features, m), np.int64)
                 out_missing_left = np.empty((n_features, m), np.uint8)
+                if screened:  # the screening criterion's results: only its scores are read
+                    screen_out = (np.full((n_features, m), -np.inf),
+                                  np.empty((n_features, m), np.int64),
+                                  np.empty((n_features, m), np.int64),
+                                  np.empty((n_features, m), np.uint8))
+                else:
+                    screen_out = (out_score, out_cut, out_aux, out_missing_left)  # unused
                 if has_numeric and two_classes and skip_runs:
                     search = splitter.search_numeric_two_skip
                 elif has_numeric and two_classes:
@@ -75,13 +84,26 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                     search(words, starts, ends, counts[now, :m], numeric, missing_rank, shifts,
                            weights, unit_weight, code, params, tables, rules[2], out_score,
                            out_cut, out_aux, out_missing_left, FIRST, numeric.shape[0] * m)
+                    if screened:
+                        search(words, starts, ends, counts[now, :m], numeric, missing_rank,
+                               shifts, weights, unit_weight, screen[0], screen[1], screen[2],
+                               rules[2], *screen_out, FIRST, numeric.shape[0] * m)
                 if has_nominal:
                     splitter.search_nominal(words, starts, ends, counts[now, :m], nominal,
                                             n_categories, missing_rank, shifts, weights,
                                             unit_weight, code, params, tables, rules[2],
                                             out_score, out_cut, out_aux, out_missing_left,
                                             FIRST, nominal.shape[0] * m)
-                best = splitter.pick_features(out_score)
+                    if screened:
+                        splitter.search_nominal(words, starts, ends, counts[now, :m], nominal,
+                                                n_categories, missing_rank, shifts, weights,
+                                                unit_weight, screen[0], screen[1], screen[2],
+                                                rules[2], *screen_out, FIRST,
+                                                nominal.shape[0] * m)
+                if screened:
+                    best = splitter.pick_screened(out_score, screen_out[0])
+                else:
+                    best = splitter.pick_features(out_score)
                 if has_nominal:
                     nominal_sets(words, starts, ends, best, out_cut, out_aux, is_nominal,
                                  n_categories, missing_rank, shifts, weights, unit_weight,
@@ -103,6 +125,6 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
     return grow_subtrees
 
 
-# By (two classes, skip runs, numeric features, nominal features); numba compiles a
-# form on first use.
-GROWERS = {form: _subtree_grower(*form) for form in itertools.product((False, True), repeat=4)}
+# By (two classes, skip runs, numeric features, nominal features, screened); numba
+# compiles a form on first use.
+GROWERS = {form: _subtree_grower(*form) for form in itertools.product((False, True), repeat=5)}
