@@ -15,6 +15,15 @@ from dtcli.engine.presort import presort
 from dtcli.errors import DtreeError
 
 
+@pytest.fixture(autouse=True, params=["radix", "numpy"])
+def sort_path(request, monkeypatch):
+    """Every test on both ways of sorting numeric features: the jitted radix sort, and
+    numpy's, which presort takes for small data."""
+    monkeypatch.setattr(presort_module, "_NUMPY_MAX_ROWS", 0 if request.param == "radix" else
+                        1 << 16)
+    return request.param
+
+
 def _bits(n):
     return max(int(n).bit_length(), 1)
 
