@@ -554,11 +554,10 @@ def inter_node_hellinger(child, n_child, parent, n_parent, weighted):
     share = 1.0
     for j in range(len(parent)):
         if parent[j] > 0.0:
-            # sqrt(N_j) and 1 / N_j depend on the parent only: hoisted out of the scan
-            s += sqrt_count(child[j]) * math.sqrt(parent[j])
+            s += sqrt_count(child[j] * parent[j])
             if weighted:
-                share *= child[j] * (1.0 / parent[j])
-    term = (n_child - sqrt_count(n_child) * (1.0 / math.sqrt(n_parent)) * s) / n_parent
+                share *= child[j] / parent[j]
+    term = (n_child - sqrt_count(n_child / n_parent) * s) / n_parent
     return term * (1.0 - share) if weighted else term
 
 
