@@ -36,7 +36,7 @@ import math
 import numpy as np
 
 from dtcli.criteria.kernels import node_term, split_score
-from dtcli.engine.jit import inline_njit, njit
+from dtcli.engine.jit import inline_njit, njit, njit_form
 
 TIE_EPS = 1e-12
 
@@ -255,7 +255,6 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
     every process (no cache hit, ever).
     """
 
-    @njit
     def search_numeric(words, starts, ends, parents, features, missing_rank, shifts, weights,
                        unit_weight, code, params, tables, min_leaf, out_score, out_cut,
                        out_aux, out_missing_left, lo, hi):
@@ -352,7 +351,8 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
             else:
                 out_cut[f, j] = out_aux[f, j] = -1
 
-    return search_numeric
+    return njit_form(search_numeric, ("two" if two_classes else "many")
+                     + ("_skip" if skip_runs else ""))
 
 
 # search_numeric by form (two classes, skip runs); numba compiles a form on first use.

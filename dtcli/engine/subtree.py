@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 
 from dtcli.engine import splitter
-from dtcli.engine.jit import njit
+from dtcli.engine.jit import njit_form
 from dtcli.engine.level import nominal_sets, split_level
 from dtcli.engine.partition import partition
 
@@ -32,7 +32,6 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
     by a second criterion (`screen` = its code, parameters and tables;
     splitter.pick_screened); unscreened forms are given the criterion itself there."""
 
-    @njit
     def grow_subtrees(buffers, roots, root_counts, order, numeric, nominal, is_nominal,
                       n_categories, missing_rank, values, offsets, shifts, weights, unit_weight,
                       code, params, tables, screen, rules, min_gain, goes_left, store, lo, hi):
@@ -122,7 +121,8 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                 source = 1 - source
                 now = 1 - now
 
-    return grow_subtrees
+    flags = (two_classes, skip_runs, has_numeric, has_nominal, screened)
+    return njit_form(grow_subtrees, "".join("1" if flag else "0" for flag in flags))
 
 
 # By (two classes, skip runs, numeric features, nominal features, screened); numba
