@@ -130,8 +130,7 @@ class DecisionTreeClassifier:
                           is_nominal, n_categories, engine.code, params, rules,
                           sample_weight=weights, n_threads=self.n_jobs,
                           table_kinds=engine.tables,
-                          skip_runs=engine.boundary_points and not (
-                              engine.vectorises and classes.shape[0] == 2),
+                          skip_runs=engine.boundary_points, vectorises=engine.vectorises,
                           screen=screen and (screen.code, screen.param_vector(), screen.tables))
         self.fit_seconds_ = time.perf_counter() - start
         self.classes_ = classes

@@ -216,3 +216,19 @@ def test_repr_shows_changed_parameters_only():
     assert repr(DecisionTreeClassifier()) == "DecisionTreeClassifier()"
     assert repr(DecisionTreeClassifier(max_depth=3, criterion="entropy")) == \
         "DecisionTreeClassifier(criterion='entropy', max_depth=3)"
+
+
+@pytest.mark.parametrize("min_samples_leaf", [1, 7])
+def test_training_accuracy_read_off_the_leaves_equals_scoring_the_training_rows(
+        min_samples_leaf):
+    # impure leaves (min_samples_leaf), missing values routed by each split's learned
+    # direction and unequal weights: what `dtree train` prints without predicting
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 4))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = rng.integers(0, 3, 400)
+    weight = rng.uniform(0.5, 2.0, 400)
+    model = DecisionTreeClassifier(min_samples_leaf=min_samples_leaf).fit(
+        X, y, sample_weight=weight)
+    assert model.tree_.training_accuracy() == pytest.approx(
+        model.score(X, y, sample_weight=weight), rel=1e-12)
