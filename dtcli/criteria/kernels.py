@@ -264,6 +264,15 @@ def shannon_mass(counts, total, tables):
 
 
 @inline_njit
+def child_class_xlogx(counts, tables):
+    """sum_i c_i ln c_i."""
+    s = 0.0
+    for k in range(len(counts)):
+        s += xlogx(counts[k], tables)
+    return s
+
+
+@inline_njit
 def shannon_entropy(counts, total, tables):
     return shannon_mass(counts, total, tables) / total if total > 0.0 else 0.0
 
@@ -408,12 +417,22 @@ def tsallis_gain_ratio(order):
     the Tsallis gain over the Tsallis entropy of the split proportions
     (tsallis-unified-criterion.txt, eq. 4). At q = 1 it is C4.5's gain ratio,
     information gain over split information (ihd-inter-node-hellinger-distance.txt,
-    eq. 4-5), with the same arithmetic."""
+    eq. 4-5), computed in masses."""
     def node_term(code, params, tables, parent, n_parent):
+        if order(params) == 1.0:
+            return child_class_xlogx(parent, tables)
         return tsallis_entropy(parent, n_parent, order(params), tables, 0)
 
     def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, term):
         q = order(params)
+        if q == 1.0:
+            # In masses (total x entropy) the 1/n_parent of gain and split information
+            # cancel, and the split information's mass is part of the gain's:
+            # gain mass = split mass + sum_t sum_j N_tj ln N_tj - sum_j N_j ln N_j (term).
+            split_mass = shannon_mass((n_left, n_right), n_parent, tables)
+            gain_mass = (split_mass - term + child_class_xlogx(left, tables)
+                         + child_class_xlogx(right, tables))
+            return gain_mass / split_mass if split_mass > 0.0 else 0.0
         gain = term - (n_left * tsallis_entropy(left, n_left, q, tables, 0)
                        + n_right * tsallis_entropy(right, n_right, q, tables, 0)) / n_parent
         split_info = tsallis_entropy((n_left, n_right), n_parent, q, tables, 0)

@@ -61,8 +61,8 @@ class Criterion:
     source: str  # paper file and equation
     params: tuple[Param, ...] = ()
     # Only thresholds between value groups of different classes can win: true
-    # when the score is convex along a run of one class, e.g. the decrease of a
-    # concave impurity (tests check it per criterion against every threshold).
+    # when the score is (quasi-)convex along a run of one class, e.g. the decrease of a
+    # concave impurity or a gain ratio (tests check it per criterion against every threshold).
     boundary_points: bool = False
     # Its two-class score vectorises (plain arithmetic: no tables, logs or branches), so
     # scoring every threshold costs less than finding the runs to skip: two-class fits
@@ -160,7 +160,7 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
               "rule that the split's feature has at least the average information gain.",
               f"{_IHD}, eq. (4)-(5); {_TSALLIS}, eq. (4); Quinlan 1993, ch. 2, for average_gain",
               params=(Param("average_gain", 0.0, low=0.0, high=1.0, choices=(0.0, 1.0)),),
-              tables=("xlogx",), screen=("average_gain", "entropy")),
+              boundary_points=True, tables=("xlogx",), screen=("average_gain", "entropy")),
     Criterion("tsallis", kernels.TSALLIS,
               "Tsallis entropy gain (q=1 entropy, q=2 gini); tune q per data set by grid search.",
               f"{_TSALLIS}, eq. (1), (5)", params=(_order("q", 2.0),), boundary_points=True,
@@ -168,7 +168,7 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
               tables=("power0",)),
     Criterion("tsallis-gain-ratio", kernels.TSALLIS_GAIN_RATIO,
               "Tsallis gain over Tsallis split information (q=1 gain ratio); smaller trees.",
-              f"{_TSALLIS}, eq. (4)", params=(_order("q", 1.0),),
+              f"{_TSALLIS}, eq. (4)", params=(_order("q", 1.0),), boundary_points=True,
               reduces_to=(((("q", 1.0),), "gain-ratio"),),
               tables=("xlogx", "power0")),
     Criterion("renyi", kernels.RENYI,

@@ -279,7 +279,8 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
         With `skip_runs`, a threshold between two value groups pure of the
         same class is no candidate unless a neighbouring threshold is cut off
         by `min_leaf`: for a criterion that is a concave impurity's decrease
-        the score is convex along a run of such groups, so its maximum lies at
+        (or a ratio of such a decrease to a concave split information)
+        the score is (quasi-)convex along a run of such groups, so its maximum lies at
         the run's ends or at the first or last threshold `min_leaf` allows
         (Fayyad & Irani 1992, extended to ties, missing values and leaf sizes).
         """
