@@ -5,12 +5,13 @@ the parent node and its two children plus a small parameter vector; larger is
 better. It is split in two so that the engine pays once per node for what
 depends only on the parent:
 
-    term = node_term(code, params, parent, n_parent)
-    score = split_score(code, params, parent, left, right,
-                        n_parent, n_left, n_right, term)
+    term = node_term(code, params, tables, parent, n_parent, node)
+    score = split_score(code, params, tables, parent, left, right,
+                        n_parent, n_left, n_right, node, term)
 
 `n_*` are the totals of the count vectors (passed because the engine tracks
-them anyway). Counts are float64 so that sample weights fit the same code.
+them anyway); `node` is a scratch array (NODE_ROWS x classes) for constants
+per class of the parent. Counts are float64 so that sample weights fit the same code.
 
 Each criterion is a pair of plain functions (`node_term`, `split_score`) in
 `KERNELS`, most of them made by `impurity_decrease` from an impurity. Its
@@ -136,9 +137,10 @@ TINY = 1e-300
 # nearly as cheap as Gini's). A criterion names the tables it reads in the
 # registry; without them (sample weights, or a table that would overflow) the
 # helpers compute, with the same arithmetic that filled the table. Square roots
-# stay computed: a table load measured 2-3x slower in iHD's scan than sqrtsd.
+# come from a table only with more than two classes: in the two-class scan, which
+# vectorises, a table load measured 2-3x slower in iHD than the square root.
 
-TABLE_KINDS = ("xlogx", "power0", "power1")  # powerK: c ** params[K]
+TABLE_KINDS = ("xlogx", "power0", "power1", "sqrt")  # powerK: c ** params[K]
 
 
 @inline_njit
@@ -181,6 +183,8 @@ def _fill_table(kind, params, out):
         c = np.float64(i)
         if kind == 0:
             out[i] = _xlogx(c)
+        elif kind == 3:
+            out[i] = math.sqrt(c)
         else:
             out[i] = c ** params[kind - 1]
 
@@ -376,9 +380,15 @@ def _pr(counts, total, params, tables):
 
 @inline_njit
 def _ge(counts, total, params, tables):
-    """GE = G^alpha + E^beta, eq. (9)."""
-    return total * (power(gini_impurity(counts, total), params[0])
-                    + power(shannon_entropy(counts, total, tables), params[1]))
+    """GE = G^alpha + E^beta, eq. (9); at alpha = beta = 1 the sum of the two masses
+    (no division by the total, no power)."""
+    gini = gini_mass(counts, total)
+    entropy = shannon_mass(counts, total, tables)
+    if params[0] == 1.0 and params[1] == 1.0:
+        return gini + entropy
+    inverse = 1.0 / max(total, TINY)
+    return total * (power(max(gini * inverse, 0.0), params[0])
+                    + power(entropy * inverse, params[1]))
 
 
 @inline_njit
@@ -402,10 +412,11 @@ def impurity_decrease(mass):
     section 3), from the impurity's mass (total x impurity): the size weights
     cancel, and the division by the parent's total is a multiplication by
     its inverse, which the compiler hoists out of the scan."""
-    def node_term(code, params, tables, parent, n_parent):
+    def node_term(code, params, tables, parent, n_parent, node):
         return mass(parent, n_parent, params, tables) / n_parent
 
-    def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, term):
+    def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, node,
+                    term):
         return term - ((mass(left, n_left, params, tables) + mass(right, n_right, params, tables))
                        * (1.0 / n_parent))
 
@@ -418,12 +429,13 @@ def tsallis_gain_ratio(order):
     (tsallis-unified-criterion.txt, eq. 4). At q = 1 it is C4.5's gain ratio,
     information gain over split information (ihd-inter-node-hellinger-distance.txt,
     eq. 4-5), computed in masses."""
-    def node_term(code, params, tables, parent, n_parent):
+    def node_term(code, params, tables, parent, n_parent, node):
         if order(params) == 1.0:
             return child_class_xlogx(parent, tables)
         return tsallis_entropy(parent, n_parent, order(params), tables, 0)
 
-    def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, term):
+    def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, node,
+                    term):
         q = order(params)
         if q == 1.0:
             # In masses (total x entropy) the 1/n_parent of gain and split information
@@ -476,13 +488,13 @@ def dcsm_partition(counts, total, parent_distinct):
     return distinct * _EXP_OF_DISTINCT[min(np.int64(distinct), 710)] * s
 
 
-def _dcsm_node_term(code, params, tables, parent, n_parent):
+def _dcsm_node_term(code, params, tables, parent, n_parent, node):
     """M of the unsplit node: eq. (6) with the node as its only partition (delta = 1)."""
     return dcsm_partition(parent, n_parent, distinct_classes(parent))
 
 
 def _dcsm_split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
-                      term):
+                      node, term):
     """The paper minimises M; we maximise M(unsplit node) - M(split), which is >= 0
     and 0 when both children have the parent's class distribution."""
     parent_distinct = distinct_classes(parent)
@@ -492,8 +504,61 @@ def _dcsm_split_score(code, params, tables, parent, left, right, n_parent, n_lef
 
 # --- Hellinger distances and class confidence proportions ------------------------------
 
+def is_pair(counts):
+    """Whether a count vector is the two-class form (a 2-tuple in registers); a constant
+    of each compilation, so the other form's code is dropped."""
+    return isinstance(counts, tuple)
+
+
+@overload(is_pair, inline="always")
+def _is_pair(counts):
+    pair = isinstance(counts, types.BaseTuple)
+    return lambda counts: pair
+
+
+# Rows of the per-node scratch `node` that node_term fills with per-class constants
+# of the parent, for the score to read at every threshold: with more than two
+# classes the compiler cannot keep them in registers and recomputed them per
+# threshold (a square root and a division per class; HDDT with ten classes spent
+# most of its time there). Absent classes get 0 (ABSENT: 1), so the score's loop
+# over classes has no branch.
+INV_SQRT_CLASS, INV_SQRT_REST, SQRT_CLASS, INV_CLASS, ABSENT, CLASS_LOG = range(6)
+NODE_ROWS = 6
+
+
 @inline_njit
-def hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right):
+def hellinger_constants(parent, n_parent, node):
+    """Rows INV_SQRT_CLASS, INV_SQRT_REST: 1 / sqrt(N_j), 1 / sqrt(N - N_j), for the
+    classes with a one-versus-all problem (present, not all of the node)."""
+    for j in range(len(parent)):
+        valid = parent[j] > 0.0 and n_parent - parent[j] > 0.0
+        node[INV_SQRT_CLASS, j] = 1.0 / sqrt_count(parent[j]) if valid else 0.0
+        node[INV_SQRT_REST, j] = 1.0 / sqrt_count(n_parent - parent[j]) if valid else 0.0
+
+
+@inline_njit
+def class_constants(parent, node, tables):
+    """Rows SQRT_CLASS, INV_CLASS, ABSENT, CLASS_LOG: sqrt(N_j), 1 / N_j, whether
+    class j is absent, ln N_j (0 for absent classes)."""
+    for j in range(len(parent)):
+        present = parent[j] > 0.0
+        node[SQRT_CLASS, j] = sqrt_count(parent[j])
+        node[INV_CLASS, j] = 1.0 / parent[j] if present else 0.0
+        node[ABSENT, j] = 0.0 if present else 1.0
+        node[CLASS_LOG, j] = xlogx(parent[j], tables) / parent[j] if present else 0.0
+
+
+@inline_njit
+def sqrt_of_count(c, tables):
+    """sqrt(c), from the count table when there is one."""
+    table = tables[3]
+    if table.shape[0] > 0:
+        return table[np.int64(c)]
+    return sqrt_count(c)
+
+
+@inline_njit
+def hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right, node, tables):
     """Largest one-versus-all squared Hellinger distance of HDDT.
 
     For class j against the rest, eq. (7) of ihd-inter-node-hellinger-distance.txt
@@ -501,97 +566,141 @@ def hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right):
     (sqrt(N_tj / N_j) - sqrt((N_t - N_tj) / (N - N_j)))^2; the maximum over
     classes is the multi-class HDDT of section 2.3 (for two classes both
     classes give the same value, so one is computed). Classes absent from
-    the node, or making up all of it, have no one-versus-all problem.
+    the node, or making up all of it, have no one-versus-all problem (their
+    constants in `node` are 0: a distance of 0).
     """
-    n_classes = len(parent)
-    best = 0.0
-    for j in range(n_classes if n_classes > 2 else 1):
-        n_j = parent[j]
+    if is_pair(parent):
+        best = 0.0
+        n_j = parent[0]
         n_rest = n_parent - n_j
         if n_j > 0.0 and n_rest > 0.0:
-            # 1 / sqrt(parent count): the compiler hoists it out of the scan
+            # 1 / sqrt(parent count): in registers, the compiler hoists it out of the scan
             inv_j = 1.0 / sqrt_count(n_j)
             inv_rest = 1.0 / sqrt_count(n_rest)
-            d_left = (sqrt_count(left[j]) * inv_j
-                      - sqrt_count(n_left - left[j]) * inv_rest)
-            d_right = (sqrt_count(right[j]) * inv_j
-                       - sqrt_count(n_right - right[j]) * inv_rest)
-            best = max(best, d_left * d_left + d_right * d_right)
+            d_left = sqrt_count(left[0]) * inv_j - sqrt_count(n_left - left[0]) * inv_rest
+            d_right = sqrt_count(right[0]) * inv_j - sqrt_count(n_right - right[0]) * inv_rest
+            best = d_left * d_left + d_right * d_right
+        return best
+    best = 0.0
+    for j in range(len(parent)):
+        inv_j, inv_rest = node[INV_SQRT_CLASS, j], node[INV_SQRT_REST, j]
+        d_left = (sqrt_of_count(left[j], tables) * inv_j
+                  - sqrt_of_count(n_left - left[j], tables) * inv_rest)
+        d_right = (sqrt_of_count(right[j], tables) * inv_j
+                   - sqrt_of_count(n_right - right[j], tables) * inv_rest)
+        best = max(best, d_left * d_left + d_right * d_right)
     return best
 
 
-def _no_node_term(code, params, tables, parent, n_parent):
+def _hddt_node_term(code, params, tables, parent, n_parent, node):
+    hellinger_constants(parent, n_parent, node)
     return 0.0
 
 
 def _hddt_split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
-                      term):
+                      node, term):
     """HDDT's Hellinger distance, eq. (7) (one-versus-all maximum, section 2.3)."""
-    return math.sqrt(hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right))
+    return math.sqrt(hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right,
+                                           node, tables))
 
 
 @inline_njit
-def ccp_child_entropy_mass(child, parent, tables):
+def ccp_child_entropy_mass(child, parent, node, tables):
     """W_t H(CCP_t) of one child, where CC_tj = N_tj / N_j (eq. 9 of
     ihd-inter-node-hellinger-distance.txt), W_t = sum_j CC_tj and
     CCP_tj = CC_tj / W_t (eq. 8 for two classes): W ln W - sum_j CC_tj ln CC_tj,
     with CC ln CC = (N_tj ln N_tj - N_tj ln N_j) / N_j."""
     mass = 0.0
     s = 0.0
-    for j in range(len(parent)):
-        if parent[j] > 0.0 and child[j] > 0.0:
-            inv_j = 1.0 / parent[j]  # hoisted out of the scan with ln N_j
+    if is_pair(parent):
+        for j in range(2):
+            if parent[j] > 0.0 and child[j] > 0.0:
+                inv_j = 1.0 / parent[j]  # in registers: hoisted out of the scan with ln N_j
+                mass += child[j] * inv_j
+                s += (xlogx(child[j], tables)
+                      - child[j] * (xlogx(parent[j], tables) * inv_j)) * inv_j
+    else:
+        for j in range(len(parent)):  # absent classes: INV_CLASS 0 and child 0
+            inv_j = node[INV_CLASS, j]
             mass += child[j] * inv_j
-            s += (xlogx(child[j], tables) - child[j] * (xlogx(parent[j], tables) * inv_j)) * inv_j
+            s += (xlogx(child[j], tables) - child[j] * node[CLASS_LOG, j]) * inv_j
     return mass * math.log(mass) - s if mass > 0.0 else 0.0
 
 
-def _ccpdt_node_term(code, params, tables, parent, n_parent):
+def _ccpdt_node_term(code, params, tables, parent, n_parent, node):
     """ln K, K the classes present: the CCP entropy of the node (all CCPs 1/K)."""
+    hellinger_constants(parent, n_parent, node)
+    class_constants(parent, node, tables)
     return math.log(max(distinct_classes(parent), 1.0))
 
 
 def _ccpdt_split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
-                       term):
+                       node, term):
     """Information gain with CCP in place of p(y|X), children weighted by their share
     W_t / K of the class-balanced node, plus CCP_TIE_WEIGHT x squared HDDT to break ties."""
-    gain = term - (ccp_child_entropy_mass(left, parent, tables)
-                   + ccp_child_entropy_mass(right, parent, tables)) / distinct_classes(parent)
+    gain = term - (ccp_child_entropy_mass(left, parent, node, tables)
+                   + ccp_child_entropy_mass(right, parent, node, tables)) / distinct_classes(parent)
     return gain + CCP_TIE_WEIGHT * hellinger_ova_squared(parent, left, right, n_parent,
-                                                         n_left, n_right)
+                                                         n_left, n_right, node, tables)
 
 
 @inline_njit
-def inter_node_hellinger(child, n_child, parent, n_parent, weighted):
+def inter_node_hellinger(child, n_child, n_parent, weighted, s, share):
     """One child's term of iHD (eq. 12-13) or iHDw (eq. 15-16) of
     ihd-inter-node-hellinger-distance.txt: rho_t D_H^2(P_t || P), times
     w_t = 1 - prod_j N_tj / N_j when `weighted` (over the classes present in
-    the parent). rho_t D_H^2 = (N_t - sqrt(N_t / N) sum_j sqrt(N_tj N_j)) / N.
-    An empty child gives 0 without a test: no branch on the counts, so the
-    two-class scan vectorises (the tests on the parent's classes are hoisted)."""
-    s = 0.0
-    share = 1.0
-    for j in range(len(parent)):
-        if parent[j] > 0.0:
-            s += sqrt_count(child[j] * parent[j])
-            if weighted:
-                share *= child[j] / parent[j]
+    the parent), from s = sum_j sqrt(N_tj N_j) and share = prod_j N_tj / N_j:
+    rho_t D_H^2 = (N_t - sqrt(N_t / N) s) / N. An empty child gives 0 without
+    a test: no branch on the counts, so the two-class scan vectorises."""
     term = (n_child - sqrt_count(n_child / n_parent) * s) / n_parent
     return term * (1.0 - share) if weighted else term
 
 
-def _ihd_split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
-                     term):
-    """iHD = rho_L D_H^2(P_L || P) + rho_R D_H^2(P_R || P), eq. (13)."""
-    return (inter_node_hellinger(left, n_left, parent, n_parent, False)
-            + inter_node_hellinger(right, n_right, parent, n_parent, False))
+@inline_njit
+def hellinger_sums_pair(child, parent):
+    """(s, share) of inter_node_hellinger for two classes (the tests on the parent's
+    classes are hoisted out of the scan)."""
+    s = 0.0
+    share = 1.0
+    for j in range(2):
+        if parent[j] > 0.0:
+            s += sqrt_count(child[j] * parent[j])
+            share *= child[j] / parent[j]
+    return s, share
 
 
-def _ihdw_split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
-                      term):
-    """iHDw = rho_L D_H^2(P_L || P) w_L + rho_R D_H^2(P_R || P) w_R, eq. (16)."""
-    return (inter_node_hellinger(left, n_left, parent, n_parent, True)
-            + inter_node_hellinger(right, n_right, parent, n_parent, True))
+@inline_njit
+def hellinger_sums(child, node, tables):
+    """(s, share) of inter_node_hellinger for any number of classes, from the node's
+    constants (absent classes: SQRT_CLASS 0, INV_CLASS 0, ABSENT 1)."""
+    s = 0.0
+    share = 1.0
+    for j in range(len(child)):
+        s += sqrt_of_count(child[j], tables) * node[SQRT_CLASS, j]
+        share *= child[j] * node[INV_CLASS, j] + node[ABSENT, j]
+    return s, share
+
+
+def _ihd_node_term(code, params, tables, parent, n_parent, node):
+    class_constants(parent, node, tables)
+    return 0.0
+
+
+def inter_node_score(weighted):
+    """split_score of iHD (eq. 13) or iHDw (eq. 16):
+    rho_L D_H^2(P_L || P) [w_L] + rho_R D_H^2(P_R || P) [w_R]."""
+    def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, node,
+                    term):
+        if is_pair(parent):  # the node's constants are not passed on: see is_pair
+            s_left, share_left = hellinger_sums_pair(left, parent)
+            s_right, share_right = hellinger_sums_pair(right, parent)
+        else:
+            s_left, share_left = hellinger_sums(left, node, tables)
+            s_right, share_right = hellinger_sums(right, node, tables)
+        return (inter_node_hellinger(left, n_left, n_parent, weighted, s_left, share_left)
+                + inter_node_hellinger(right, n_right, n_parent, weighted, s_right, share_right))
+
+    return split_score
 
 
 # --- the table and the two entry points -------------------------------------------------
@@ -610,10 +719,10 @@ KERNELS = {
     GE: impurity_decrease(_ge),
     ABI: impurity_decrease(_abi),
     DCSM: (_dcsm_node_term, _dcsm_split_score),
-    HDDT: (_no_node_term, _hddt_split_score),
+    HDDT: (_hddt_node_term, _hddt_split_score),
     CCPDT: (_ccpdt_node_term, _ccpdt_split_score),
-    IHD: (_no_node_term, _ihd_split_score),
-    IHDW: (_no_node_term, _ihdw_split_score),
+    IHD: (_ihd_node_term, inter_node_score(False)),
+    IHDW: (_ihd_node_term, inter_node_score(True)),
 }
 
 
@@ -626,29 +735,32 @@ def _kernel(code_type, which):
     return KERNELS[code][which]
 
 
-def node_term(code, params, tables, parent, n_parent):
-    """The part of a criterion that depends on the parent only (computed once per node).
+def node_term(code, params, tables, parent, n_parent, node):
+    """The part of a criterion that depends on the parent only (computed once per node),
+    returned, and constants per class written into `node` (NODE_ROWS x classes).
 
     Jitted callers get the criterion's own function inlined (see the module
     docstring); Python callers run it uncompiled.
     """
-    return KERNELS[code][0](code, params, tables, parent, n_parent)
+    return KERNELS[code][0](code, params, tables, parent, n_parent, node)
 
 
-def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, term):
-    """Score of one candidate split (larger is better); `term` is `node_term` of the parent.
-    `tables` are `count_tables` (or NO_TABLES)."""
+def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, node,
+                term):
+    """Score of one candidate split (larger is better); `term` and `node` are what
+    `node_term` of the parent returned and wrote. `tables` are `count_tables` (or NO_TABLES)."""
     return KERNELS[code][1](code, params, tables, parent, left, right, n_parent, n_left,
-                            n_right, term)
+                            n_right, node, term)
 
 
 @overload(node_term, inline="always")
-def _node_term_of(code, params, tables, parent, n_parent):
+def _node_term_of(code, params, tables, parent, n_parent, node):
     return _kernel(code, 0)
 
 
 @overload(split_score, inline="always")
-def _split_score_of(code, params, tables, parent, left, right, n_parent, n_left, n_right, term):
+def _split_score_of(code, params, tables, parent, left, right, n_parent, n_left, n_right, node,
+                    term):
     return _kernel(code, 1)
 
 
@@ -656,6 +768,7 @@ def _split_score_of(code, params, tables, parent, left, right, n_parent, n_left,
 def score_split(code, params, tables, parent, left, right):
     """node_term then split_score, compiled: what `registry.score` calls."""
     n_parent, n_left, n_right = parent.sum(), left.sum(), right.sum()
-    term = node_term(code, params, tables, parent, n_parent)
+    node = np.zeros((NODE_ROWS, parent.shape[0]))
+    term = node_term(code, params, tables, parent, n_parent, node)
     return split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
-                       term)
+                       node, term)

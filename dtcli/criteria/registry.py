@@ -215,19 +215,20 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("hddt", kernels.HDDT,
               "Hellinger distance (one-versus-all maximum for >2 classes); "
               "skew-insensitive, for imbalanced classes.",
-              f"{_IHD}, eq. (7), section 2.3", boundary_points=True, vectorises=True),
+              f"{_IHD}, eq. (7), section 2.3", boundary_points=True, vectorises=True,
+              tables=("sqrt",)),
     Criterion("ccpdt", kernels.CCPDT,
               "Information gain of class confidence proportions, ties by HDDT; "
               "skew-insensitive, for imbalanced classes.",
               f"{_IHD}, eq. (8)-(9), section 2.4", boundary_points=True,
-              tables=("xlogx",)),
+              tables=("xlogx", "sqrt")),
     Criterion("ihd", kernels.IHD,
               "Inter-node Hellinger distance; prefers mutually exclusive children, "
               "balanced or imbalanced classes.",
-              f"{_IHD}, eq. (12)-(13)", boundary_points=True),
+              f"{_IHD}, eq. (12)-(13)", boundary_points=True, tables=("sqrt",)),
     Criterion("ihdw", kernels.IHDW,
               "Weighted iHD; purer children, best on imbalanced classes in its paper.",
-              f"{_IHD}, eq. (15)-(16)"),
+              f"{_IHD}, eq. (15)-(16)", tables=("sqrt",)),
 )}
 
 

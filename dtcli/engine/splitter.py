@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-from dtcli.criteria.kernels import node_term, split_score
+from dtcli.criteria.kernels import NODE_ROWS, node_term, split_score
 from dtcli.engine.jit import inline_njit, njit, njit_form
 
 TIE_EPS = 1e-12
@@ -158,8 +158,8 @@ def _gather_two(words, f, start, lo, hi, stop, shifts, weights, unit_weight, min
 
 @inline_njit
 def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, code,
-                   params, tables, parent, n_parent, term, miss, w_miss, n_passes, min_leaf,
-                   run, left, right, totals, cand_pos, scores, skip_runs):
+                   params, tables, parent, n_parent, node, term, miss, w_miss, n_passes,
+                   min_leaf, run, left, right, totals, cand_pos, scores, skip_runs):
     """More than two classes: find and score the candidate thresholds among rows
     lo..hi-1 (as `_gather_two`), with the missing rows right (scores[0]) and,
     if n_passes is 2, left (scores[1]); return how many. Copying the count
@@ -204,7 +204,7 @@ def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, 
                 left[k] = run[k] + (miss[k] if missing_left else 0.0)
                 right[k] = parent[k] - left[k]
             scores[missing_left, m] = split_score(code, params, tables, parent, left, right,
-                                                  n_parent, w_left, n_parent - w_left, term)
+                                                  n_parent, w_left, n_parent - w_left, node, term)
         cand_pos[m] = i
         m += 1
     totals[0], totals[2], totals[3] = w_run, group_start, group_class
@@ -212,8 +212,8 @@ def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, 
     return m
 
 @inline_njit
-def _score_two(m, code, params, tables, parent, n_parent, term, miss, w_miss, missing_left,
-              cand_weight, cand_class1, scores):
+def _score_two(m, code, params, tables, parent, n_parent, node, term, miss, w_miss,
+               missing_left, cand_weight, cand_class1, scores):
     """scores[missing_left, j] of the first m candidates (two classes), with the missing
     rows left if `missing_left`. No branch between candidates: the arithmetic
     criteria vectorise."""
@@ -226,7 +226,7 @@ def _score_two(m, code, params, tables, parent, n_parent, term, miss, w_miss, mi
         l0 = cand_weight[j] - cand_class1[j] + b0
         scores[missing_left, j] = split_score(code, params, tables, parent, (l0, l1),
                                               (parent[0] - l0, parent[1] - l1), n_parent,
-                                              w_left, n_parent - w_left, term)
+                                              w_left, n_parent - w_left, node, term)
 
 @inline_njit
 def _best_candidate(scores, cand_pos, m, pos_lo, pos_hi, top, top_pos):
@@ -288,6 +288,7 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
         n_classes = parents.shape[1]
         key_shift = shifts[0]
         parent_array = np.zeros(n_classes)
+        node = np.zeros((NODE_ROWS, n_classes))
         run, left, right, miss = (np.zeros(n_classes), np.zeros(n_classes),
                                   np.zeros(n_classes), np.zeros(n_classes))
         totals = np.zeros(5)
@@ -299,7 +300,7 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
             j = p % n_nodes
             start, end = starts[j], ends[j]
             n_parent = _load_parent(parents, j, parent_array)
-            term = node_term(code, params, tables, parent_array, n_parent)
+            term = node_term(code, params, tables, parent_array, n_parent, node)
             if two_classes:
                 parent = (parent_array[0], parent_array[1])
             else:
@@ -325,12 +326,12 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
                 else:
                     m = _gather_scored(words, f, start, block, block_end, stop, shifts,
                                        weights, unit_weight, code, params, tables, parent,
-                                       n_parent, term, miss, w_miss, n_passes, min_leaf, run,
-                                       left, right, totals, cand_pos, scores, skip_runs)
+                                       n_parent, node, term, miss, w_miss, n_passes,
+                                       min_leaf, run, left, right, totals, cand_pos, scores, skip_runs)
                 for missing_left in range(n_passes):
                     if two_classes:
-                        _score_two(m, code, params, tables, parent, n_parent, term, miss,
-                                   w_miss, missing_left, cand_weight, cand_class1, scores)
+                        _score_two(m, code, params, tables, parent, n_parent, node, term,
+                                   miss, w_miss, missing_left, cand_weight, cand_class1, scores)
                     # candidate j sends cand_pos[j] - rows_before rows left
                     rows_before = start - 1 - (n_miss if missing_left else 0)
                     pos_lo = rows_before + min_leaf
@@ -403,8 +404,8 @@ def _order_categories(table, cat_weight, cat_count, n_categories, by_class, orde
 
 @njit
 def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weights,
-                 unit_weight, code, params, tables, parent, n_parent, term, min_leaf, left, right,
-                 miss, table, cat_weight, cat_count, order, keys):
+                 unit_weight, code, params, tables, parent, n_parent, node, term, min_leaf, left,
+                 right, miss, table, cat_weight, cat_count, order, keys):
     """Best subset split of nominal feature f in the node words[f, start:end].
 
     Returns (score, cut, by_class, missing_left): the first cut + 1
@@ -440,7 +441,7 @@ def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weigh
                 for k in range(n_classes):
                     right[k] = parent[k] - left[k]
                 score = split_score(code, params, tables, parent, left, right, n_parent, w_left,
-                                    n_parent - w_left, term)
+                                    n_parent - w_left, node, term)
                 if is_better(score, best):
                     best, best_cut, best_class, best_ml = score, j, by_class, missing_left
     return best, best_cut, best_class, best_ml
@@ -476,6 +477,7 @@ def search_nominal(words, starts, ends, parents, features, n_categories, missing
     for f in features:
         max_cat = max(max_cat, n_categories[f])
     parent = np.zeros(n_classes)
+    node = np.zeros((NODE_ROWS, n_classes))
     left = np.zeros(n_classes)
     right = np.zeros(n_classes)
     miss = np.zeros(n_classes)
@@ -488,11 +490,11 @@ def search_nominal(words, starts, ends, parents, features, n_categories, missing
         f = features[p // n_nodes]
         j = p % n_nodes
         n_parent = _load_parent(parents, j, parent)
-        term = node_term(code, params, tables, parent, n_parent)
+        term = node_term(code, params, tables, parent, n_parent, node)
         result = nominal_best(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
                               shifts, weights, unit_weight, code, params, tables, parent, n_parent,
-                              term, min_leaf, left, right, miss, table, cat_weight, cat_count,
-                              order, keys)
+                              node, term, min_leaf, left, right, miss, table, cat_weight,
+                              cat_count, order, keys)
         _store(out_score, out_cut, out_aux, out_missing_left, f, j, result)
 
 
