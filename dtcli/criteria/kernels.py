@@ -464,42 +464,61 @@ def distinct_classes(counts):
     return d
 
 
-# e^D for the class counts D of eq. (6), read instead of computed at every threshold
-# (a third of DCSM's exps with two classes); e^D is inf from D = 710 on, as exp gives.
-with np.errstate(over="ignore"):
-    _EXP_OF_DISTINCT = np.exp(np.arange(711.0))
+_SQRT_E = math.exp(0.5)
+_F2, _F3, _F4, _F5, _F6, _F7, _F8, _F9, _F10, _F11, _F12 = (
+    1.0 / math.factorial(k) for k in range(2, 13))
 
 
 @inline_njit
-def dcsm_partition(counts, total, parent_distinct):
+def exp_unit(x):
+    """e^x for x in [0, 1] (a little beyond is fine), within a few units in the last
+    place: e^0.5 (e^y)^2 with y = (x - 0.5) / 2 in [-1/4, 1/4] and e^y from its Taylor
+    polynomial of degree 12 (remainder below 3e-18), evaluated in Estrin's scheme
+    (short dependency chains). Plain arithmetic, so a scan calling it vectorises,
+    where a call of exp does not: DCSM's exponents delta (1 - a^2) lie in [0, 1]."""
+    y = (x - 0.5) * 0.5
+    y2 = y * y
+    y4 = y2 * y2
+    y8 = y4 * y4
+    low = (1.0 + y) + y2 * (0.5 + y * _F3)
+    mid = (_F4 + y * _F5) + y2 * (_F6 + y * _F7)
+    high = (_F8 + y * _F9) + y2 * (_F10 + y * _F11) + y4 * _F12
+    p = low + y4 * mid + y8 * high
+    return _SQRT_E * (p * p)
+
+
+@inline_njit
+def dcsm_partition(counts, total, inv_parent_distinct):
     """One partition's bracket of eq. (6) of ihd-inter-node-hellinger-distance.txt:
-    D e^D sum_k a_k exp(delta (1 - a_k^2)), delta = D / D(parent)."""
-    if total <= 0.0:
-        return 0.0
-    distinct = distinct_classes(counts)
-    delta = distinct / parent_distinct
-    inv_total = 1.0 / total
+    D e^D sum_k a_k exp(delta (1 - a_k^2)), delta = D / D(parent); 0 for an empty
+    partition. No branch: the two-class scan vectorises."""
+    distinct = 0.0
+    exp_distinct = 1.0  # e^D as a product of one e per class present: no table, no exp
+    for k in range(len(counts)):
+        present = counts[k] > 0.0
+        distinct += 1.0 if present else 0.0
+        exp_distinct *= math.e if present else 1.0
+    delta = distinct * inv_parent_distinct
+    inv_total = 1.0 / max(total, TINY)
     s = 0.0
     for k in range(len(counts)):
-        c = counts[k]
-        if c > 0.0:
-            a = c * inv_total
-            s += a * math.exp(delta * (1.0 - a * a))
-    return distinct * _EXP_OF_DISTINCT[min(np.int64(distinct), 710)] * s
+        a = counts[k] * inv_total  # an absent class adds 0
+        s += a * exp_unit(delta * (1.0 - a * a))
+    return distinct * exp_distinct * s
 
 
 def _dcsm_node_term(code, params, tables, parent, n_parent, node):
     """M of the unsplit node: eq. (6) with the node as its only partition (delta = 1)."""
-    return dcsm_partition(parent, n_parent, distinct_classes(parent))
+    return dcsm_partition(parent, n_parent, 1.0 / max(distinct_classes(parent), 1.0))
 
 
 def _dcsm_split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right,
                       node, term):
     """The paper minimises M; we maximise M(unsplit node) - M(split), which is >= 0
     and 0 when both children have the parent's class distribution."""
-    parent_distinct = distinct_classes(parent)
-    return term - (n_left * dcsm_partition(left, n_left, parent_distinct)
-                   + n_right * dcsm_partition(right, n_right, parent_distinct)) / n_parent
+    inv_parent_distinct = 1.0 / max(distinct_classes(parent), 1.0)
+    return term - (n_left * dcsm_partition(left, n_left, inv_parent_distinct)
+                   + n_right * dcsm_partition(right, n_right, inv_parent_distinct)) / n_parent
 
 
 # --- Hellinger distances and class confidence proportions ------------------------------
