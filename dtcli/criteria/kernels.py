@@ -40,6 +40,7 @@ from numba.core import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
+from dtcli.criteria.elementary import exp_unit, fast_log
 from dtcli.engine.jit import inline_njit, njit
 
 
@@ -142,19 +143,45 @@ TINY = 1e-300
 
 TABLE_KINDS = ("xlogx", "power0", "power1", "sqrt")  # powerK: c ** params[K]
 
+# Near q = 1 the tabled Tsallis form (1 - sum c^q / n^q) / (q - 1) cancels;
+# closer than this the expm1 form below is used.
+TABLE_ORDER_GAP = 0.05
+
 
 @inline_njit
 def _xlogx(c):
     return c * math.log(c) if c > 0.0 else 0.0
 
 
+def table_or(table, c, compute):
+    """table[c] if there is a table (an array), else compute(c) (no table: None).
+    Whether there is one is a type, so each compilation has one of the two and no
+    branch: a call of log or pow left in a scan, even on a branch never taken,
+    keeps the compiler from vectorising it."""
+    return compute(c) if table is None else table[int(c)]
+
+
+@overload(table_or, inline="always")
+def _table_or(table, c, compute):
+    if isinstance(table, types.NoneType):
+        return lambda table, c, compute: compute(c)
+    return lambda table, c, compute: table[np.int64(c)]
+
+
+def has_table(table):
+    return table is not None
+
+
+@overload(has_table, inline="always")
+def _has_table(table):
+    present = not isinstance(table, types.NoneType)
+    return lambda table: present
+
+
 @inline_njit
 def xlogx(c, tables):
     """c ln c (0 at 0)."""
-    table = tables[0]
-    if table.shape[0] > 0:
-        return table[np.int64(c)]
-    return _xlogx(c)
+    return table_or(tables[0], c, _xlogx)
 
 
 @inline_njit
@@ -163,18 +190,16 @@ def sqrt_count(c):
     return math.sqrt(max(c, 0.0))
 
 
-@inline_njit
-def has_power_table(tables, k):
-    return tables[1 + k].shape[0] > 0
+def count_power(c, table, exponent):
+    """c ** exponent, from `table` (tables[1] or tables[2], made for this exponent)."""
+    return c ** exponent if table is None else table[int(c)]
 
 
-@inline_njit
-def count_power(c, tables, k, exponent):
-    """c ** exponent, where exponent is params[k]."""
-    table = tables[1 + k]
-    if table.shape[0] > 0:
-        return table[np.int64(c)]
-    return c ** exponent
+@overload(count_power, inline="always")
+def _count_power(c, table, exponent):
+    if isinstance(table, types.NoneType):
+        return lambda c, table, exponent: c ** exponent
+    return lambda c, table, exponent: table[np.int64(c)]
 
 
 @njit
@@ -189,32 +214,34 @@ def _fill_table(kind, params, out):
             out[i] = c ** params[kind - 1]
 
 
-def count_tables(kinds, n_max: int, params: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The tables named in `kinds` for counts 0..n_max (the others empty)."""
+def count_tables(kinds, n_max: int, params: np.ndarray) -> tuple[np.ndarray | None, ...]:
+    """The tables named in `kinds` for counts 0..n_max, None for the others. No power
+    table for an exponent within TABLE_ORDER_GAP of 1 (the tabled Tsallis form
+    would cancel there) or whose powers leave the float range: those compute."""
     tables = []
     for index, kind in enumerate(TABLE_KINDS):
-        table = np.empty(n_max + 1 if kind in kinds else 0)
-        if table.shape[0]:
+        table = None
+        if kind in kinds and not (kind.startswith("power")
+                                  and abs(params[index - 1] - 1.0) < TABLE_ORDER_GAP):
+            table = np.empty(n_max + 1)
             _fill_table(index, params, table)
-            if not np.isfinite(table).all():  # c ** q beyond float range: compute instead
-                table = np.empty(0)
+            if not np.isfinite(table).all():
+                table = None
         tables.append(table)
     return tuple(tables)
 
 
-NO_TABLES = count_tables((), 0, np.zeros(1))
-
-# Near q = 1 the tabled Tsallis form (1 - sum c^q / n^q) / (q - 1) cancels;
-# closer than this the expm1 form below is used.
-TABLE_ORDER_GAP = 0.05
+NO_TABLES = (None,) * len(TABLE_KINDS)
 
 
 # --- impurities ------------------------------------------------------------------------
 
 @inline_njit
 def power(x, exponent):
-    """x ** exponent, exact and free for the common exponent 1."""
-    return x if exponent == 1.0 else x ** exponent
+    """x ** exponent for x >= 0, exact and free for the common exponent 1. (The C
+    library's pow: elementary.py's e^(a ln x) measured slower where tables keep the
+    scan from vectorising anyway.) Rounding a hair below 0 counts as 0."""
+    return x if exponent == 1.0 else max(x, 0.0) ** exponent
 
 
 @inline_njit
@@ -282,21 +309,23 @@ def shannon_entropy(counts, total, tables):
 
 
 @inline_njit
-def tsallis_entropy(counts, total, q, tables, k):
+def tsallis_entropy(counts, total, q, tables, power):
     """Tsallis entropy S_q = (1 - sum p_i^q) / (q - 1), q > 0 (tsallis-unified-criterion.txt,
-    eq. 1); q = params[k]. q = 1 is Shannon's -sum p_i ln p_i exactly (Theorem 1) and
-    q = 2 is the Gini index exactly (Theorem 2), with their own arithmetic."""
+    eq. 1); `power` is the table of c ** q (tables[1] or tables[2]) or None. q = 1 is
+    Shannon's -sum p_i ln p_i exactly (Theorem 1) and q = 2 is the Gini index exactly
+    (Theorem 2), with their own arithmetic."""
     if q == 2.0:
         return gini_impurity(counts, total)
+    if has_table(power):  # then |q - 1| >= TABLE_ORDER_GAP (count_tables)
+        s = 0.0
+        for i in range(len(counts)):
+            s += count_power(counts[i], power, q)
+        value = (1.0 - s / count_power(total, power, q)) / (q - 1.0)
+        return value if total > 0.0 else 0.0
     if total <= 0.0:
         return 0.0
     if q == 1.0:
         return shannon_entropy(counts, total, tables)
-    if abs(q - 1.0) >= TABLE_ORDER_GAP and has_power_table(tables, k):
-        s = 0.0
-        for i in range(len(counts)):
-            s += count_power(counts[i], tables, k, q)
-        return (1.0 - s / count_power(total, tables, k, q)) / (q - 1.0)
     log_total = math.log(total)
     s = 0.0
     for i in range(len(counts)):
@@ -305,11 +334,15 @@ def tsallis_entropy(counts, total, q, tables, k):
 
 
 @inline_njit
-def renyi_entropy(counts, total, gamma, tables, k):
+def renyi_entropy(counts, total, gamma, tables, power):
     """Renyi entropy ln(sum p^g) / (1 - g), g > 0 (parameterised-impurities-s-pruning.txt,
     eq. 3), from the Tsallis entropy of the same order: sum p^g = 1 - (g-1) S_g,
-    so R_g = -log1p(-(g-1) S_g) / (g-1), stable near g = 1 and Shannon at g = 1."""
-    s = tsallis_entropy(counts, total, gamma, tables, k)
+    so R_g = -log1p(-(g-1) S_g) / (g-1), stable near g = 1 and Shannon at g = 1.
+    With a power table |g - 1| >= TABLE_ORDER_GAP: no cancellation in 1 + y, and
+    the vectorisable log serves."""
+    s = tsallis_entropy(counts, total, gamma, tables, power)
+    if has_table(power):
+        return -fast_log(1.0 - (gamma - 1.0) * s) / (gamma - 1.0)
     if gamma == 1.0:
         return s
     return -math.log1p(-(gamma - 1.0) * s) / (gamma - 1.0)
@@ -325,9 +358,9 @@ def alpha_beta_mass(counts, total, alpha, beta, tables):
     for i in range(len(counts)):
         c = counts[i]
         if c > 0.0:
-            s += (count_power(c, tables, 0, alpha)
-                  * count_power(max(total - c, 0.0), tables, 1, beta))
-    return s * total / (count_power(total, tables, 0, alpha) * count_power(total, tables, 1, beta))
+            s += (count_power(c, tables[1], alpha)
+                  * count_power(max(total - c, 0.0), tables[2], beta))
+    return s * total / (count_power(total, tables[1], alpha) * count_power(total, tables[2], beta))
 
 
 # Each criterion's impurity times the node's total weight (its "mass"), as
@@ -346,12 +379,12 @@ def _entropy(counts, total, params, tables):
 
 @inline_njit
 def _tsallis(counts, total, params, tables):
-    return total * tsallis_entropy(counts, total, params[0], tables, 0)
+    return total * tsallis_entropy(counts, total, params[0], tables, tables[1])
 
 
 @inline_njit
 def _renyi(counts, total, params, tables):
-    return total * renyi_entropy(counts, total, params[0], tables, 0)
+    return total * renyi_entropy(counts, total, params[0], tables, tables[1])
 
 
 @inline_njit
@@ -369,13 +402,13 @@ def _pg(counts, total, params, tables):
 @inline_njit
 def _pt(counts, total, params, tables):
     """PT = T_gamma^alpha, eq. (8); params (alpha, gamma)."""
-    return total * power(tsallis_entropy(counts, total, params[1], tables, 1), params[0])
+    return total * power(tsallis_entropy(counts, total, params[1], tables, tables[2]), params[0])
 
 
 @inline_njit
 def _pr(counts, total, params, tables):
     """PR = R_gamma^alpha, eq. (7); params (alpha, gamma)."""
-    return total * power(renyi_entropy(counts, total, params[1], tables, 1), params[0])
+    return total * power(renyi_entropy(counts, total, params[1], tables, tables[2]), params[0])
 
 
 @inline_njit
@@ -387,7 +420,7 @@ def _ge(counts, total, params, tables):
     if params[0] == 1.0 and params[1] == 1.0:
         return gini + entropy
     inverse = 1.0 / max(total, TINY)
-    return total * (power(max(gini * inverse, 0.0), params[0])
+    return total * (power(gini * inverse, params[0])
                     + power(entropy * inverse, params[1]))
 
 
@@ -432,7 +465,7 @@ def tsallis_gain_ratio(order):
     def node_term(code, params, tables, parent, n_parent, node):
         if order(params) == 1.0:
             return child_class_xlogx(parent, tables)
-        return tsallis_entropy(parent, n_parent, order(params), tables, 0)
+        return tsallis_entropy(parent, n_parent, order(params), tables, tables[1])
 
     def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, node,
                     term):
@@ -445,9 +478,9 @@ def tsallis_gain_ratio(order):
             gain_mass = (split_mass - term + child_class_xlogx(left, tables)
                          + child_class_xlogx(right, tables))
             return gain_mass / split_mass if split_mass > 0.0 else 0.0
-        gain = term - (n_left * tsallis_entropy(left, n_left, q, tables, 0)
-                       + n_right * tsallis_entropy(right, n_right, q, tables, 0)) / n_parent
-        split_info = tsallis_entropy((n_left, n_right), n_parent, q, tables, 0)
+        gain = term - (n_left * tsallis_entropy(left, n_left, q, tables, tables[1])
+                       + n_right * tsallis_entropy(right, n_right, q, tables, tables[1])) / n_parent
+        split_info = tsallis_entropy((n_left, n_right), n_parent, q, tables, tables[1])
         return gain / split_info if split_info > 0.0 else 0.0
 
     return node_term, split_score
@@ -462,29 +495,6 @@ def distinct_classes(counts):
     for k in range(len(counts)):
         d += 1.0 if counts[k] > 0.0 else 0.0
     return d
-
-
-_SQRT_E = math.exp(0.5)
-_F2, _F3, _F4, _F5, _F6, _F7, _F8, _F9, _F10, _F11, _F12 = (
-    1.0 / math.factorial(k) for k in range(2, 13))
-
-
-@inline_njit
-def exp_unit(x):
-    """e^x for x in [0, 1] (a little beyond is fine), within a few units in the last
-    place: e^0.5 (e^y)^2 with y = (x - 0.5) / 2 in [-1/4, 1/4] and e^y from its Taylor
-    polynomial of degree 12 (remainder below 3e-18), evaluated in Estrin's scheme
-    (short dependency chains). Plain arithmetic, so a scan calling it vectorises,
-    where a call of exp does not: DCSM's exponents delta (1 - a^2) lie in [0, 1]."""
-    y = (x - 0.5) * 0.5
-    y2 = y * y
-    y4 = y2 * y2
-    y8 = y4 * y4
-    low = (1.0 + y) + y2 * (0.5 + y * _F3)
-    mid = (_F4 + y * _F5) + y2 * (_F6 + y * _F7)
-    high = (_F8 + y * _F9) + y2 * (_F10 + y * _F11) + y4 * _F12
-    p = low + y4 * mid + y8 * high
-    return _SQRT_E * (p * p)
 
 
 @inline_njit
@@ -570,10 +580,7 @@ def class_constants(parent, node, tables):
 @inline_njit
 def sqrt_of_count(c, tables):
     """sqrt(c), from the count table when there is one."""
-    table = tables[3]
-    if table.shape[0] > 0:
-        return table[np.int64(c)]
-    return sqrt_count(c)
+    return table_or(tables[3], c, sqrt_count)
 
 
 @inline_njit

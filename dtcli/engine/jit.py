@@ -48,12 +48,16 @@ def _lock_cache_writes() -> None:
 
 _lock_cache_writes()
 
-njit = numba.njit(cache=True, nogil=True)
-parallel_njit = numba.njit(cache=True, nogil=True, parallel=True)
+# error_model="numpy": a division by zero gives inf or nan instead of raising.
+# With Python's model every division carries a test and a path that raises,
+# and a scan with such a branch does not vectorise; the kernels guard their
+# divisions themselves (a zero total selects the result it should have).
+njit = numba.njit(cache=True, nogil=True, error_model="numpy")
+parallel_njit = numba.njit(cache=True, nogil=True, parallel=True, error_model="numpy")
 # Small helpers that take arrays are inlined at the numba IR level: an
 # out-of-line call passing arrays costs ~40 ns in reference counting, more
 # than a whole Gini evaluation.
-inline_njit = numba.njit(cache=True, nogil=True, inline="always")
+inline_njit = numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
 
 
 def njit_form(func, form: str):
