@@ -205,6 +205,12 @@ def test_integers_and_exponents_are_float64(tmp_path):
     assert column.values.tolist() == [1.0, -2.0, 1000.0, 0.5]
 
 
+def test_integers_beyond_2_to_the_53_round_to_the_nearest_float(tmp_path):
+    table = table_of(tmp_path, b"a,b\n9007199254740993,1\n2,18446744073709551615\n")
+    assert [column.values.tolist() for column in table.columns] == [
+        [9007199254740992.0, 2.0], [1.0, 18446744073709551615.0]]
+
+
 def test_string_columns_keep_the_text(tmp_path):
     table = table_of(tmp_path, b"code,n\n01,1\n2,?\n", string_columns=["code", "absent"])
     code, n = table.columns
