@@ -678,7 +678,8 @@ def inter_node_hellinger(child, n_child, n_parent, weighted, s, share):
     the parent), from s = sum_j sqrt(N_tj N_j) and share = prod_j N_tj / N_j:
     rho_t D_H^2 = (N_t - sqrt(N_t / N) s) / N. An empty child gives 0 without
     a test: no branch on the counts, so the two-class scan vectorises."""
-    term = (n_child - sqrt_count(n_child / n_parent) * s) / n_parent
+    inv_parent = 1.0 / n_parent  # hoisted out of the scan: no division per threshold
+    term = (n_child - sqrt_count(n_child * inv_parent) * s) * inv_parent
     return term * (1.0 - share) if weighted else term
 
 
@@ -691,7 +692,7 @@ def hellinger_sums_pair(child, parent):
     for j in range(2):
         if parent[j] > 0.0:
             s += sqrt_count(child[j] * parent[j])
-            share *= child[j] / parent[j]
+            share *= child[j] * (1.0 / parent[j])  # the reciprocal is hoisted
     return s, share
 
 
