@@ -238,9 +238,9 @@ NO_TABLES = (None,) * len(TABLE_KINDS)
 
 @inline_njit
 def power(x, exponent):
-    """x ** exponent for x >= 0, exact and free for the common exponent 1. (The C
-    library's pow: elementary.py's e^(a ln x) measured slower where tables keep the
-    scan from vectorising anyway.) Rounding a hair below 0 counts as 0."""
+    """x ** exponent for x >= 0, exact and free for the common exponent 1. The C
+    library's pow: a polynomial e^(a ln x) measured slower, since the table loads
+    keep these scans scalar anyway. Rounding a hair below 0 counts as 0."""
     return x if exponent == 1.0 else max(x, 0.0) ** exponent
 
 
@@ -718,7 +718,7 @@ def inter_node_score(weighted):
     rho_L D_H^2(P_L || P) [w_L] + rho_R D_H^2(P_R || P) [w_R]."""
     def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, node,
                     term):
-        if is_pair(parent):  # the node's constants are not passed on: see is_pair
+        if is_pair(parent):  # parent constants in registers, hoisted by the compiler
             s_left, share_left = hellinger_sums_pair(left, parent)
             s_right, share_right = hellinger_sums_pair(right, parent)
         else:
@@ -763,8 +763,9 @@ def _kernel(code_type, which):
 
 
 def node_term(code, params, tables, parent, n_parent, node):
-    """The part of a criterion that depends on the parent only (computed once per node),
-    returned, and constants per class written into `node` (NODE_ROWS x classes).
+    """The part of a criterion that depends on the parent only (computed once per
+    (feature, node) pair, not per threshold), returned, and constants per class
+    written into `node` (NODE_ROWS x classes).
 
     Jitted callers get the criterion's own function inlined (see the module
     docstring); Python callers run it uncompiled.
