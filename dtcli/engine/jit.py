@@ -49,9 +49,10 @@ def _lock_cache_writes() -> None:
 _lock_cache_writes()
 
 # error_model="numpy": a division by zero gives inf or nan instead of raising.
-# With Python's model every division carries a test and a path that raises,
-# and a scan with such a branch does not vectorise; the kernels guard their
-# divisions themselves (a zero total selects the result it should have).
+# With Python's model every division carries a test and a path that raises
+# (a branch in every scan, and a division that must select its result, as the
+# tabled Tsallis form does for an empty node, would raise); the kernels guard
+# their divisions themselves.
 njit = numba.njit(cache=True, nogil=True, error_model="numpy")
 parallel_njit = numba.njit(cache=True, nogil=True, parallel=True, error_model="numpy")
 # Small helpers that take arrays are inlined at the numba IR level: an
