@@ -671,41 +671,45 @@ def _ccpdt_split_score(code, params, tables, parent, left, right, n_parent, n_le
 
 
 @inline_njit
-def inter_node_hellinger(child, n_child, n_parent, weighted, s, share):
+def inter_node_hellinger(n_child, n_parent, weighted, scaled, share):
     """One child's term of iHD (eq. 12-13) or iHDw (eq. 15-16) of
     ihd-inter-node-hellinger-distance.txt: rho_t D_H^2(P_t || P), times
     w_t = 1 - prod_j N_tj / N_j when `weighted` (over the classes present in
-    the parent), from s = sum_j sqrt(N_tj N_j) and share = prod_j N_tj / N_j:
-    rho_t D_H^2 = (N_t - sqrt(N_t / N) s) / N. An empty child gives 0 without
-    a test: no branch on the counts, so the two-class scan vectorises."""
+    the parent), from scaled = sqrt(N_t / N) sum_j sqrt(N_tj N_j) and
+    share = prod_j N_tj / N_j: rho_t D_H^2 = (N_t - scaled) / N. An empty
+    child gives 0 without a test: no branch on the counts, so the two-class
+    scan vectorises."""
     inv_parent = 1.0 / n_parent  # hoisted out of the scan: no division per threshold
-    term = (n_child - sqrt_count(n_child * inv_parent) * s) * inv_parent
+    term = (n_child - scaled) * inv_parent
     return term * (1.0 - share) if weighted else term
 
 
 @inline_njit
-def hellinger_sums_pair(child, parent):
-    """(s, share) of inter_node_hellinger for two classes (the tests on the parent's
+def hellinger_sums_pair(child, n_child, parent, n_parent):
+    """(scaled, share) of inter_node_hellinger for two classes, with
+    sqrt(N_t / N) sqrt(N_tj N_j) = sqrt(N_j / N) sqrt(N_t N_tj): two square roots
+    a child, not three (sqrt(N_j / N), 1 / N_j and the tests on the parent's
     classes are hoisted out of the scan)."""
-    s = 0.0
+    scaled = 0.0
     share = 1.0
     for j in range(2):
         if parent[j] > 0.0:
-            s += sqrt_count(child[j] * parent[j])
-            share *= child[j] * (1.0 / parent[j])  # the reciprocal is hoisted
-    return s, share
+            scaled += sqrt_count(parent[j] / n_parent) * sqrt_count(n_child * child[j])
+            share *= child[j] * (1.0 / parent[j])
+    return scaled, share
 
 
 @inline_njit
-def hellinger_sums(child, node, tables):
-    """(s, share) of inter_node_hellinger for any number of classes, from the node's
-    constants (absent classes: SQRT_CLASS 0, INV_CLASS 0, ABSENT 1)."""
+def hellinger_sums(child, n_child, n_parent, node, tables):
+    """(scaled, share) of inter_node_hellinger for any number of classes, from the
+    node's constants (absent classes: SQRT_CLASS 0, INV_CLASS 0, ABSENT 1) and the
+    count table's square roots."""
     s = 0.0
     share = 1.0
     for j in range(len(child)):
         s += sqrt_of_count(child[j], tables) * node[SQRT_CLASS, j]
         share *= child[j] * node[INV_CLASS, j] + node[ABSENT, j]
-    return s, share
+    return sqrt_count(n_child * (1.0 / n_parent)) * s, share  # the reciprocal is hoisted
 
 
 def _ihd_node_term(code, params, tables, parent, n_parent, node):
@@ -719,13 +723,13 @@ def inter_node_score(weighted):
     def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, node,
                     term):
         if is_pair(parent):  # parent constants in registers, hoisted by the compiler
-            s_left, share_left = hellinger_sums_pair(left, parent)
-            s_right, share_right = hellinger_sums_pair(right, parent)
+            scaled_left, share_left = hellinger_sums_pair(left, n_left, parent, n_parent)
+            scaled_right, share_right = hellinger_sums_pair(right, n_right, parent, n_parent)
         else:
-            s_left, share_left = hellinger_sums(left, node, tables)
-            s_right, share_right = hellinger_sums(right, node, tables)
-        return (inter_node_hellinger(left, n_left, n_parent, weighted, s_left, share_left)
-                + inter_node_hellinger(right, n_right, n_parent, weighted, s_right, share_right))
+            scaled_left, share_left = hellinger_sums(left, n_left, n_parent, node, tables)
+            scaled_right, share_right = hellinger_sums(right, n_right, n_parent, node, tables)
+        return (inter_node_hellinger(n_left, n_parent, weighted, scaled_left, share_left)
+                + inter_node_hellinger(n_right, n_parent, weighted, scaled_right, share_right))
 
     return split_score
 
