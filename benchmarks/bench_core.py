@@ -168,6 +168,19 @@ def best_of(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
     return best, result
 
 
+def paired(fns: list, repeats: int) -> tuple[list[float], list]:
+    """Each function's best wall time over `repeats` rounds that call them in turn, and
+    its last result. This machine's speed drifts by a quarter within minutes: two
+    things timed in turn see the same drift, timed one after the other they do not."""
+    best, results = [math.inf] * len(fns), [None] * len(fns)
+    for _ in range(repeats):
+        for i, fn in enumerate(fns):
+            results[i] = None
+            seconds, results[i] = best_of(fn, 1)
+            best[i] = min(best[i], seconds)
+    return best, results
+
+
 # --- data ----------------------------------------------------------------------------
 
 def _basis(X: np.ndarray) -> np.ndarray:
@@ -299,15 +312,14 @@ def bench_csv(seed: int, tmp: Path) -> list[Row]:
     progress(f"CSV: writing {size.label} to {path}")
     write_csv(X, y, path)
     megabytes = path.stat().st_size / 1e6
-    repeats = 3
-    progress(f"CSV: pandas.read_csv, best of {repeats}")
-    pandas_s, frame = best_of(lambda: pd.read_csv(path), repeats)
+    rounds = 5
+    progress(f"CSV: pandas.read_csv, dtcli.io.read_table and load_dataset in turn, "
+             f"best of {rounds}")
+    (pandas_s, table_s, dataset_s), (frame, _, dataset) = paired(
+        [lambda: pd.read_csv(path), lambda: read_table(str(path)),
+         lambda: load_dataset(str(path))], rounds)
     pandas_exact = np.array_equal(frame.iloc[:, :-1].to_numpy(), X)
     del frame
-    progress(f"CSV: dtcli.io.read_table, best of {repeats}")
-    table_s, _ = best_of(lambda: read_table(str(path)), repeats)
-    progress(f"CSV: dtcli.io.load_dataset, best of {repeats}")
-    dataset_s, dataset = best_of(lambda: load_dataset(str(path)), repeats)
     dtree_exact = np.array_equal(dataset.X, X)
     what = f"{size.label} ({megabytes:.0f} MB)"
     return [

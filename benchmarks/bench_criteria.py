@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from pathlib import Path
@@ -42,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_core import SIZES, Size, best_of, make_data, progress  # noqa: E402
+from bench_core import SIZES, Size, make_data, paired, progress  # noqa: E402
 
 TARGET = 1.5
 BENCH_SIZES = ("100k", "100k10c")
@@ -99,20 +98,6 @@ def rows_searched(tree, max_depth: int | None) -> int:
     impure = np.count_nonzero(tree.value.reshape(tree.node_count, -1) > 0, axis=1) > 1
     searched = impure & (depth < max_depth if max_depth is not None else True)
     return int(tree.n_node_samples[searched].sum())
-
-
-def paired(fns: list, repeats: int) -> tuple[list[float], list]:
-    """Each function's best wall time over `repeats` rounds that call them in turn, and
-    its last result. The speed of this machine drifts by a quarter within minutes: a
-    criterion timed in turn with its gini reference sees the same drift, one timed
-    minutes after it does not."""
-    best, results = [math.inf] * len(fns), [None] * len(fns)
-    for _ in range(repeats):
-        for i, fn in enumerate(fns):
-            results[i] = None
-            seconds, results[i] = best_of(fn, 1)
-            best[i] = min(best[i], seconds)
-    return best, results
 
 
 def bench(sizes: list[Size], specs: list[str], seed: int, n_jobs: int | None) -> dict:
