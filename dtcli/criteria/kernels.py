@@ -566,14 +566,22 @@ def hellinger_constants(parent, n_parent, node):
 
 
 @inline_njit
-def class_constants(parent, node, tables):
-    """Rows SQRT_CLASS, INV_CLASS, ABSENT, CLASS_LOG: sqrt(N_j), 1 / N_j, whether
-    class j is absent, ln N_j (0 for absent classes)."""
+def class_constants(parent, node):
+    """Rows SQRT_CLASS, INV_CLASS, ABSENT (iHD, iHDw): sqrt(N_j), 1 / N_j (0 for an
+    absent class), whether class j is absent."""
     for j in range(len(parent)):
         present = parent[j] > 0.0
         node[SQRT_CLASS, j] = sqrt_count(parent[j])
         node[INV_CLASS, j] = 1.0 / parent[j] if present else 0.0
         node[ABSENT, j] = 0.0 if present else 1.0
+
+
+@inline_njit
+def class_log_constants(parent, node, tables):
+    """Rows INV_CLASS, CLASS_LOG (CCPDT): 1 / N_j and ln N_j, 0 for an absent class."""
+    for j in range(len(parent)):
+        present = parent[j] > 0.0
+        node[INV_CLASS, j] = 1.0 / parent[j] if present else 0.0
         node[CLASS_LOG, j] = xlogx(parent[j], tables) / parent[j] if present else 0.0
 
 
@@ -656,7 +664,7 @@ def ccp_child_entropy_mass(child, parent, node, tables):
 def _ccpdt_node_term(code, params, tables, parent, n_parent, node):
     """ln K, K the classes present: the CCP entropy of the node (all CCPs 1/K)."""
     hellinger_constants(parent, n_parent, node)
-    class_constants(parent, node, tables)
+    class_log_constants(parent, node, tables)
     return math.log(max(distinct_classes(parent), 1.0))
 
 
@@ -713,7 +721,7 @@ def hellinger_sums(child, n_child, n_parent, node, tables):
 
 
 def _ihd_node_term(code, params, tables, parent, n_parent, node):
-    class_constants(parent, node, tables)
+    class_constants(parent, node)
     return 0.0
 
 
