@@ -156,8 +156,9 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
               "gini-entropy-splitting.txt, eq. (1.1)-(1.3)", boundary_points=True,
               tables=("xlogx",)),
     Criterion("gain-ratio", kernels.GAIN_RATIO,
-              "Information gain over split information (C4.5); average_gain=1 adds C4.5's "
-              "rule that the split's feature has at least the average information gain.",
+              "Information gain over split information (C4.5); on large noisy data cap "
+              "the depth or set average_gain=1 (C4.5's rule: only features with at least "
+              "the average information gain compete), else trees grow very deep.",
               f"{_IHD}, eq. (4)-(5); {_TSALLIS}, eq. (4); Quinlan 1993, ch. 2, for average_gain",
               params=(Param("average_gain", 0.0, low=0.0, high=1.0, choices=(0.0, 1.0)),),
               boundary_points=True, tables=("xlogx",), screen=("average_gain", "entropy")),
