@@ -327,7 +327,8 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
                     m = _gather_scored(words, f, start, block, block_end, stop, shifts,
                                        weights, unit_weight, code, params, tables, parent,
                                        n_parent, node, term, miss, w_miss, n_passes,
-                                       min_leaf, run, left, right, totals, cand_pos, scores, skip_runs)
+                                       min_leaf, run, left, right, totals, cand_pos, scores,
+                                       skip_runs)
                 for missing_left in range(n_passes):
                     if two_classes:
                         _score_two(m, code, params, tables, parent, n_parent, node, term,
