@@ -368,6 +368,33 @@ def test_skew_insensitive_criteria_keep_their_split(name):
         assert fit_root(*duplicate_majority(X, y, k), name)[0] == 1
 
 
+@pytest.mark.parametrize("copies", [1, 10])
+def test_ccpdt_breaks_a_gain_tie_by_hddt_when_the_better_split_comes_second(copies):
+    """Class counts 10/20/30; one feature with value groups w = (0, 10, 6), v = (8, 0, 24),
+    u = (2, 10, 0). Its two thresholds split off w and u, whose class confidences
+    (0, .5, .2) and (.2, .5, 0) are a permutation of each other: equal CCP gain.
+    HDDT (section 2.4's tie-break) prefers u's split (one-versus-all maximum .4505
+    against .3505), the second threshold: the engine must add the tie-break there
+    although it adds it only where it may win. Ten copies put the two thresholds
+    in different blocks of the scan."""
+    w, v, u = (0, 10, 6), (8, 0, 24), (2, 10, 0)
+    groups = [np.repeat([0, 1, 2], counts * copies) for counts in (np.array(w), np.array(v),
+                                                                   np.array(u))]
+    y = np.concatenate(groups)
+    x = np.repeat([0.0, 1.0, 2.0], [len(g) for g in groups])
+    parent = [10.0 * copies, 20.0 * copies, 30.0 * copies]
+
+    def split(left):
+        left = [c * copies for c in left]
+        return score("ccpdt", parent, left, [p - c for p, c in zip(parent, left)])
+
+    w_split, u_split = split(w), split([p / copies - c for p, c in zip(parent, u)])
+    assert u_split - w_split == pytest.approx(1e-8 * (0.4505 - 0.3505), rel=0.01)
+    feature, threshold, _, root_score = fit_root(x[:, None], y, "ccpdt")
+    assert threshold == 1.5
+    assert root_score == pytest.approx(u_split, rel=1e-14)
+
+
 def test_gini_changes_its_split_when_the_majority_is_duplicated():
     X, y = skew_dataset()
     assert fit_root(X, y, "gini")[0] == 1

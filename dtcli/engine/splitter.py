@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-from dtcli.criteria.kernels import NODE_ROWS, node_term, split_score
+from dtcli.criteria.kernels import NODE_ROWS, node_term, split_score, tie_bound, tie_score
 from dtcli.engine.jit import inline_njit, njit, njit_form
 
 TIE_EPS = 1e-12
@@ -52,6 +52,27 @@ def is_better(score, best):
 def beat_score(best):
     """The score a candidate must exceed to replace `best` (see is_better)."""
     return best + TIE_EPS * (1.0 + abs(best)) if best > -math.inf else -math.inf
+
+
+@inline_njit
+def with_tie(score, beat, code, params, tables, parent, left, right, n_parent, n_left, n_right,
+             node):
+    """score plus the criterion's tie_score where the sum could exceed `beat` (at most
+    the beat_score of the best so far): elsewhere neither the sum nor the score wins,
+    so the split picked is the one the sum everywhere would pick."""
+    if tie_bound(code) > 0.0 and score + tie_bound(code) > beat:
+        return score + tie_score(code, params, tables, parent, left, right, n_parent, n_left,
+                                 n_right, node)
+    return score
+
+
+@inline_njit
+def raise_bar(bar, score, pos, lowest, highest):
+    """The beat_score a later candidate must exceed, after the candidate (score, pos);
+    only candidates in rows lowest..highest (what min_leaf allows) count."""
+    if lowest <= pos <= highest and score > bar:
+        return beat_score(score)
+    return bar
 
 
 @inline_njit
@@ -159,7 +180,7 @@ def _gather_two(words, f, start, lo, hi, stop, shifts, weights, unit_weight, min
 @inline_njit
 def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, code,
                    params, tables, parent, n_parent, node, term, miss, w_miss, n_passes,
-                   min_leaf, run, left, right, totals, cand_pos, scores, skip_runs):
+                   min_leaf, run, left, right, totals, cand_pos, scores, skip_runs, limits, bars):
     """More than two classes: find and score the candidate thresholds among rows
     lo..hi-1 (as `_gather_two`), with the missing rows right (scores[0]) and,
     if n_passes is 2, left (scores[1]); return how many. Copying the count
@@ -169,7 +190,9 @@ def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, 
     mixed, all carried from block to block. With `skip_runs` (see
     numeric_best) only a next value group of one row is recognised: one
     look ahead, the common case for continuous features; a threshold not
-    recognised is scored, which is never wrong, only slower."""
+    recognised is scored, which is never wrong, only slower. A criterion with
+    a tie_score gets it where it may win: `bars` carries each direction's bar
+    (raise_bar, within `limits` per direction) from block to block."""
     key_shift, class_shift, class_mask, row_mask = shifts
     m = 0
     w_run = totals[0]
@@ -203,13 +226,29 @@ def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, 
             for k in range(run.shape[0]):
                 left[k] = run[k] + (miss[k] if missing_left else 0.0)
                 right[k] = parent[k] - left[k]
-            scores[missing_left, m] = split_score(code, params, tables, parent, left, right,
-                                                  n_parent, w_left, n_parent - w_left, node, term)
+            score = split_score(code, params, tables, parent, left, right, n_parent, w_left,
+                                n_parent - w_left, node, term)
+            if tie_bound(code) > 0.0:
+                score = with_tie(score, bars[missing_left], code, params, tables, parent, left,
+                                 right, n_parent, w_left, n_parent - w_left, node)
+                bars[missing_left] = raise_bar(bars[missing_left], score, i,
+                                               limits[missing_left, 0], limits[missing_left, 1])
+            scores[missing_left, m] = score
         cand_pos[m] = i
         m += 1
     totals[0], totals[2], totals[3] = w_run, group_start, group_class
     totals[4] = 0.0 if group_pure else 1.0
     return m
+
+
+@inline_njit
+def _left_pair(j, cand_weight, cand_class1, miss, w_miss, missing_left):
+    """((class 0, class 1) counts, weight) of candidate j's left child (two classes)."""
+    w_left = cand_weight[j] + (w_miss if missing_left else 0.0)
+    l1 = cand_class1[j] + (miss[1] if missing_left else 0.0)
+    l0 = cand_weight[j] - cand_class1[j] + (miss[0] if missing_left else 0.0)
+    return (l0, l1), w_left
+
 
 @inline_njit
 def _score_two(m, code, params, tables, parent, n_parent, node, term, miss, w_miss,
@@ -217,16 +256,28 @@ def _score_two(m, code, params, tables, parent, n_parent, node, term, miss, w_mi
     """scores[missing_left, j] of the first m candidates (two classes), with the missing
     rows left if `missing_left`. No branch between candidates: the arithmetic
     criteria vectorise."""
-    w_base = w_miss if missing_left else 0.0
-    b0 = miss[0] if missing_left else 0.0
-    b1 = miss[1] if missing_left else 0.0
     for j in range(m):
-        w_left = cand_weight[j] + w_base
-        l1 = cand_class1[j] + b1
-        l0 = cand_weight[j] - cand_class1[j] + b0
-        scores[missing_left, j] = split_score(code, params, tables, parent, (l0, l1),
-                                              (parent[0] - l0, parent[1] - l1), n_parent,
-                                              w_left, n_parent - w_left, node, term)
+        left, w_left = _left_pair(j, cand_weight, cand_class1, miss, w_miss, missing_left)
+        scores[missing_left, j] = split_score(code, params, tables, parent, left,
+                                              (parent[0] - left[0], parent[1] - left[1]),
+                                              n_parent, w_left, n_parent - w_left, node, term)
+
+
+@inline_njit
+def _tie_two(m, code, params, tables, parent, n_parent, node, miss, w_miss, missing_left,
+             cand_weight, cand_class1, cand_pos, scores, limits, bars):
+    """Add the criterion's tie_score to the scores of the first m candidates (two
+    classes) where it may win, as _gather_scored does."""
+    bar = bars[missing_left]
+    lowest, highest = limits[missing_left, 0], limits[missing_left, 1]
+    for j in range(m):
+        left, w_left = _left_pair(j, cand_weight, cand_class1, miss, w_miss, missing_left)
+        score = with_tie(scores[missing_left, j], bar, code, params, tables, parent, left,
+                         (parent[0] - left[0], parent[1] - left[1]), n_parent, w_left,
+                         n_parent - w_left, node)
+        bar = raise_bar(bar, score, cand_pos[j], lowest, highest)
+        scores[missing_left, j] = score
+    bars[missing_left] = bar
 
 @inline_njit
 def _best_candidate(scores, cand_pos, m, pos_lo, pos_hi, top, top_pos):
@@ -292,6 +343,8 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
         run, left, right, miss = (np.zeros(n_classes), np.zeros(n_classes),
                                   np.zeros(n_classes), np.zeros(n_classes))
         totals = np.zeros(5)
+        limits = np.zeros((2, 2), np.int64)  # per direction, the rows min_leaf allows
+        bars = np.zeros(2)  # per direction, what a candidate must beat (tie_score only)
         cand_pos = np.zeros(BLOCK, np.int64)
         cand_weight, cand_class1 = np.zeros(BLOCK), np.zeros(BLOCK)
         scores = np.zeros((2, BLOCK))
@@ -314,6 +367,12 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
             for k in range(totals.shape[0]):
                 totals[k] = 0.0
             totals[2] = start  # first row of the first value group
+            for missing_left in range(2):
+                # candidate j sends cand_pos[j] - rows_before rows left
+                rows_before = start - 1 - (n_miss if missing_left else 0)
+                limits[missing_left, 0] = rows_before + min_leaf
+                limits[missing_left, 1] = rows_before + n_total - min_leaf
+                bars[missing_left] = -math.inf
             # the best score and its candidate row, per direction of the missing rows
             best_right, pos_right = -math.inf, -1
             best_left, pos_left = -math.inf, -1
@@ -328,15 +387,16 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
                                        weights, unit_weight, code, params, tables, parent,
                                        n_parent, node, term, miss, w_miss, n_passes,
                                        min_leaf, run, left, right, totals, cand_pos, scores,
-                                       skip_runs)
+                                       skip_runs, limits, bars)
                 for missing_left in range(n_passes):
                     if two_classes:
                         _score_two(m, code, params, tables, parent, n_parent, node, term,
                                    miss, w_miss, missing_left, cand_weight, cand_class1, scores)
-                    # candidate j sends cand_pos[j] - rows_before rows left
-                    rows_before = start - 1 - (n_miss if missing_left else 0)
-                    pos_lo = rows_before + min_leaf
-                    pos_hi = rows_before + n_total - min_leaf
+                        if tie_bound(code) > 0.0:
+                            _tie_two(m, code, params, tables, parent, n_parent, node, miss,
+                                     w_miss, missing_left, cand_weight, cand_class1, cand_pos,
+                                     scores, limits, bars)
+                    pos_lo, pos_hi = limits[missing_left, 0], limits[missing_left, 1]
                     if missing_left:
                         best_left, pos_left = _best_candidate(
                             scores[1], cand_pos, m, pos_lo, pos_hi, best_left, pos_left)
@@ -441,8 +501,10 @@ def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weigh
                     continue
                 for k in range(n_classes):
                     right[k] = parent[k] - left[k]
-                score = split_score(code, params, tables, parent, left, right, n_parent, w_left,
-                                    n_parent - w_left, node, term)
+                score = with_tie(split_score(code, params, tables, parent, left, right, n_parent,
+                                             w_left, n_parent - w_left, node, term),
+                                 beat_score(best), code, params, tables, parent, left, right,
+                                 n_parent, w_left, n_parent - w_left, node)
                 if is_better(score, best):
                     best, best_cut, best_class, best_ml = score, j, by_class, missing_left
     return best, best_cut, best_class, best_ml
