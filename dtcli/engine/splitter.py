@@ -35,7 +35,8 @@ import math
 
 import numpy as np
 
-from dtcli.criteria.kernels import NODE_ROWS, node_term, split_score, tie_bound, tie_score
+from dtcli.criteria.kernels import (NODE_ROWS, finish_score, node_term, split_score, tie_bound,
+                                    tie_score)
 from dtcli.engine.jit import inline_njit, njit, njit_form
 
 TIE_EPS = 1e-12
@@ -64,6 +65,13 @@ def with_tie(score, beat, code, params, tables, parent, left, right, n_parent, n
         return score + tie_score(code, params, tables, parent, left, right, n_parent, n_left,
                                  n_right, node)
     return score
+
+
+@inline_njit
+def finished(code, best):
+    """The criterion's value of the best score of a scan (kernels.finish_score); -inf
+    (no valid split) stays."""
+    return finish_score(code, best) if best > -math.inf else best
 
 
 @inline_njit
@@ -405,7 +413,7 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
                             scores[0], cand_pos, m, pos_lo, pos_hi, best_right, pos_right)
             goes_left = best_left > beat_score(best_right)
             pos = pos_left if goes_left else pos_right
-            out_score[f, j] = best_left if goes_left else best_right
+            out_score[f, j] = finished(code, best_left if goes_left else best_right)
             out_missing_left[f, j] = goes_left
             if pos >= 0:
                 out_cut[f, j] = np.int64(words[f, pos] >> key_shift)
@@ -507,7 +515,7 @@ def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weigh
                                  n_parent, w_left, n_parent - w_left, node)
                 if is_better(score, best):
                     best, best_cut, best_class, best_ml = score, j, by_class, missing_left
-    return best, best_cut, best_class, best_ml
+    return finished(code, best), best_cut, best_class, best_ml
 
 
 @inline_njit
