@@ -557,10 +557,11 @@ def distinct_classes(counts):
 
 
 @inline_njit
-def dcsm_partition_pair(counts, total, inv_parent_distinct):
+def dcsm_partition_pair(counts, total, inv_parent_distinct, node):
     """One partition's bracket of eq. (6) of ihd-inter-node-hellinger-distance.txt,
     D e^D sum_k a_k exp(delta (1 - a_k^2)), delta = D / D(parent), for two classes;
-    0 for an empty partition. No branch: the two-class scan vectorises."""
+    0 for an empty partition. No branch: the two-class scan vectorises. (`node`,
+    unused, gives it dcsm_partition_many's signature.)"""
     distinct = 0.0
     exp_distinct = 1.0  # e^D as a product of one e per class present: no table, no exp
     for k in range(len(counts)):
@@ -616,11 +617,6 @@ def _dcsm_split_score(partition):
                        ) / n_parent
 
     return split_score
-
-
-@inline_njit
-def _pair_partition(counts, total, inv_parent_distinct, node):
-    return dcsm_partition_pair(counts, total, inv_parent_distinct)
 
 
 # --- Hellinger distances and class confidence proportions ------------------------------
@@ -746,13 +742,7 @@ def ccp_split_mass(parent, left, right, node, tables):
         w_left += left[j] * inv_j
         w_right += right[j] * inv_j
         t += (xlogx(left[j], tables) + xlogx(right[j], tables)) * inv_j
-    return ccp_weight_log(w_left) + ccp_weight_log(w_right) - t
-
-
-@inline_njit
-def ccp_weight_log(w):
-    """W ln W of a child's class-confidence weight W (not a count: no table)."""
-    return w * math.log(w) if w > 0.0 else 0.0
+    return _xlogx(w_left) + _xlogx(w_right) - t  # weights, not counts: no table
 
 
 def _ccpdt_node_term(code, params, tables, parent, n_parent, node):
@@ -886,7 +876,7 @@ KERNELS = {
     ABI: Kernel(*impurity_decrease(_abi)),
     # by form: a branch on is_pair with the stores of the many-class form behind it
     # kept the two-class scan from vectorising (100k x 20, one thread: 1.2 -> 3.4 s)
-    DCSM: Kernel(_dcsm_node_term, ByForm(_dcsm_split_score(_pair_partition),
+    DCSM: Kernel(_dcsm_node_term, ByForm(_dcsm_split_score(dcsm_partition_pair),
                                          _dcsm_split_score(dcsm_partition_many))),
     HDDT: Kernel(_hddt_node_term, _hddt_split_score, finish=_hellinger_distance),
     CCPDT: Kernel(_ccpdt_node_term, _ccpdt_split_score, _ccpdt_tie_score, CCP_TIE_BOUND),
