@@ -48,17 +48,24 @@ def _lock_cache_writes() -> None:
 
 _lock_cache_writes()
 
+# fastmath={"contract"}: a product and a sum may be fused into one multiply-add
+# (rounded once, so no less accurate); no other fast-math licence (results stay
+# those of the written order of operations). The polynomials of elementary.py are
+# mostly such pairs: two-class CCPDT 0.505 -> 0.47 s, ten-class 4.1 -> 4.0 s
+# (100k rows, one thread).
 # error_model="numpy": a division by zero gives inf or nan instead of raising.
 # With Python's model every division carries a test and a path that raises
 # (a branch in every scan, and a division that must select its result, as the
 # tabled Tsallis form does for an empty node, would raise); the kernels guard
 # their divisions themselves.
-njit = numba.njit(cache=True, nogil=True, error_model="numpy")
-parallel_njit = numba.njit(cache=True, nogil=True, parallel=True, error_model="numpy")
+njit = numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+parallel_njit = numba.njit(cache=True, nogil=True, parallel=True, error_model="numpy",
+                           fastmath={"contract"})
 # Small helpers that take arrays are inlined at the numba IR level: an
 # out-of-line call passing arrays costs ~40 ns in reference counting, more
 # than a whole Gini evaluation.
-inline_njit = numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+inline_njit = numba.njit(cache=True, nogil=True, inline="always", error_model="numpy",
+                         fastmath={"contract"})
 
 
 def njit_form(func, form: str):
