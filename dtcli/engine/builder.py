@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.criteria.kernels import NO_TABLES, count_tables
+from dtcli.criteria.kernels import NO_TABLES, count_tables, param_tuple
 from dtcli.engine import splitter
 from dtcli.engine.level import can_split, nominal_sets, split_level
 from dtcli.engine.nodes import compact, new_store, write_leaf
@@ -109,9 +109,9 @@ def grow(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray,
     def tables_for(kinds, vector):
         return count_tables(kinds, n_samples, vector) if unit_weight else NO_TABLES
 
-    criterion = (code, params, tables_for(table_kinds, params))
+    criterion = (code, param_tuple(params), tables_for(table_kinds, params))
     if screen is not None:
-        screen = (screen[0], screen[1], tables_for(screen[2], screen[1]))
+        screen = (screen[0], param_tuple(screen[1]), tables_for(screen[2], screen[1]))
     growth = _Growth(presort(X, y, n_classes, is_nominal, n_categories, n_threads), n_classes,
                      is_nominal, n_categories, weights, unit_weight, criterion, screen,
                      rules, n_threads, skip_runs and not (vectorises and n_classes == 2))
