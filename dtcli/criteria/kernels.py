@@ -287,9 +287,10 @@ def power(x, exponent):
 def impurity_power(counts, x, exponent):
     """power(x, exponent) of an impurity x of `counts`; for the two-class form by
     fast_power, which keeps a scan without table loads vectorised (two-class PG at
-    alpha = 0.5, 100k x 20, one thread: 0.93 -> 0.49 s). PE, PT and GE read count
-    tables; with polynomial logs in place of the tables their two-class scans were
-    not vectorised (the compiler's cost model declined) and were slower."""
+    alpha = 0.5, 100k x 20, one thread: 0.93 -> 0.49 s). PE, PT, PR and GE read
+    count tables, so their scans stay scalar; PE and GE with polynomial logs in
+    place of the x ln x table were not vectorised either (the compiler's cost model
+    declined) and were slower."""
     if is_pair(counts):
         return x if exponent == 1.0 else fast_power(x, exponent)
     return power(x, exponent)
