@@ -278,22 +278,9 @@ def param_tuple(vector: np.ndarray) -> tuple[float, ...]:
 def power(x, exponent):
     """x ** exponent for x >= 0, exact and free for the common exponent 1. The C
     library's pow: a polynomial e^(a ln x) measured slower where table loads keep
-    the scan scalar anyway (impurity_power takes it where they do not). Rounding a
-    hair below 0 counts as 0."""
+    the scan scalar anyway (two-class PG, which has none, takes it: _pg_pair).
+    Rounding a hair below 0 counts as 0."""
     return x if exponent == 1.0 else max(x, 0.0) ** exponent
-
-
-@inline_njit
-def impurity_power(counts, x, exponent):
-    """power(x, exponent) of an impurity x of `counts`; for the two-class form by
-    fast_power, which keeps a scan without table loads vectorised (two-class PG at
-    alpha = 0.5, 100k x 20, one thread: 0.93 -> 0.49 s). PE, PT, PR and GE read
-    count tables, so their scans stay scalar; PE and GE with polynomial logs in
-    place of the x ln x table were not vectorised either (the compiler's cost model
-    declined) and were slower."""
-    if is_pair(counts):
-        return x if exponent == 1.0 else fast_power(x, exponent)
-    return power(x, exponent)
 
 
 @inline_njit
@@ -448,7 +435,20 @@ def _pe(counts, total, params, tables):
 @inline_njit
 def _pg(counts, total, params, tables):
     """PG = G^alpha, eq. (6)."""
-    return total * impurity_power(counts, gini_mass(counts, total) / max(total, TINY), params[0])
+    return total * power(gini_impurity(counts, total), params[0])
+
+
+@inline_njit
+def _pg_pair(counts, total, params, tables):
+    """_pg for two classes, G^alpha by fast_power: no table loads or calls, so the
+    scan vectorises (100k x 20, alpha = 0.5, one thread: 0.93 -> 0.49 s), at the
+    price of a longer first compilation of its two-class form (6 -> 10 s). PE, PT,
+    PR and GE read count tables, so their scans stay scalar; PE and GE with
+    polynomial logs in place of the x ln x table were not vectorised either (the
+    compiler's cost model declined) and were slower. With more classes fast_power,
+    scalar, was slower than the C library's pow."""
+    g = gini_mass(counts, total) / max(total, TINY)
+    return total * (g if params[0] == 1.0 else fast_power(g, params[0]))
 
 
 @inline_njit
@@ -896,7 +896,10 @@ KERNELS = {
     TSALLIS_GAIN_RATIO: Kernel(*tsallis_gain_ratio(_order_q)),
     RENYI: Kernel(*impurity_decrease(_renyi)),
     PE: Kernel(*impurity_decrease(_pe)),
-    PG: Kernel(*impurity_decrease(_pg)),
+    # by form: the many-class form must not carry the pair form's polynomial, which
+    # numba lowers before the compiler drops it (seconds of compilation)
+    PG: Kernel(impurity_decrease(_pg)[0], ByForm(impurity_decrease(_pg_pair)[1],
+                                                 impurity_decrease(_pg)[1])),
     PT: Kernel(*impurity_decrease(_pt)),
     PR: Kernel(*impurity_decrease(_pr)),
     GE: Kernel(*impurity_decrease(_ge)),
