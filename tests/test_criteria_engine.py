@@ -21,9 +21,10 @@ from test_criteria_reference import reference_score
 TIE = 1e-9  # equal scores computed in different orders differ by far less
 
 
-def fit_root(X, y, name, params=None, sample_weight=None):
+def fit_root(X, y, name, params=None, sample_weight=None, min_leaf=1):
     """The root split of a depth-1 tree: (feature, threshold, missing_left, score) or None."""
-    model = DecisionTreeClassifier(criterion=name, criterion_params=params, max_depth=1)
+    model = DecisionTreeClassifier(criterion=name, criterion_params=params, max_depth=1,
+                                   min_samples_leaf=min_leaf)
     tree = model.fit(np.asarray(X, dtype=np.float64), np.asarray(y),
                      sample_weight=sample_weight).tree_
     if tree.node_count == 1:
@@ -36,11 +37,11 @@ def class_counts(labels, n_classes):
     return [float(np.count_nonzero(labels == k)) for k in range(n_classes)]
 
 
-def all_splits(X, y, n_classes, name, params=None):
+def all_splits(X, y, n_classes, name, params=None, min_leaf=1):
     """Every split the engine may choose, scored: (score, feature, threshold, missing_left,
     has_missing). Thresholds are midpoints of adjacent distinct present values; missing
     rows go right or left; a partly missing column also offers present-left/missing-right
-    (threshold inf). Both children are non-empty."""
+    (threshold inf). Both children hold at least min_leaf rows."""
     y = np.asarray(y)
     parent = class_counts(y, n_classes)
     out = []
@@ -54,7 +55,7 @@ def all_splits(X, y, n_classes, name, params=None):
             candidates.append((math.inf, False))
         for threshold, missing_left in candidates:
             goes_left = np.where(missing, missing_left, x <= threshold)
-            if goes_left.all() or not goes_left.any():
+            if min(goes_left.sum(), (~goes_left).sum()) < min_leaf:
                 continue
             left = class_counts(y[goes_left], n_classes)
             right = [p - a for p, a in zip(parent, left)]
@@ -83,16 +84,11 @@ def tied_data(draw):
     return X, np.unique(y, return_inverse=True)[1], k
 
 
-# Boundary-point skipping is on for the criteria that set it: this search is the
-# test that it never loses the best split (Fayyad & Irani's argument, per criterion).
-@pytest.mark.parametrize("name", list(CRITERIA))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=tied_data())
-def test_engine_finds_the_best_threshold(name, data):
-    X, y, k = data
+def assert_root_is_best(X, y, name, min_leaf=1):
+    """The engine's root split scores the best of all_splits and is one of its winners."""
     n_classes = int(y.max()) + 1
-    candidates = all_splits(X, y, n_classes, name)
-    root = fit_root(X, y, name)
+    candidates = all_splits(X, y, n_classes, name, min_leaf=min_leaf)
+    root = fit_root(X, y, name, min_leaf=min_leaf)
     best = max((c[0] for c in candidates), default=-math.inf)
     if best < -TIE:
         assert root is None
@@ -104,6 +100,38 @@ def test_engine_finds_the_best_threshold(name, data):
                if s >= best - TIE * (1 + abs(best))]
     assert any(f == feature and t == threshold and (ml == missing_left or not has_missing)
                for f, t, ml, has_missing in winners)
+
+
+# Boundary-point skipping is on for the criteria that set it: this search is the
+# test that it never loses the best split (Fayyad & Irani's argument, per criterion).
+@pytest.mark.parametrize("name", list(CRITERIA))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=tied_data())
+def test_engine_finds_the_best_threshold(name, data):
+    X, y, k = data
+    assert_root_is_best(X, y, name)
+
+
+@st.composite
+def run_data(draw):
+    """One feature of distinct values whose classes, in its order, come in runs of 1-6
+    rows: runs that straddle the rows min_samples_leaf cuts off."""
+    runs = draw(st.lists(st.tuples(st.integers(0, 2), st.integers(1, 6)), min_size=2,
+                         max_size=8))
+    y = np.array([k for k, length in runs for _ in range(length)])
+    if np.unique(y).size < 2:
+        y[0] = 1 - y[0] if y[0] < 2 else 0
+    X = draw(st.permutations(range(y.size)))
+    return np.array(X, dtype=np.float64)[:, None], np.unique(y[X], return_inverse=True)[1]
+
+
+# The skipping keeps the thresholds next to those min_samples_leaf cuts off.
+@pytest.mark.parametrize("name", [name for name, c in CRITERIA.items() if c.boundary_points])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=run_data(), min_leaf=st.integers(2, 5))
+def test_skipped_runs_never_hide_the_best_split_min_samples_leaf_allows(name, data, min_leaf):
+    X, y = data
+    assert_root_is_best(X, y, name, min_leaf)
 
 
 PARAMETERISED = [("tsallis", {"q": 0.5}), ("tsallis", {"q": 3.0}), ("renyi", {"gamma": 0.5}),

@@ -290,6 +290,40 @@ def test_zero_for_a_split_that_keeps_the_class_distribution(name, params, parent
     assert score(name, parent, left, right, params) == pytest.approx(0.0, abs=1e-12)
 
 
+# The engine skips thresholds inside runs of one class for the criteria that set
+# boundary_points; this is the property it relies on, on the reference scores.
+RUN_ENDS = [(i, case) for i, case in zip(CASE_IDS, CASES) if CRITERIA[case[0]].boundary_points]
+
+
+@st.composite
+def runs_of_one_class(draw):
+    """(parent, lefts): a run of rows of one class moving, step by step, from the right
+    child to the left one; the rest of both children fixed (weighted or not)."""
+    parent, left, right = draw(split_counts(weighted=draw(st.booleans())))
+    run_class = draw(st.integers(0, len(parent) - 1))
+    steps = draw(st.integers(2, 12))
+    step = draw(st.sampled_from([1.0, 0.5, 2.75]))
+    parent = list(parent)
+    parent[run_class] += steps * step
+    lefts = []
+    for t in range(steps + 1):
+        moved = list(left)
+        moved[run_class] += t * step
+        lefts.append(moved)
+    return parent, lefts
+
+
+@pytest.mark.parametrize("name,params", [c for _, c in RUN_ENDS], ids=[i for i, _ in RUN_ENDS])
+@settings(max_examples=100, deadline=None)
+@given(run=runs_of_one_class())
+def test_best_threshold_along_a_run_of_one_class_is_at_its_ends(name, params, run):
+    parent, lefts = run
+    scores = [reference_score(name, parent, left, [p - a for p, a in zip(parent, left)], params)
+              for left in lefts if 0 < sum(left) < sum(parent)]
+    assume(len(scores) >= 3)
+    assert max(scores[1:-1]) <= max(scores[0], scores[-1]) + 1e-9 * (1 + abs(max(scores)))
+
+
 # Renyi entropy is not concave for gamma > 1 (see the next test); the rest are >= 0.
 NONNEGATIVE = [(i, case) for i, case in zip(CASE_IDS, CASES)
                if case[0] not in ("renyi", "pr") or case[1].get("gamma", 1.0) <= 1.0]

@@ -212,7 +212,7 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("dcsm", kernels.DCSM,
               "Distinct class based split measure, M(node) - M(split); small trees, "
               "skew-sensitive.",
-              f"{_IHD}, eq. (6)"),
+              f"{_IHD}, eq. (6)", boundary_points=True),
     Criterion("hddt", kernels.HDDT,
               "Hellinger distance (one-versus-all maximum for >2 classes); "
               "skew-insensitive, for imbalanced classes.",
@@ -229,7 +229,7 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
               f"{_IHD}, eq. (12)-(13)", boundary_points=True, tables=("sqrt",)),
     Criterion("ihdw", kernels.IHDW,
               "Weighted iHD; purer children, best on imbalanced classes in its paper.",
-              f"{_IHD}, eq. (15)-(16)", tables=("sqrt",)),
+              f"{_IHD}, eq. (15)-(16)", boundary_points=True, tables=("sqrt",)),
 )}
 
 
