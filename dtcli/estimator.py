@@ -130,7 +130,7 @@ class DecisionTreeClassifier:
                           is_nominal, n_categories, engine.code, params, rules,
                           sample_weight=weights, n_threads=self.n_jobs,
                           table_kinds=engine.tables,
-                          skip_runs=engine.boundary_points, vectorises=engine.vectorises,
+                          skip_runs=engine.boundary_points, score_all_two_class=engine.score_all_two_class,
                           screen=screen and (screen.code, screen.param_vector(), screen.tables))
         self.fit_seconds_ = time.perf_counter() - start
         self.classes_ = classes

@@ -87,16 +87,17 @@ class _Nodes:
 def grow(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray,
          n_categories: np.ndarray, code: int, params: np.ndarray, rules: StopRules,
          sample_weight: np.ndarray | None = None, n_threads: int | None = None,
-         table_kinds: tuple[str, ...] = (), skip_runs: bool = False, vectorises: bool = False,
+         table_kinds: tuple[str, ...] = (), skip_runs: bool = False,
+         score_all_two_class: bool = False,
          screen: tuple[int, np.ndarray, tuple[str, ...]] | None = None) -> Tree:
     """Fit one tree. X float64 (n, d) with NaN = missing; y int64 in [0, n_classes).
 
     From the criterion's registry entry: `table_kinds`, the count tables it
     reads (with unit weights every count is an integer, so they are filled
     once here), `skip_runs`, whether thresholds inside runs of one class
-    can be skipped (its `boundary_points`; see splitter.gather) and whether its
-    two-class score vectorises (then two-class fits score every threshold:
-    cheaper than finding the runs), and `screen`,
+    can be skipped (its `boundary_points`; see splitter.search_numeric) and
+    whether two-class fits score every threshold anyway (`score_all_two_class`:
+    cheaper than finding the runs for some criteria), and `screen`,
     the (code, parameters, table kinds) of a criterion that screens each
     node's features (C4.5's average-gain rule: splitter.pick_screened).
     """
@@ -114,7 +115,7 @@ def grow(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray,
         screen = (screen[0], param_tuple(screen[1]), tables_for(screen[2], screen[1]))
     growth = _Growth(presort(X, y, n_classes, is_nominal, n_categories, n_threads), n_classes,
                      is_nominal, n_categories, weights, unit_weight, criterion, screen,
-                     rules, n_threads, skip_runs and not (vectorises and n_classes == 2))
+                     rules, n_threads, skip_runs and not (score_all_two_class and n_classes == 2))
     root_counts = np.bincount(y, weights=None if unit_weight else weights,
                               minlength=n_classes).astype(np.float64)[None, :]
     root = _Nodes(np.zeros(1, np.int64), np.array([n_samples], np.int64),
