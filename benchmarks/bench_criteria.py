@@ -49,7 +49,7 @@ DEEP_TREES = {"gain-ratio", "tsallis-gain-ratio"}
 DEEP_TREE_DEPTH = 12
 # Parameters away from the special cases that reduce to gini or entropy.
 AWAY_FROM_DEFAULTS = ["tsallis:q=1.5", "tsallis-gain-ratio:q=2.5", "renyi:gamma=2",
-                      "pe:alpha=0.5", "pg:alpha=0.5", "pt:alpha=0.5/gamma=1.5",
+                      "renyi:gamma=0.5", "pe:alpha=0.5", "pg:alpha=0.5", "pt:alpha=0.5/gamma=1.5",
                       "pr:alpha=0.5/gamma=2", "ge:alpha=0.5/beta=0.5", "abi:alpha=0.5/beta=0.5",
                       "gain-ratio:average_gain=1"]
 

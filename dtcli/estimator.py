@@ -129,8 +129,8 @@ class DecisionTreeClassifier:
         self.tree_ = grow(np.ascontiguousarray(X, dtype=np.float64), y, classes.shape[0],
                           is_nominal, n_categories, engine.code, params, rules,
                           sample_weight=weights, n_threads=self.n_jobs,
-                          table_kinds=engine.tables,
-                          skip_runs=engine.boundary_points, score_all_two_class=engine.score_all_two_class,
+                          table_kinds=engine.tables, skip_runs=engine.boundary_points,
+                          score_all_two_class=engine.score_all_two_class,
                           screen=screen and (screen.code, screen.param_vector(), screen.tables))
         self.fit_seconds_ = time.perf_counter() - start
         self.classes_ = classes

@@ -292,7 +292,8 @@ def test_zero_for_a_split_that_keeps_the_class_distribution(name, params, parent
 
 # The engine skips thresholds inside runs of one class for the criteria that set
 # boundary_points; this is the property it relies on, on the reference scores.
-RUN_ENDS = [(i, case) for i, case in zip(CASE_IDS, CASES) if CRITERIA[case[0]].boundary_points]
+RUN_ENDS = [(i, (name, params)) for i, (name, params) in zip(CASE_IDS, CASES)
+            if CRITERIA[name].for_engine(params)[0].boundary_points]
 
 
 @st.composite
