@@ -63,7 +63,8 @@ class Criterion:
     params: tuple[Param, ...] = ()
     # Only thresholds between value groups of different classes can win: true
     # when the score is (quasi-)convex along a run of one class, e.g. the decrease of a
-    # concave impurity or a gain ratio (tests check it per criterion against every threshold).
+    # concave impurity or a gain ratio (tests check it per criterion, on the reference
+    # scores along random runs and in the engine against every threshold).
     boundary_points: bool = False
     # (parameter, bound): boundary points hold where the parameter is at most the bound
     # (Renyi entropy is concave for gamma <= 1 only).
@@ -243,6 +244,7 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
               tables=("sqrt",)),
     Criterion("ihdw", kernels.IHDW,
               "Weighted iHD; purer children, best on imbalanced classes in its paper.",
+              # boundary points: no proof, and no counterexample found (docs/criteria.md)
               f"{_IHD}, eq. (15)-(16)", boundary_points=True, score_all_two_class=True,
               tables=("sqrt",)),
 )}
