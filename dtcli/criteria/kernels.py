@@ -585,6 +585,12 @@ def distinct_classes(counts):
 
 
 @inline_njit
+def inv_distinct_classes(parent):
+    """1 / D(u), for the deltas D(v) / D(u) of eq. (6); 1 for a node with no class."""
+    return 1.0 / max(distinct_classes(parent), 1.0)
+
+
+@inline_njit
 def dcsm_partition_pair(counts, total, inv_parent_distinct):
     """One partition's bracket of eq. (6) of ihd-inter-node-hellinger-distance.txt,
     D e^D sum_k a_k exp(delta (1 - a_k^2)), delta = D / D(parent), for two classes;
@@ -643,16 +649,15 @@ def _dcsm_node_term(code, params, tables, parent, n_parent, node):
     for k in range(len(parent)):
         power *= math.e
         node[EXP_DISTINCT, k] = power
-    inv_distinct = 1.0 / max(distinct_classes(parent), 1.0)
-    return dcsm_children_many(parent, parent, n_parent, n_parent, inv_distinct, node) / (
-        2.0 * n_parent)
+    return dcsm_children_many(parent, parent, n_parent, n_parent, inv_distinct_classes(parent),
+                              node) / (2.0 * n_parent)
 
 
 def _dcsm_split_score_pair(code, params, tables, parent, left, right, n_parent, n_left,
                            n_right, node, term):
     """The paper minimises M; we maximise M(unsplit node) - M(split), which is >= 0
     and 0 when both children have the parent's class distribution."""
-    inv_parent_distinct = 1.0 / max(distinct_classes(parent), 1.0)
+    inv_parent_distinct = inv_distinct_classes(parent)
     return term - (n_left * dcsm_partition_pair(left, n_left, inv_parent_distinct)
                    + n_right * dcsm_partition_pair(right, n_right, inv_parent_distinct)
                    ) / n_parent
@@ -661,9 +666,8 @@ def _dcsm_split_score_pair(code, params, tables, parent, left, right, n_parent, 
 def _dcsm_split_score_many(code, params, tables, parent, left, right, n_parent, n_left,
                            n_right, node, term):
     """_dcsm_split_score_pair for any number of classes."""
-    inv_parent_distinct = 1.0 / max(distinct_classes(parent), 1.0)
-    return term - dcsm_children_many(left, right, n_left, n_right, inv_parent_distinct,
-                                     node) / n_parent
+    return term - dcsm_children_many(left, right, n_left, n_right,
+                                     inv_distinct_classes(parent), node) / n_parent
 
 
 # --- Hellinger distances and class confidence proportions ------------------------------
