@@ -194,8 +194,8 @@ def _gather_two(words, f, start, lo, hi, stop, shifts, weights, unit_weight, min
 @inline_njit
 def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, code,
                    params, tables, parent, n_parent, node, term, miss, w_miss, n_passes,
-                   min_leaf, run, rest, saved_run, saved_rest, totals, cand_pos, scores,
-                   skip_runs, limits, bars):
+                   min_leaf, run, rest, saved_run, totals, cand_pos, scores, skip_runs,
+                   limits, bars):
     """More than two classes: find and score the candidate thresholds among rows
     lo..hi-1 (as `_gather_two`), with the missing rows right (scores[0]) and,
     if n_passes is 2, left (scores[1]); return how many. Copying the count
@@ -208,7 +208,7 @@ def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, 
     recognised is scored, which is never wrong, only slower. `rest` holds
     parent - run, kept up to date row by row, so that a candidate is scored on
     run and rest themselves, and the missing-left pass moves the missing rows
-    into them and back (saved_run, saved_rest). Copying the two per candidate,
+    into them and back (saved_run; rest is parent - run again). Copying the two per candidate,
     as before, made each copy's vector load wait for the row's scalar store to
     run (store forwarding fails): ten classes, one thread, gini 2.39 -> 1.85 s,
     CCPDT 4.21 -> 3.29 s. Choosing between the arrays per pass instead had
@@ -248,7 +248,7 @@ def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, 
             w_left = w_run + (w_miss if missing_left else 0.0)
             if missing_left:  # run and rest with the missing rows moved left; put back below
                 for k in range(run.shape[0]):
-                    saved_run[k], saved_rest[k] = run[k], rest[k]
+                    saved_run[k] = run[k]
                     run[k] += miss[k]
                     rest[k] = parent[k] - run[k]
             score = split_score(code, params, tables, parent, run, rest, n_parent, w_left,
@@ -260,7 +260,8 @@ def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, 
                                                limits[missing_left, 0], limits[missing_left, 1])
             if missing_left:
                 for k in range(run.shape[0]):
-                    run[k], rest[k] = saved_run[k], saved_rest[k]
+                    run[k] = saved_run[k]
+                    rest[k] = parent[k] - run[k]
             scores[missing_left, m] = score
         cand_pos[m] = i
         m += 1
@@ -370,8 +371,8 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
         key_shift = shifts[0]
         parent_array = np.zeros(n_classes)
         node = np.zeros((NODE_ROWS, n_classes))
-        run, rest, miss = np.zeros(n_classes), np.zeros(n_classes), np.zeros(n_classes)
-        saved_run, saved_rest = np.zeros(n_classes), np.zeros(n_classes)
+        run, rest, saved_run, miss = (np.zeros(n_classes), np.zeros(n_classes),
+                                      np.zeros(n_classes), np.zeros(n_classes))
         totals = np.zeros(5)
         limits = np.zeros((2, 2), np.int64)  # per direction, the rows min_leaf allows
         bars = np.zeros(2)  # per direction, what a candidate must beat (tie_score only)
@@ -417,8 +418,8 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
                     m = _gather_scored(words, f, start, block, block_end, stop, shifts,
                                        weights, unit_weight, code, params, tables, parent,
                                        n_parent, node, term, miss, w_miss, n_passes,
-                                       min_leaf, run, rest, saved_run, saved_rest, totals,
-                                       cand_pos, scores, skip_runs, limits, bars)
+                                       min_leaf, run, rest, saved_run, totals, cand_pos,
+                                       scores, skip_runs, limits, bars)
                 for missing_left in range(n_passes):
                     if two_classes:
                         _score_two(m, code, params, tables, parent, n_parent, node, term,
