@@ -35,7 +35,8 @@ SETTINGS = [("gini", {}), ("entropy", {}), ("gain-ratio", {}), ("gain-ratio", {"
             ("abi", {}), ("abi", {"alpha": 0.5, "beta": 0.7}), ("dcsm", {}), ("hddt", {}),
             ("ccpdt", {}), ("ihd", {}), ("ihdw", {})]
 
-# name -> (file under examples/, load options, sample weights: None, "integer" or "real")
+# name -> (file under examples/, load options, sample weights: None, "integer" (0-2),
+# "positive" (1-3, integers) or "real")
 DATASETS = {
     "iris": ("iris.csv", {}, None),
     "ecoli2": ("ecoli2.dat", {}, None),
@@ -44,6 +45,7 @@ DATASETS = {
     "vehicle": ("vehicle.arff", {}, None),
     "segment": ("balanced/segment.csv", {}, None),
     "ecoli2-integer-weights": ("ecoli2.dat", {}, "integer"),
+    "ecoli2-positive-weights": ("ecoli2.dat", {}, "positive"),
     "iris-real-weights": ("iris.csv", {}, "real"),
 }
 
@@ -56,6 +58,8 @@ def _weights(kind: str | None, n: int) -> np.ndarray | None:
     rng = np.random.default_rng(7)
     if kind == "integer":
         return rng.integers(0, 3, n).astype(np.float64)
+    if kind == "positive":
+        return rng.integers(1, 4, n).astype(np.float64)
     if kind == "real":
         return rng.uniform(0.25, 3.0, n)
     return None
