@@ -1,7 +1,7 @@
 """All numba compilation flags in one place.
 
-Every kernel is nopython and cached on disk, so only the first run after an
-install pays for compilation. Kernels are compiled for one set of argument
+Every kernel is nopython and cached on disk (where, and keyed on what:
+cache.py), so only the first run with given sources pays for compilation. Kernels are compiled for one set of argument
 types each (int64 / float64 / uint64 arrays): callers convert before calling,
 which keeps the number of compiled specialisations, and the cold start, small.
 Inside kernels, write loops rather than slice assignments (`a[:] = b`):
@@ -12,6 +12,8 @@ import os
 
 import numba
 from numba.core import caching
+
+from dtcli.engine import cache
 
 
 def _lock_cache_writes() -> None:
@@ -47,6 +49,7 @@ def _lock_cache_writes() -> None:
 
 
 _lock_cache_writes()
+CACHE = cache.install()
 
 # fastmath={"contract"}: a product and a sum may be fused into one multiply-add
 # (rounded once, so no less accurate); no other fast-math licence (results stay
@@ -58,13 +61,11 @@ _lock_cache_writes()
 # (a branch in every scan, and a division that must select its result, as the
 # tabled Tsallis form does for an empty node, would raise); the kernels guard
 # their divisions themselves.
-njit = numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
-parallel_njit = numba.njit(cache=True, nogil=True, parallel=True, error_model="numpy",
-                           fastmath={"contract"})
+njit = numba.njit(cache=CACHE, nogil=True, error_model="numpy", fastmath={"contract"})
 # Small helpers that take arrays are inlined at the numba IR level: an
 # out-of-line call passing arrays costs ~40 ns in reference counting, more
 # than a whole Gini evaluation.
-inline_njit = numba.njit(cache=True, nogil=True, inline="always", error_model="numpy",
+inline_njit = numba.njit(cache=CACHE, nogil=True, inline="always", error_model="numpy",
                          fastmath={"contract"})
 
 

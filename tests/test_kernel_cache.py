@@ -1,0 +1,34 @@
+"""Where the kernels are cached (dtcli.engine.cache): keyed on the sources compiled
+into them, shared by checkouts, and a fallback when the home cannot be written."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from dtcli.engine.cache import _keyed_files
+
+WHERE = """
+from dtcli.engine import jit
+from dtcli.engine.cache import cache_root
+print(jit.CACHE, cache_root())
+"""
+
+
+def test_the_key_covers_the_kernels_sources_and_not_the_drivers():
+    names = {path.name for path in _keyed_files()}
+    assert {"jit.py", "splitter.py", "subtree.py", "level.py", "kernels.py",
+            "elementary.py"} <= names
+    assert not names & {"builder.py", "warm.py", "cache.py", "registry.py", "tree.py"}
+
+
+def test_an_unwritable_cache_home_falls_back_to_the_temporary_folder(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DTREE_CACHE_DIR", "NUMBA_CACHE_DIR")}
+    env.update(XDG_CACHE_HOME="/dev/null/cache", TMPDIR=str(tmp_path))  # a file's child
+    done = subprocess.run([sys.executable, "-c", WHERE], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    caching, root = done.stdout.split()
+    assert caching == "True" and root.startswith(str(tmp_path))
+    lines = [line for line in done.stderr.splitlines() if "kernel cache" in line]
+    assert len(lines) == 1 and "/dev/null" in lines[0] and str(tmp_path) in lines[0]
