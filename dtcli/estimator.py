@@ -103,12 +103,10 @@ class DecisionTreeClassifier:
                                  np.array(dataset.classes, dtype=object), sample_weight)
 
     def _fit_encoded(self, X, y, features, classes, sample_weight):
-        from dtcli.engine.builder import grow
+        from dtcli.engine.builder import grow, prepare
 
         rules = self._stop_rules()
-        criterion = criteria.get(self.criterion)
-        engine, params = criterion.for_engine(self.criterion_params)
-        screen = criterion.screen_for(self.criterion_params)
+        engine = criteria.get(self.criterion).engine(self.criterion_params)
         if X.shape[0] == 0:
             raise ParameterError("cannot fit a tree on zero rows")
         if classes.shape[0] < 2:
@@ -126,12 +124,9 @@ class DecisionTreeClassifier:
         is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
         n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
         start = time.perf_counter()
-        self.tree_ = grow(np.ascontiguousarray(X, dtype=np.float64), y, classes.shape[0],
-                          is_nominal, n_categories, engine.code, params, rules,
-                          sample_weight=weights, n_threads=self.n_jobs,
-                          table_kinds=engine.tables, skip_runs=engine.boundary_points,
-                          score_all_two_class=engine.score_all_two_class,
-                          screen=screen and (screen.code, screen.param_vector(), screen.tables))
+        prepared = prepare(np.ascontiguousarray(X, dtype=np.float64), y, classes.shape[0],
+                           is_nominal, n_categories, self.n_jobs)
+        self.tree_ = grow(prepared, engine, rules, weights, self.n_jobs)
         self.fit_seconds_ = time.perf_counter() - start
         self.classes_ = classes
         self.n_classes_ = classes.shape[0]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 import numpy as np
 
@@ -52,6 +52,16 @@ def _fmt(x: float) -> str:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     return f"{x:g}"
+
+
+class EngineCriterion(NamedTuple):
+    """A criterion as the engine runs it, at given parameters (`Criterion.engine`)."""
+    code: int  # kernels code (an IntEnum member)
+    params: np.ndarray  # float64 parameter vector
+    tables: tuple[str, ...]  # count tables its kernel reads (kernels.TABLE_KINDS)
+    skip_runs: bool  # thresholds inside runs of one class cannot win (boundary points)
+    score_all_two_class: bool  # but two-class fits score every threshold anyway
+    screen: "EngineCriterion | None"  # the criterion screening features (C4.5), if any
 
 
 @dataclass(frozen=True)
@@ -99,6 +109,13 @@ class Criterion:
             if given[name] <= bound:
                 return dataclasses.replace(self, boundary_points=True), vector
         return self, vector
+
+    def engine(self, values: Mapping[str, float] | None = None) -> EngineCriterion:
+        """What the engine runs for these parameters: `for_engine` and `screen_for`."""
+        runs, vector = self.for_engine(values)
+        screen = self.screen_for(values)
+        return EngineCriterion(runs.code, vector, runs.tables, runs.boundary_points,
+                               runs.score_all_two_class, screen and screen.engine())
 
     def screen_for(self, values: Mapping[str, float] | None = None) -> Criterion | None:
         """The criterion that screens features for these parameters, if any.

@@ -18,9 +18,16 @@ the other. Growth has two phases, running the same jitted steps:
 Every node is written to its own slot of the node store (nodes.py), so the
 tree never depends on the number of threads or on which thread grew what;
 `nodes.compact` numbers the nodes breadth-first at the end.
+
+Fitting is two calls: `prepare` encodes and presorts a dataset once, and
+`grow` grows a tree from the prepared data with per-row weights, as often as
+needed: a cross-validation fold is weights of 0 and 1, a bootstrap sample the
+number of times each row was drawn (rows of weight 0 are left out of the
+segments, so such a tree is the tree of the subset).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from dataclasses import dataclass
@@ -32,7 +39,8 @@ from dtcli.engine import splitter
 from dtcli.engine.level import can_split, nominal_sets, split_level
 from dtcli.engine.nodes import compact, new_store, write_leaf
 from dtcli.engine.partition import partition
-from dtcli.engine.presort import presort
+from dtcli.engine.presort import Presorted, keep_rows, presort
+from dtcli.engine.rng import draw_features
 from dtcli.engine.subtree import GROWERS
 from dtcli.engine.threads import run_chunks
 from dtcli.tree import Tree
@@ -44,6 +52,8 @@ SUBTREE_BYTES = 1 << 19
 # so that no thread is left with the last big one.
 SUBTREE_CHUNKS_PER_THREAD = 16
 NO_DEPTH_LIMIT = np.iinfo(np.int64).max
+# Integer weights keep the count tables while their sum is at most this many per row.
+MAX_TABLE_COUNT_PER_ROW = 16
 
 
 @dataclass(frozen=True)
@@ -52,12 +62,16 @@ class StopRules:
     min_samples_split: int = 2
     min_samples_leaf: int = 1
     min_gain: float = 0.0  # a split must score at least this much
+    # features searched per node, drawn at random (rng.draw_features); None: all
+    max_features: int | None = None
 
-    def as_tuple(self) -> tuple[int, int, int]:
-        """(max_depth, min_samples_split, min_samples_leaf), as level.can_split takes them."""
+    def as_tuple(self) -> tuple[int, int, int, int]:
+        """(max_depth, min_samples_split, min_samples_leaf, max_features), as the kernels
+        take them (level.can_split reads the first three)."""
         max_depth = NO_DEPTH_LIMIT if self.max_depth is None else self.max_depth
+        max_features = NO_DEPTH_LIMIT if self.max_features is None else self.max_features
         return (np.int64(max_depth), np.int64(self.min_samples_split),
-                np.int64(self.min_samples_leaf))
+                np.int64(self.min_samples_leaf), np.int64(max_features))
 
 
 class _Nodes:
@@ -84,59 +98,115 @@ class _Nodes:
                         for name in ("starts", "ends", "depth", "counts", "slots", "buffer")))
 
 
-def grow(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray,
-         n_categories: np.ndarray, code: int, params: np.ndarray, rules: StopRules,
-         sample_weight: np.ndarray | None = None, n_threads: int | None = None,
-         table_kinds: tuple[str, ...] = (), skip_runs: bool = False,
-         score_all_two_class: bool = False,
-         screen: tuple[int, np.ndarray, tuple[str, ...]] | None = None) -> Tree:
-    """Fit one tree. X float64 (n, d) with NaN = missing; y int64 in [0, n_classes).
+@dataclass(frozen=True)
+class Prepared:
+    """Data encoded and presorted once, for any number of trees: the folds of a
+    cross-validation, the points of a grid, the trees of a forest (`grow`)."""
+    sorted: Presorted
+    y: np.ndarray  # int64 class codes in [0, n_classes)
+    n_classes: int
+    is_nominal: np.ndarray  # uint8 per feature
+    n_categories: np.ndarray  # int64 per feature
 
-    From the criterion's registry entry: `table_kinds`, the count tables it
-    reads (with unit weights every count is an integer, so they are filled
-    once here), `skip_runs`, whether thresholds inside runs of one class
-    can be skipped (its `boundary_points`; see splitter.search_numeric) and
-    whether two-class fits score every threshold anyway (`score_all_two_class`:
-    cheaper than finding the runs for some criteria), and `screen`,
-    the (code, parameters, table kinds) of a criterion that screens each
-    node's features (C4.5's average-gain rule: splitter.pick_screened).
-    """
+    @property
+    def n_samples(self) -> int:
+        return self.y.shape[0]
+
+
+def prepare(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray,
+            n_categories: np.ndarray, n_threads: int | None = None) -> Prepared:
+    """Presort X (float64 (n, d), NaN = missing) with its classes y (int64)."""
     n_threads = n_threads or os.cpu_count() or 1
-    n_samples, n_features = X.shape
-    unit_weight = sample_weight is None
-    weights = np.ones(1) if unit_weight else np.ascontiguousarray(sample_weight, np.float64)
     is_nominal = is_nominal.astype(np.uint8)
     n_categories = n_categories.astype(np.int64)
-    def tables_for(kinds, vector):
-        return count_tables(kinds, n_samples, vector) if unit_weight else NO_TABLES
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    return Prepared(presort(X, y, n_classes, is_nominal, n_categories, n_threads), y,
+                    int(n_classes), is_nominal, n_categories)
 
-    criterion = (code, param_tuple(params), tables_for(table_kinds, params))
-    if screen is not None:
-        screen = (screen[0], param_tuple(screen[1]), tables_for(screen[2], screen[1]))
-    growth = _Growth(presort(X, y, n_classes, is_nominal, n_categories, n_threads), n_classes,
-                     is_nominal, n_categories, weights, unit_weight, criterion, screen,
-                     rules, n_threads, skip_runs and not (score_all_two_class and n_classes == 2))
-    root_counts = np.bincount(y, weights=None if unit_weight else weights,
-                              minlength=n_classes).astype(np.float64)[None, :]
-    root = _Nodes(np.zeros(1, np.int64), np.array([n_samples], np.int64),
+
+def _count_weights(weights: np.ndarray | None, n_samples: int):
+    """(weights or None for unit weights, rows to keep or None for all, whether the
+    count tables apply). A row of weight 0 is left out, as if it were not in the data
+    (scikit-learn's convention), so a cross-validation fold is weights of 0 and 1 and a
+    bootstrap sample the number of times each row was drawn. With integer weights
+    every class count is an integer, so the count tables apply (no other compiled
+    form than an unweighted fit's) while they stay small."""
+    if weights is None:
+        return None, None, True
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    keep = weights > 0
+    integral = bool(np.all(weights == np.floor(weights)))
+    total = float(weights.sum())
+    tables = integral and total <= MAX_TABLE_COUNT_PER_ROW * max(n_samples, 1)
+    unit = integral and bool(np.all(weights <= 1.0))  # 0/1: a subset, unweighted
+    return (None if unit else weights), (None if keep.all() else keep.view(np.uint8)), tables
+
+
+def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | None = None,
+         n_threads: int | None = None, seed: int = 0, stream: int = 0,
+         reuse: bool = True) -> Tree:
+    """Grow one tree from prepared data; `criterion` is a registry.EngineCriterion.
+
+    `seed` and `stream` (a forest's tree, say) key the random numbers the tree
+    draws (rng.py): the features searched at a node when `rules.max_features` is set.
+    With `reuse=False` the tree may grow in the prepared data's own buffer (one
+    fit, no copy); it cannot be grown from again.
+
+    `weights` (one per row, >= 0) weigh the rows; a row of weight 0 is left out. Its
+    `tables` are the count tables its kernels read (with integer weights every count
+    is an integer, so they are filled once here); `skip_runs`, whether thresholds
+    inside runs of one class can be skipped (its boundary points; see
+    splitter.search_numeric), unless two-class fits score every threshold anyway
+    (`score_all_two_class`: cheaper than finding the runs for some criteria);
+    `screen`, a criterion that screens each node's features (C4.5's average-gain
+    rule: splitter.pick_screened).
+    """
+    n_threads = n_threads or os.cpu_count() or 1
+    weights, keep, use_tables = _count_weights(weights, prepared.n_samples)
+    sorted_ = prepared.sorted if keep is None else keep_rows(prepared.sorted, keep, n_threads)
+    n_rows = sorted_.words.shape[1]
+    y = prepared.y
+    if keep is not None:
+        y = np.where(keep == 1, y, prepared.n_classes)  # the left-out rows in no class
+    root_counts = np.bincount(y, weights=weights, minlength=prepared.n_classes + 1)
+    root_counts = root_counts[:prepared.n_classes].astype(np.float64)[None, :]
+    table_size = int(root_counts.sum())
+
+    def engine_form(c):
+        tables = count_tables(c.tables, table_size, c.params) if use_tables else NO_TABLES
+        return (c.code, param_tuple(c.params), tables)
+
+    screen = None if criterion.screen is None else engine_form(criterion.screen)
+    if sorted_ is prepared.sorted and reuse:  # the partition writes into both buffers
+        sorted_ = dataclasses.replace(sorted_, words=sorted_.words.copy())
+    growth = _Growth(sorted_, prepared, weights, engine_form(criterion), screen, rules,
+                     n_threads, criterion.skip_runs
+                     and not (criterion.score_all_two_class and prepared.n_classes == 2),
+                     (np.int64(seed), np.int64(stream)))
+    root = _Nodes(np.zeros(1, np.int64), np.array([n_rows], np.int64),
                   np.zeros(1, np.int64), root_counts, np.zeros(1, np.int64))
-    if can_split(n_samples, 0, root_counts[0], growth.rules):
+    if can_split(n_rows, 0, root_counts[0], growth.rules):
         growth.grow_levels(root)
     else:
-        write_leaf(growth.store, 0, n_samples, root_counts[0], np.zeros(0, np.uint8))
+        write_leaf(growth.store, 0, n_rows, root_counts[0], np.zeros(0, np.uint8))
     return compact(growth.store, growth.max_categories)
 
 
 class _Growth:
     """What both phases need besides the nodes themselves, and the two phases."""
 
-    def __init__(self, sorted_, n_classes, is_nominal, n_categories, weights, unit_weight,
-                 criterion, screen, stop_rules: StopRules, n_threads: int, skip_runs: bool):
+    def __init__(self, sorted_: Presorted, prepared: Prepared, weights, criterion, screen,
+                 stop_rules: StopRules, n_threads: int, skip_runs: bool, random_key: tuple):
         self.s = sorted_
-        self.buffers = (sorted_.words, np.empty_like(sorted_.words))
-        n_features, n_samples = sorted_.words.shape
+        self.random_key = random_key  # (seed, stream): rng.py
+        words = sorted_.words
+        self.buffers = (words, np.empty_like(words))
+        n_features, n_rows = words.shape
+        n_samples, n_classes = prepared.n_samples, prepared.n_classes
+        is_nominal, n_categories = prepared.is_nominal, prepared.n_categories
         self.is_nominal, self.n_categories = is_nominal, n_categories
-        self.weights, self.unit_weight = weights, unit_weight
+        self.unit_weight = weights is None
+        self.weights = np.ones(1) if weights is None else weights
         self.code, self.params, self.tables = criterion
         self.screen = screen  # (code, params, tables) or None
         self.rules, self.min_gain = stop_rules.as_tuple(), float(stop_rules.min_gain)
@@ -149,8 +219,8 @@ class _Growth:
         self.shifts = (np.uint64(sorted_.key_shift), np.uint64(sorted_.class_shift),
                        np.uint64(sorted_.class_mask), np.uint64(sorted_.row_mask))
         self.subtree_rows = max(SUBTREE_BYTES // (16 * max(n_features, 1)), 1)
-        self.goes_left = np.empty(n_samples, np.uint8)
-        self.store = new_store(n_samples, n_classes, self.max_categories)
+        self.goes_left = np.empty(n_samples, np.uint8)  # by row of the prepared data
+        self.store = new_store(n_rows, n_classes, self.max_categories)
 
     def grow_levels(self, level: _Nodes) -> None:
         """Grow `level` (nodes that may split) and all below it."""
@@ -175,13 +245,15 @@ class _Growth:
         m = len(level)
         out = (np.full((n_features, m), -math.inf), np.empty((n_features, m), np.int64),
                np.empty((n_features, m), np.int64), np.empty((n_features, m), np.uint8))
-        self._search(level, words, (self.code, self.params, self.tables), out)
+        mask = np.empty((n_features, m), np.uint8)
+        draw_features(self.random_key, level.slots, self.rules[3], mask)
+        self._search(level, words, mask, (self.code, self.params, self.tables), out)
         if self.screen is None:
             best = splitter.pick_features(out[0])
         else:
             screen_out = (np.full((n_features, m), -math.inf),) + tuple(np.empty_like(a)
                                                                        for a in out[1:])
-            self._search(level, words, self.screen, screen_out)
+            self._search(level, words, mask, self.screen, screen_out)
             best = splitter.pick_screened(out[0], screen_out[0])
         sets = np.zeros((m, self.store[5].shape[1]), np.uint8)
         if self.nominal.shape[0]:
@@ -204,9 +276,11 @@ class _Growth:
                    starts, ends, left_sizes, self.goes_left, self.shifts[3])
         return _Nodes(*(a[:n_children] for a in children))
 
-    def _search(self, level: _Nodes, words: np.ndarray, criterion, out) -> None:
+    def _search(self, level: _Nodes, words: np.ndarray, mask: np.ndarray, criterion,
+                out) -> None:
         """Every feature's best split of every node of `level` under `criterion`
-        ((code, params, tables)), on all threads, into `out`."""
+        ((code, params, tables)), among the features `mask` marks, on all threads,
+        into `out`."""
         m = len(level)
         work = int((level.ends - level.starts).sum())
         common = (self.s.missing_rank, self.shifts, self.weights, self.unit_weight, *criterion,
@@ -214,12 +288,12 @@ class _Growth:
         if self.numeric.shape[0]:
             run_chunks(splitter.NUMERIC_SEARCH[self.two_classes, self.skip_runs],
                        self.numeric.shape[0] * m, self.n_threads, self.numeric.shape[0] * work,
-                       words, level.starts, level.ends, level.counts, self.numeric, *common,
-                       *out)
+                       words, level.starts, level.ends, level.counts, self.numeric, mask,
+                       *common, *out)
         if self.nominal.shape[0]:
             run_chunks(splitter.search_nominal, self.nominal.shape[0] * m, self.n_threads,
                        self.nominal.shape[0] * work, words, level.starts, level.ends,
-                       level.counts, self.nominal, self.n_categories, *common, *out)
+                       level.counts, self.nominal, mask, self.n_categories, *common, *out)
 
     def _grow_subtrees(self, roots: _Nodes) -> None:
         """Grow every deferred root's whole subtree, largest first, on all threads."""
@@ -236,5 +310,6 @@ class _Growth:
                    roots.counts, order, self.numeric, self.nominal, self.is_nominal,
                    self.n_categories, self.s.missing_rank, self.s.values, self.s.offsets,
                    self.shifts, self.weights, self.unit_weight, self.code, self.params,
-                   self.tables, screen, self.rules, self.min_gain, self.goes_left, self.store,
+                   self.tables, screen, self.rules, self.min_gain, self.random_key,
+                   self.goes_left, self.store,
                    chunks_per_thread=SUBTREE_CHUNKS_PER_THREAD)

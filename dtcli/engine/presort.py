@@ -31,6 +31,7 @@ once per literal value it is called with.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -296,3 +297,26 @@ def presort(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray
         flat_values[offsets[f]:offsets[f + 1]] = value_bits[f, :n_values[f]]
     return Presorted(words, flat_values[:offsets[-1]].view(np.float64), offsets, missing_rank,
                      key_shift, class_shift, (1 << class_bits) - 1, (1 << row_bits) - 1)
+
+
+@njit
+def _keep_words(words, keep, row_mask, out, lo, hi):
+    """out[f] = the words of features lo..hi-1 whose row is kept, in order."""
+    for f in range(lo, hi):
+        n = 0
+        for i in range(words.shape[1]):
+            word = words[f, i]
+            if keep[np.int64(word & row_mask)]:
+                out[f, n] = word
+                n += 1
+
+
+def keep_rows(sorted_: Presorted, keep: np.ndarray, n_threads: int) -> Presorted:
+    """The presorted words of the rows marked in `keep` (uint8, one per row), still in
+    sorted order: a subset's presort without sorting again. Ranks keep their values,
+    so a threshold is still the midpoint of the two nearest values present."""
+    n_features, n_samples = sorted_.words.shape
+    words = np.empty((n_features, int(np.count_nonzero(keep))), np.uint64)
+    run_chunks(_keep_words, n_features, n_threads, n_features * n_samples, sorted_.words,
+               keep, np.uint64(sorted_.row_mask), words)
+    return dataclasses.replace(sorted_, words=words)

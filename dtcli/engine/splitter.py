@@ -337,10 +337,12 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
     every process (no cache hit, ever).
     """
 
-    def search_numeric(words, starts, ends, parents, features, missing_rank, shifts, weights,
-                       unit_weight, code, params, tables, min_leaf, out_score, out_cut,
+    def search_numeric(words, starts, ends, parents, features, mask, missing_rank, shifts,
+                       weights, unit_weight, code, params, tables, min_leaf, out_score, out_cut,
                        out_aux, out_missing_left, lo, hi):
-        """Best split of the (numeric feature, node) pairs lo..hi-1, numbered feature-major.
+        """Best split of the (numeric feature, node) pairs lo..hi-1, numbered feature-major,
+        of those that `mask` (features x nodes, uint8) marks: the others keep the score
+        the caller filled in (-inf, no split).
 
         Results go to row f (the feature's index) of (n_features, n_nodes)
         arrays: out_score the best score, out_cut the rank cut (rows with rank
@@ -382,6 +384,8 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
         for p in range(lo, hi):
             f = features[p // n_nodes]
             j = p % n_nodes
+            if mask[f, j] == 0:
+                continue
             start, end = starts[j], ends[j]
             n_parent = _load_parent(parents, j, parent_array)
             term = node_term(code, params, tables, parent_array, n_parent, node)
@@ -561,9 +565,9 @@ def _store(out_score, out_cut, out_aux, out_missing_left, f, j, result):
 
 
 @njit
-def search_nominal(words, starts, ends, parents, features, n_categories, missing_rank, shifts,
-                   weights, unit_weight, code, params, tables, min_leaf, out_score, out_cut,
-                   out_aux, out_missing_left, lo, hi):
+def search_nominal(words, starts, ends, parents, features, mask, n_categories, missing_rank,
+                   shifts, weights, unit_weight, code, params, tables, min_leaf, out_score,
+                   out_cut, out_aux, out_missing_left, lo, hi):
     """As `search_numeric` for nominal features: out_cut is the cut position in
     the category ordering, out_aux the class that ordering is by."""
     n_nodes = starts.shape[0]
@@ -584,6 +588,8 @@ def search_nominal(words, starts, ends, parents, features, n_categories, missing
     for p in range(lo, hi):
         f = features[p // n_nodes]
         j = p % n_nodes
+        if mask[f, j] == 0:
+            continue
         n_parent = _load_parent(parents, j, parent)
         term = node_term(code, params, tables, parent, n_parent, node)
         result = nominal_best(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],

@@ -16,6 +16,7 @@ from dtcli.engine import splitter
 from dtcli.engine.jit import njit_form
 from dtcli.engine.level import nominal_sets, split_level
 from dtcli.engine.partition import partition
+from dtcli.engine.rng import draw_features
 
 
 # The first work item of the kernels' ranges: an int literal would make numba compile
@@ -34,7 +35,8 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
 
     def grow_subtrees(buffers, roots, root_counts, order, numeric, nominal, is_nominal,
                       n_categories, missing_rank, values, offsets, shifts, weights, unit_weight,
-                      code, params, tables, screen, rules, min_gain, goes_left, store, lo, hi):
+                      code, params, tables, screen, rules, min_gain, random_key, goes_left, store,
+                      lo, hi):
         """Grow the subtrees of roots order[lo:hi]; roots[r] = (start, end, depth, slot,
         buffer) with class counts root_counts[r], all nodes that may split."""
         n_features = buffers[0].shape[0]
@@ -64,6 +66,8 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                 out_cut = np.empty((n_features, m), np.int64)
                 out_aux = np.empty((n_features, m), np.int64)
                 out_missing_left = np.empty((n_features, m), np.uint8)
+                mask = np.empty((n_features, m), np.uint8)
+                draw_features(random_key, ints[now, 3, :m], rules[3], mask)
                 if screened:  # the screening criterion's results: only its scores are read
                     screen_out = (np.full((n_features, m), -np.inf),
                                   np.empty((n_features, m), np.int64),
@@ -80,22 +84,23 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                 else:
                     search = splitter.search_numeric_many
                 if has_numeric:
-                    search(words, starts, ends, counts[now, :m], numeric, missing_rank, shifts,
-                           weights, unit_weight, code, params, tables, rules[2], out_score,
-                           out_cut, out_aux, out_missing_left, FIRST, numeric.shape[0] * m)
+                    search(words, starts, ends, counts[now, :m], numeric, mask, missing_rank,
+                           shifts, weights, unit_weight, code, params, tables, rules[2],
+                           out_score, out_cut, out_aux, out_missing_left, FIRST,
+                           numeric.shape[0] * m)
                     if screened:
-                        search(words, starts, ends, counts[now, :m], numeric, missing_rank,
+                        search(words, starts, ends, counts[now, :m], numeric, mask, missing_rank,
                                shifts, weights, unit_weight, screen[0], screen[1], screen[2],
                                rules[2], *screen_out, FIRST, numeric.shape[0] * m)
                 if has_nominal:
                     splitter.search_nominal(words, starts, ends, counts[now, :m], nominal,
-                                            n_categories, missing_rank, shifts, weights,
+                                            mask, n_categories, missing_rank, shifts, weights,
                                             unit_weight, code, params, tables, rules[2],
                                             out_score, out_cut, out_aux, out_missing_left,
                                             FIRST, nominal.shape[0] * m)
                     if screened:
                         splitter.search_nominal(words, starts, ends, counts[now, :m], nominal,
-                                                n_categories, missing_rank, shifts, weights,
+                                                mask, n_categories, missing_rank, shifts, weights,
                                                 unit_weight, screen[0], screen[1], screen[2],
                                                 rules[2], *screen_out, FIRST,
                                                 nominal.shape[0] * m)
