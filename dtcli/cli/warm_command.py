@@ -1,0 +1,48 @@
+"""`dtree warm`: compile the engine ahead, on all cores."""
+from __future__ import annotations
+
+import click
+
+from dtcli.cli.options import CONTEXT, stderr_console
+
+
+@click.command(context_settings=CONTEXT)
+@click.option("--criteria", "criteria_entries", multiple=True, metavar="LIST",
+              help="Comma-separated criteria, NAME[:P=V...] as in compare (default: all).")
+@click.option("--two-class/--any-classes", default=False,
+              help="Only the two-class forms (what imbalanced binary data needs).")
+@click.option("--numeric/--any-features", default=False,
+              help="Only the forms for data without nominal features.")
+@click.option("--jobs", "-j", type=click.IntRange(1), default=None, metavar="N",
+              help="Processes compiling side by side (default: all cores).")
+@click.option("--quiet", "-q", is_flag=True, help="Say nothing on stderr.")
+def warm(criteria_entries, two_class, numeric, jobs, quiet):
+    """Compile the kernels of the given criteria for every form of data, in parallel.
+
+    The first fit of a criterion on a form of data (two classes or more,
+    nominal features or not, large nodes or not) compiles its kernels, once,
+    into the cache; `warm` does it ahead, on all cores. Run it after
+    installing, or in a job script before timing anything.
+
+    \b
+    Example:
+      dtree warm --criteria gini,entropy,ihdw --two-class --numeric
+    """
+    import itertools
+    import time
+
+    from dtcli.criteria import CRITERIA
+    from dtcli.engine.warm import Form, WarmTask, warm as compile_ahead
+    from dtcli.evaluate.runner import parse_criteria
+
+    choices = parse_criteria(criteria_entries or [",".join(CRITERIA)])
+    forms = [Form(two, nominal, levels) for two, nominal, levels
+             in itertools.product((True, False), repeat=3)
+             if (two or not two_class) and (not nominal or not numeric)]
+    tasks = [WarmTask(c.name, c.params, form) for c in choices for form in forms]
+    start = time.perf_counter()
+    compiled = compile_ahead(tasks, jobs)
+    if not quiet:
+        stderr_console().print(f"warm: {compiled} of {len(tasks)} (criterion, form) pairs "
+                               f"compiled in {time.perf_counter() - start:.1f} s; "
+                               "the others were warm already")
