@@ -313,7 +313,8 @@ def test_train_bad_input_is_one_line_and_leaves_no_file(tmp_path, case):
 
 
 @pytest.mark.parametrize("case, code", [("missing file", 1), ("unknown criterion", 2),
-                                        ("single-class target", 1), ("ragged row", 1)])
+                                        ("single-class target", 1), ("ragged row", 1),
+                                        ("unknown target", 2), ("unknown drop", 2)])
 def test_exit_codes_separate_data_from_usage_errors(tmp_path, case, code):
     file_name, content, options, _ = TRAIN_ERRORS[case]
     if content is not None:

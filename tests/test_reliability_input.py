@@ -3,11 +3,13 @@ the file. Every hostile file is made here, in tmp_path; each test checks the exa
 outcome: the rows read, or the one error line naming file, line and column."""
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 import dtcli.io.csv
 import dtcli.io.source
+from dtcli.cli import cli
 from dtcli.errors import DataError
-from dtcli.io import read_table
+from dtcli.io import load_dataset, read_table
 from dtcli.io.dataset import NOMINAL, NUMERIC
 
 
@@ -165,3 +167,106 @@ def test_a_malformed_arff_attribute_names_its_line(tmp_path, attribute):
                  "data.arff")
     assert error_of(path) == (f":2: cannot read the @attribute line '{attribute.strip()}'; "
                               "expected @attribute NAME TYPE")
+
+
+# --- 6. memory grows with the data, or the limit is said ------------------------------------------
+
+def test_a_nominal_column_of_100000_categories_is_refused_before_any_allocation(tmp_path):
+    """Its node records would take 2 x rows x categories bytes (37 GiB was asked for)."""
+    n = 120_000
+    rows = "".join(f"{i % 7},id{i},c{i % 2}\n" for i in range(n))
+    path = write(tmp_path, "x,id,y\n" + rows)
+    most = (4 << 30) // (2 * n) - 8 * 2  # 4 GiB over 2 x rows records, less 8 bytes per class
+    with pytest.raises(DataError) as caught:
+        load_dataset(path)
+    assert str(caught.value).startswith(
+        f"{path}: column 'id' has {n} categories; with {n} rows at most {most} are supported: ")
+    assert load_dataset(path, drop=["id"]).X.shape == (n, 1)
+
+
+def test_classes_times_rows_over_the_limit_is_refused_even_with_force(tmp_path):
+    """A 10,000-class target reached 9.8 GB; 16,000 classes in 30,000 rows would need
+    7.7 GB of class counts, over half the 4 GiB (the rest is for categories)."""
+    path = many_classes(tmp_path, 16_000, 30_000)
+    most = (4 << 30) // 2 // (8 * 2 * 30_000)
+    with pytest.raises(DataError) as caught:
+        load_dataset(path, force=True)
+    assert str(caught.value).startswith(
+        f"{path}: target column 'y' has 16000 classes; with 30000 rows at most {most} are "
+        "supported")
+
+
+def many_classes(tmp_path, n_classes: int, n_rows: int) -> str:
+    return write(tmp_path, "x,y\n" + "".join(f"{i},{i % n_classes}\n" for i in range(n_rows)))
+
+
+# --- 7. a target that looks like regression data ----------------------------------------------------
+
+def test_continuous_target_is_refused_unless_forced(tmp_path):
+    path = write(tmp_path, "x,y\n" + "".join(f"{i},{i % 3 + 0.5}\n" for i in range(30)))
+    with pytest.raises(DataError) as caught:
+        load_dataset(path)
+    assert str(caught.value).startswith(
+        f"{path}: target column 'y' holds numbers that are not whole, such as 0.5: continuous")
+    assert "--force" in str(caught.value)
+    assert load_dataset(path, force=True).classes == ("0.5", "1.5", "2.5")
+
+
+@pytest.mark.parametrize("n_classes, n_rows, refused", [
+    (51, 100, True),  # more than half the rows
+    (50, 100, False),  # half: still classes
+    (20, 20, False),  # 20 rows or fewer are too few to judge (scikit-learn's rule)
+    (21, 21, True),
+])
+def test_more_distinct_values_than_half_the_rows_is_refused(tmp_path, n_classes, n_rows,
+                                                            refused):
+    path = many_classes(tmp_path, n_classes, n_rows)
+    if not refused:
+        assert len(load_dataset(path).classes) == n_classes
+        return
+    with pytest.raises(DataError) as caught:
+        load_dataset(path)
+    assert str(caught.value).startswith(
+        f"{path}: target column 'y' has {n_classes} distinct values in {n_rows} rows, more "
+        "than half")
+    assert len(load_dataset(path, force=True).classes) == n_classes
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def one_line(result, code: int) -> str:
+    assert result.exit_code == code and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    return result.stderr
+
+
+@pytest.mark.parametrize("command", [["train"], ["evaluate"], ["compare", "--criteria", "gini"]])
+def test_force_reaches_the_check_from_every_training_command(tmp_path, command):
+    """Without --force the target is refused as regression data; with it, the data then
+    meets the memory limit: both before any training, exit code 1."""
+    path = many_classes(tmp_path, 16_000, 30_000)
+    assert "16000 distinct values in 30000 rows" in one_line(invoke(*command, path), 1)
+    assert "16000 classes; with 30000 rows at most" in one_line(
+        invoke(*command, path, "--force"), 1)
+
+
+def test_force_is_refused_where_nothing_trains(tmp_path):
+    table = write(tmp_path, "dataset,a,b\nd1,1,2\nd2,2,1\n")
+    assert one_line(invoke("compare", "--table", table, "--force"), 2) == (
+        "Error: --force does not apply to --table, which compares the scores of the table\n")
+
+
+# --- 8. unknown columns are option mistakes ---------------------------------------------------------
+
+@pytest.mark.parametrize("command", [["train"], ["evaluate"], ["compare", "--criteria", "gini"]])
+@pytest.mark.parametrize("option, expected", [
+    (["--target", "klass"], "--target 'klass': no such column (3 columns: a, b, y)"),
+    (["--drop", "c"], "--drop 'c': no such column (3 columns: a, b, y)"),
+    (["--target", "a", "--drop", "a"], "the target column is dropped (--drop)"),
+])
+def test_unknown_target_or_drop_is_exit_2_in_one_line(tmp_path, command, option, expected):
+    path = write(tmp_path, "a,b,y\n1,2,p\n2,1,q\n")
+    message = one_line(invoke(*command, path, *option), 2)
+    assert message.startswith(f"Error: {path}: {expected}")

@@ -6,8 +6,8 @@ import sys
 import click
 from click.core import ParameterSource
 
-from dtcli.cli.options import (CONTEXT, data_options, stderr_console, target_options,
-                               tree_options)
+from dtcli.cli.options import (CONTEXT, data_options, force_option, stderr_console,
+                               target_options, tree_options)
 from dtcli.errors import ParameterError
 from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
 
@@ -102,10 +102,11 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @_tree_options_without("jobs")
 @_cv_options
 @_format_option
+@force_option
 @_quiet_option
 @click.pass_context
 def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-             jobs, output_format, quiet, **tree):
+             jobs, output_format, force, quiet, **tree):
     """Measure a tree on labelled DATA: cross-validate a criterion, or score a saved MODEL.
 
     With DATA alone, stratified k-fold cross-validation of the tree that
@@ -126,12 +127,12 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     if len(inputs) > 2:
         raise click.UsageError("expected DATA, or MODEL DATA", ctx)
     if len(inputs) == 2:
-        _refuse(ctx, _TREE + _CV + ("drop",), "applies to cross-validating DATA; a saved MODEL "
-                                             "is evaluated as it is")
+        _refuse(ctx, _TREE + _CV + ("drop", "force"), "applies to cross-validating DATA; a "
+                                                      "saved MODEL is evaluated as it is")
         doc = _evaluate_model(*inputs, target, data_format, no_header, delimiter)
     else:
         doc = _cross_validate(inputs[0], target, drop, data_format, no_header, delimiter, cv,
-                              repeats, seed, jobs, quiet, tree)
+                              repeats, seed, jobs, quiet, tree, force)
     from dtcli.evaluate.report import render_evaluation
 
     render_evaluation(doc, output_format, sys.stdout)
@@ -159,7 +160,7 @@ def _evaluate_model(model_path, data, target, data_format, no_header, delimiter)
 
 
 def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-                    jobs, quiet, tree) -> dict:
+                    jobs, quiet, tree, force) -> dict:
     import dataclasses
 
     from dtcli.evaluate.report import evaluation_document
@@ -173,7 +174,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
                             header=not no_header, delimiter=delimiter)[0]
-    dataset = spec.load()
+    dataset = spec.load(force)
     _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
     grid = _run_grid([spec.name], [dataset], [choice], options, protocol, jobs=jobs, quiet=quiet)
     about = {"dataset": spec.name, "source": data, "target": dataset.target,
@@ -214,11 +215,12 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
 @data_options
 @_tree_options_without("criterion", "criterion_params", "jobs")
 @_format_option
+@force_option
 @_quiet_option
 @click.pass_context
 def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, reference,
             table_path, lower_is_better, cv, repeats, seed, jobs, results_path, scheduler,
-            target, drop, data_format, no_header, delimiter, output_format, quiet, **tree):
+            target, drop, data_format, no_header, delimiter, output_format, force, quiet, **tree):
     """Compare split criteria over datasets, with Demsar's rank statistics.
 
     Every criterion runs on the same stratified folds of every dataset (files
@@ -239,7 +241,8 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
 
     if table_path is not None:
         _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
-                      "target", "drop", "data_format", "no_header", "delimiter") + _CV + _TREE,
+                      "target", "drop", "data_format", "no_header", "delimiter", "force")
+                + _CV + _TREE,
                 "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")
@@ -248,7 +251,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
         _refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
         doc = _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats,
                                 seed, jobs, results_path, scheduler, target, drop, data_format,
-                                no_header, delimiter, quiet, tree)
+                                no_header, delimiter, quiet, tree, force)
     if reference is not None:
         from dtcli.evaluate.report import reference_comparison
 
@@ -268,7 +271,7 @@ def _compare_table(path, lower_is_better, base) -> dict:
 
 def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats, seed, jobs,
                       results_path, scheduler, target, drop, data_format, no_header, delimiter,
-                      quiet, tree) -> dict:
+                      quiet, tree, force) -> dict:
     import dataclasses
 
     from dtcli.criteria import CRITERIA
@@ -290,7 +293,7 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     if not specs:
         raise ParameterError("give DATA files, a --spec file or a --table to compare")
     check_unique(specs)
-    datasets = [spec.load() for spec in specs]
+    datasets = [spec.load(force) for spec in specs]
     names = [spec.name for spec in specs]
     _warn([w for d in datasets for w in d.warnings] + check_protocol(names, datasets, protocol))
     store = ResultStore(results_path)

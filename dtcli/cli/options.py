@@ -34,6 +34,14 @@ def target_options(func):
                         help="Class column (default: KEEL @outputs, else the last column).")(func)
 
 
+def force_option(func):
+    """For the commands that train: accept a target that looks like regression data."""
+    return click.option("--force", is_flag=True,
+                        help="Train even when the class column looks like regression data "
+                             "(numbers that are not whole, or more distinct values than half "
+                             "the rows).")(func)
+
+
 def _parse_param(ctx, param, values):
     parsed = {}
     for item in values:

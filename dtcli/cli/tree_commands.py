@@ -5,8 +5,8 @@ import time
 
 import click
 
-from dtcli.cli.options import (CONTEXT, data_options, make_tree, output_option, stderr_console,
-                               target_options, tree_options)
+from dtcli.cli.options import (CONTEXT, data_options, force_option, make_tree, output_option,
+                               stderr_console, target_options, tree_options)
 
 
 @click.command(context_settings=CONTEXT)
@@ -15,8 +15,9 @@ from dtcli.cli.options import (CONTEXT, data_options, make_tree, output_option, 
 @data_options
 @tree_options
 @output_option("Write the model JSON here (- for stdout).")
+@force_option
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
-def train(data, target, drop, data_format, no_header, delimiter, output, quiet, **tree):
+def train(data, target, drop, data_format, no_header, delimiter, output, force, quiet, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     \b
@@ -29,7 +30,7 @@ def train(data, target, drop, data_format, no_header, delimiter, output, quiet, 
 
     model = make_tree(**tree)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
-                           header=not no_header, delimiter=delimiter)
+                           header=not no_header, delimiter=delimiter, force=force)
     console = stderr_console()
     for warning in dataset.warnings:
         console.print(f"warning: {warning}", style="yellow")

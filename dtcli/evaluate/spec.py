@@ -42,12 +42,12 @@ class DatasetSpec:
     header: bool = True
     delimiter: str | None = None
 
-    def load(self):
-        """The `Dataset` (see `dtcli.io.load_dataset`)."""
+    def load(self, force: bool = False):
+        """The `Dataset` (see `dtcli.io.load_dataset`, also for `force`)."""
         from dtcli.io import load_dataset
 
         return load_dataset(self.path, format=self.format, target=self.target, drop=self.drop,
-                            header=self.header, delimiter=self.delimiter)
+                            header=self.header, delimiter=self.delimiter, force=force)
 
 
 @dataclass(frozen=True)

@@ -55,11 +55,12 @@ def read_table(source: str, *, format: str | None = None, header: bool = True,
 
 def load_dataset(source: str, *, format: str | None = None, target: str | None = None,
                  drop: Sequence[str] = (), header: bool = True,
-                 delimiter: str | None = None) -> Dataset:
+                 delimiter: str | None = None, force: bool = False) -> Dataset:
     """Read a file for training; see `dtcli.io.encode.dataset_from_table` for
-    how the target, dropped columns, classes and features are chosen."""
+    how the target, dropped columns, classes and features are chosen, and for
+    what `force` allows."""
     table = read_table(source, format=format, header=header, delimiter=delimiter)
-    return dataset_from_table(table, target=target, drop=drop)
+    return dataset_from_table(table, target=target, drop=drop, force=force)
 
 
 def load_features(source: str, features: Sequence[Feature], *, target: str | None = None,
