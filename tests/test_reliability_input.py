@@ -9,8 +9,8 @@ import dtcli.io.csv
 import dtcli.io.source
 from dtcli.cli import cli
 from dtcli.errors import DataError
-from dtcli.io import load_dataset, read_table
-from dtcli.io.dataset import NOMINAL, NUMERIC
+from dtcli.io import load_dataset, load_features, read_table
+from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
 
 
 @pytest.fixture(params=["python parser", "pyarrow parser"])
@@ -59,7 +59,7 @@ def test_a_200kb_cell_anywhere_is_read(tmp_path, parser, where):
     assert len((table.names[1] if where == "header" else table.columns[1].values[0])) == 200_000
 
 
-# --- 2. one definition of a missing value and of a number ---------------------------------------
+# --- 2 and 4. one definition of a missing value and of a number, at every file size ---------
 
 NOT_MISSING = ("NULL", "null", "None", "-", "na", "Na", "n/a", "nil")
 
@@ -125,6 +125,22 @@ def test_numeric_looking_means_more_than_half_of_the_present_cells(tmp_path, par
         assert read_table(path).columns[0].kind == kind
 
 
+def test_a_stray_text_stops_only_what_uses_its_column(tmp_path, parser):
+    """Dropped, or not among a model's features, the column cannot stop the rest."""
+    path = write(tmp_path, "id,x,y\n1,5,p\n2,6,q\nNULL,7,p\n4,8,q\n")
+    stray = ":4: column 'id' holds 'NULL', but 3 of its 4 values are numbers"
+    for use in (lambda: load_dataset(path), lambda: load_dataset(path, target="id", force=True),
+                lambda: load_features(path, [Feature("x", NUMERIC)], target="id")):
+        with pytest.raises(DataError, match=stray):
+            use()
+    assert load_dataset(path, drop=["id"]).X[:, 0].tolist() == [5.0, 6.0, 7.0, 8.0]
+    # a model that took the column as nominal reads it as text
+    X, _ = load_features(path, [Feature("id", NOMINAL, ("1", "NULL"))])
+    np.testing.assert_array_equal(X[:, 0], [0.0, np.nan, 1.0, np.nan])
+    X, labels = load_features(path, [Feature("x", NUMERIC)], target="y")
+    assert X[:, 0].tolist() == [5.0, 6.0, 7.0, 8.0] and labels.tolist() == ["p", "q", "p", "q"]
+
+
 def test_a_forced_nominal_column_keeps_its_texts(tmp_path, parser):
     path = write_numbers(tmp_path, "csv", ["1", "2", "3", "NULL"])
     column = read_table(path, string_columns=["x"]).columns[0]
@@ -147,7 +163,7 @@ def test_a_long_stray_text_is_shortened_in_the_message(tmp_path, parser):
     assert error_of(path).startswith(f":4: column 'x' holds '{'z' * 40}...', but")
 
 
-# --- 3. NUL bytes ----------------------------------------------------------------------------------
+# --- 3. NUL bytes --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("content, line", [
     (b"a,b\n1,x\n2,y\x00z\n3,w\n", 3),
@@ -158,7 +174,7 @@ def test_a_nul_byte_is_an_error_naming_its_line(tmp_path, parser, content, line)
         f":{line}: NUL byte (0x00) in the text; is this a CSV file?")
 
 
-# --- 5. malformed ARFF headers ---------------------------------------------------------------------
+# --- 5. malformed ARFF headers -------------------------------------------------------------------
 
 @pytest.mark.parametrize("attribute", ["@attribute", "@attribute a {}", "@attribute a {x,y",
                                        "@ATTRIBUTE  "])
@@ -169,7 +185,7 @@ def test_a_malformed_arff_attribute_names_its_line(tmp_path, attribute):
                               "expected @attribute NAME TYPE")
 
 
-# --- 6. memory grows with the data, or the limit is said ------------------------------------------
+# --- 6. memory grows with the data, or the limit is said -----------------------------------------
 
 def test_a_nominal_column_of_100000_categories_is_refused_before_any_allocation(tmp_path):
     """Its node records would take 2 x rows x categories bytes (37 GiB was asked for)."""
@@ -200,7 +216,7 @@ def many_classes(tmp_path, n_classes: int, n_rows: int) -> str:
     return write(tmp_path, "x,y\n" + "".join(f"{i},{i % n_classes}\n" for i in range(n_rows)))
 
 
-# --- 7. a target that looks like regression data ----------------------------------------------------
+# --- 7. a target that looks like regression data -------------------------------------------------
 
 def test_continuous_target_is_refused_unless_forced(tmp_path):
     path = write(tmp_path, "x,y\n" + "".join(f"{i},{i % 3 + 0.5}\n" for i in range(30)))
@@ -258,7 +274,7 @@ def test_force_is_refused_where_nothing_trains(tmp_path):
         "Error: --force does not apply to --table, which compares the scores of the table\n")
 
 
-# --- 8. unknown columns are option mistakes ---------------------------------------------------------
+# --- 8. unknown columns are option mistakes ------------------------------------------------------
 
 @pytest.mark.parametrize("command", [["train"], ["evaluate"], ["compare", "--criteria", "gini"]])
 @pytest.mark.parametrize("option, expected", [

@@ -37,6 +37,15 @@ def read_table(source: str, *, format: str | None = None, header: bool = True,
     force the named columns to nominal text or to numbers. ARFF and KEEL
     files declare their types.
     """
+    table = _read_table(source, format, header, delimiter, string_columns, numeric_columns)
+    table.check()
+    return table
+
+
+def _read_table(source: str, format: str | None, header: bool, delimiter: str | None,
+                string_columns: Collection[str] = (),
+                numeric_columns: Collection[str] = ()) -> Table:
+    """read_table, leaving each column's problem to whoever uses the column."""
     raw = read_source(source, format)
     if raw.format == "csv":
         from dtcli.io.csv import read_csv
@@ -59,7 +68,7 @@ def load_dataset(source: str, *, format: str | None = None, target: str | None =
     """Read a file for training; see `dtcli.io.encode.dataset_from_table` for
     how the target, dropped columns, classes and features are chosen, and for
     what `force` allows."""
-    table = read_table(source, format=format, header=header, delimiter=delimiter)
+    table = _read_table(source, format, header, delimiter)
     return dataset_from_table(table, target=target, drop=drop, force=force)
 
 
@@ -68,8 +77,8 @@ def load_features(source: str, features: Sequence[Feature], *, target: str | Non
                   delimiter: str | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Read a file for prediction: X for a model's `features` (matched by name)
     and the raw labels of the `target` column if the file has it (else None)."""
-    table = read_table(
-        source, format=format, header=header, delimiter=delimiter,
+    table = _read_table(
+        source, format, header, delimiter,
         # CSV types are inferred: make them those the model was trained on.
         string_columns=[f.name for f in features if f.kind == NOMINAL],
         numeric_columns=[f.name for f in features if f.kind == NUMERIC],

@@ -16,7 +16,8 @@ Rules, in the order they apply:
 - Missing values and numbers: as `dtcli.io.columns` defines them for every reader.
 - Types: a column whose present cells are all numbers is numeric (float64); one
   of mostly numbers holding some other text is an error naming the first such
-  line; any other column is nominal, holding the stripped text.
+  line, raised where the column is used (`Column.problem`); any other column is
+  nominal, holding the stripped text.
   `string_columns` forces nominal, `numeric_columns` forces numeric (a cell
   that is not a number is then an error naming its line).
 - Infinite values ("inf", "1e999") are an error naming the line.
@@ -137,8 +138,8 @@ def _small_column(name: str, cells: list[str | None], source: str, lines: list[i
             raise not_a_number(source, lines[first], name, cells[first])
         n_present = sum(cell is not None for cell in cells)
         if mostly_numbers(n_present - len(texts), len(texts)):
-            raise stray_text(source, lines[first], name, cells[first], n_present - len(texts),
-                             n_present)
+            return Column(name, NOMINAL, np.array(cells, dtype=object), problem=stray_text(
+                source, lines[first], name, cells[first], n_present - len(texts), n_present))
     return Column(name, NOMINAL, np.array(cells, dtype=object))
 
 

@@ -122,8 +122,9 @@ def _text_column(name: str, values: pa.ChunkedArray, source: str, line_of_row: L
             raise not_a_number(source, line_of_row(row), name, text[row].as_py())
         n_present = len(text) - text.null_count
         if mostly_numbers(n_present - n_texts, n_texts):
-            raise stray_text(source, line_of_row(row), name, text[row].as_py(),
-                             n_present - n_texts, n_present)
+            return Column(name, NOMINAL, text.to_numpy(zero_copy_only=False), problem=stray_text(
+                source, line_of_row(row), name, text[row].as_py(), n_present - n_texts,
+                n_present))
     return Column(name, NOMINAL, text.to_numpy(zero_copy_only=False))
 
 

@@ -36,6 +36,7 @@ def dataset_from_table(table: Table, *, target: str | None = None,
     if not inputs:
         raise DataError(f"{table.source}: no feature columns besides the target "
                         f"'{target_column.name}'")
+    table.check([*inputs, target_column])
     for column in inputs:
         if column.kind == STRING:
             raise DataError(f"{table.source}: column '{column.name}' is free text (ARFF string "
@@ -83,6 +84,8 @@ def features_from_table(table: Table, features: Sequence[Feature], *,
     of the `target` column (None for a missing label), or None without one.
     """
     by_name = {column.name: column for column in table.columns}
+    table.check([by_name[name] for name in [f.name for f in features] + [target]
+                 if name in by_name])
     encoded = []
     for feature in features:
         column = by_name.get(feature.name)

@@ -35,8 +35,8 @@ def check_class_target(name: str, values: np.ndarray | None, n_classes: int, n_l
         fractions = values[values != np.round(values)]
         if fractions.size:
             raise DataError(f"{source}: target column '{name}' holds numbers that are not whole, "
-                            f"such as {float(fractions[0])!r}: continuous values, regression data rather "
-                            f"than classes; choose the class column with --target, or "
+                            f"such as {float(fractions[0])!r}: continuous values, regression data "
+                            f"rather than classes; choose the class column with --target, or "
                             f"{_FORCE_HINT}")
     if n_labelled > _MIN_ROWS_FOR_CLASS_COUNT and n_classes > round(0.5 * n_labelled):
         raise DataError(f"{source}: target column '{name}' has {n_classes} distinct values in "
