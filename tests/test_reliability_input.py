@@ -286,3 +286,17 @@ def test_unknown_target_or_drop_is_exit_2_in_one_line(tmp_path, command, option,
     path = write(tmp_path, "a,b,y\n1,2,p\n2,1,q\n")
     message = one_line(invoke(*command, path, *option), 2)
     assert message.startswith(f"Error: {path}: {expected}")
+
+
+# --- on the command line: one line, exit code 1, before any training ----------------------------
+
+@pytest.mark.parametrize("content, expected", [
+    ("x,y\n1,p\n2,q\nNULL,p\n4,q\n", ":4: column 'x' holds 'NULL', but 3 of its 4 values are "
+                                     "numbers; correct the cell or write a missing value as "
+                                     "empty, ?, NA, N/A or NaN"),
+    ("x,y\n1,p\n2\x00,q\n", ":3: NUL byte (0x00) in the text; is this a CSV file?"),
+])
+@pytest.mark.parametrize("command", [["train"], ["evaluate"], ["compare", "--criteria", "gini"]])
+def test_bad_cells_on_the_command_line(tmp_path, command, content, expected):
+    path = write(tmp_path, content)
+    assert one_line(invoke(*command, path), 1) == f"Error: {path}{expected}\n"

@@ -8,7 +8,8 @@
 gzip-compressed input is recognised by its magic bytes and decompressed, and
 a path's format is read from the extension under a trailing ".gz": .csv, .tsv
 and .txt are CSV, .arff ARFF, .dat KEEL. Every problem with the data is a
-one-line `DataError` naming the file and the line, column or option.
+one-line `DataError` naming the file and the line or column; a `target` or
+`drop` naming no column is a `ParameterError` (an option mistake).
 
 The format modules are imported on first use: pyarrow (CSV) costs a quarter
 of a second, and `dtree --help` imports this package.
@@ -35,7 +36,9 @@ def read_table(source: str, *, format: str | None = None, header: bool = True,
     `header`, `delimiter`, `string_columns` and `numeric_columns` concern CSV
     only, whose column types are inferred (see `dtcli.io.csv`): the last two
     force the named columns to nominal text or to numbers. ARFF and KEEL
-    files declare their types.
+    files declare their types. A column of mostly numbers holding other text is
+    an error (`Column.problem`), here as soon as read; `load_dataset` and
+    `load_features` raise it only for the columns they use.
     """
     table = _read_table(source, format, header, delimiter, string_columns, numeric_columns)
     table.check()
