@@ -12,7 +12,7 @@ from itertools import combinations
 
 import numpy as np
 
-from dtcli.evaluate.stats import tied_ranks
+from dtcli.evaluate.ranks import tied_ranks
 
 __all__ = [
     "accuracy",
