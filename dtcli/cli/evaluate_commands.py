@@ -235,7 +235,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
           --metric auc --cv 10 --cd-diagram cd.svg --results runs.jsonl
       dtree compare --table docs/reference/ihd_table3_accuracy_balanced.csv --base iHDw
     """
-    from dtcli.evaluate.report import render_comparison
+    from dtcli.evaluate.comparison import render_comparison
 
     if table_path is not None:
         _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
@@ -249,8 +249,9 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
         doc = _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats,
                                 seed, jobs, results_path, scheduler, target, drop, data_format,
                                 no_header, delimiter, quiet, tree)
+    _warn(doc["warnings"])
     if reference is not None:
-        from dtcli.evaluate.report import reference_comparison
+        from dtcli.evaluate.reference import reference_comparison
 
         doc["reference"] = reference_comparison(doc, reference)
     if cd_diagram is not None:
@@ -259,7 +260,8 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
 
 
 def _compare_table(path, lower_is_better, base) -> dict:
-    from dtcli.evaluate.report import comparison_document, read_score_table
+    from dtcli.evaluate.comparison import comparison_document
+    from dtcli.evaluate.reference import read_score_table
 
     datasets, methods, values = read_score_table(path)
     return comparison_document(datasets, methods, values, higher_is_better=not lower_is_better,
@@ -272,7 +274,7 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     import dataclasses
 
     from dtcli.criteria import CRITERIA
-    from dtcli.evaluate.report import comparison_document
+    from dtcli.evaluate.comparison import comparison_document
     from dtcli.evaluate.runner import (Protocol, ResultStore, TreeOptions, check_protocol,
                                        parse_criteria)
     from dtcli.evaluate.spec import check_unique, load_spec, specs_from_paths
