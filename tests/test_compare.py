@@ -11,9 +11,11 @@ from click.testing import CliRunner
 
 from dtcli.cli import cli
 from dtcli.criteria import CRITERIA
+from dtcli.errors import ParameterError
 from dtcli.evaluate import reference
 from dtcli.evaluate.comparison import comparison_document, render_comparison
-from dtcli.evaluate.spec import dataset_name
+from dtcli.evaluate.runner import CriterionChoice, parse_criteria
+from dtcli.evaluate.spec import check_distinct, dataset_name, default_criteria, method_identity
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -193,6 +195,8 @@ def test_one_dataset_has_ranks_but_no_tests(tmp_path):
     (["--criteria", "gini"], 2, "at least two criteria"),
     (["--metric", "precision"], 2, "--metric"),
     (["--cv", 300], 2, "more folds than dataset"),
+    (["--criteria", "gini,tsallis:q=2"], 2, "'gini' and 'tsallis:q=2' are the same method"),
+    (["--criteria", "renyi,entropy,pe:alpha=1"], 2, "'renyi' and 'entropy' are the same method"),
 ])
 def test_usage_errors(args, code, text):
     one_line_error(dtree("compare", SMALL[1], "-j", 1, "-q", *args), code, text)
@@ -214,6 +218,26 @@ def test_one_criterion_with_two_parameter_values():
     doc = ok_json("compare", *SMALL[1:], "--cv", 3, "-j", 1, "-q",
                   "--criteria", ",".join(["gini", *labels]))
     assert doc["criteria"] == ["gini", *labels]
+
+
+def test_the_default_criteria_are_distinct_methods():
+    # Of the 17 criteria, eight are at their defaults gini (tsallis q=2, pg, pt, abi),
+    # entropy (renyi, pe, pr) or gain ratio (tsallis-gain-ratio q=1): docs/criteria.md.
+    defaults = default_criteria()
+    assert defaults == ["gini", "entropy", "gain-ratio", "ge", "dcsm", "hddt", "ccpdt", "ihd",
+                        "ihdw"]
+    identities = {method_identity(CriterionChoice(name)) for name in defaults}
+    assert len(identities) == len(defaults)
+    for name in set(CRITERIA) - set(defaults):
+        assert method_identity(CriterionChoice(name)) in identities, name
+    check_distinct(parse_criteria([",".join(defaults)]))
+
+
+def test_other_parameters_make_other_methods():
+    check_distinct(parse_criteria(["gini,tsallis:q=2.5,gain-ratio,gain-ratio:average_gain=1,"
+                                   "tsallis-gain-ratio:q=2,pt:alpha=0.5"]))
+    with pytest.raises(ParameterError, match="'pt:alpha=1:gamma=1' and 'pr' are the same"):
+        check_distinct(parse_criteria(["pt:alpha=1:gamma=1,pr"]))
 
 
 # --------------------------------------------------------------------------

@@ -189,8 +189,11 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
                    "paths are relative to the file.")
 @click.option("--criteria", "criteria_entries", multiple=True, metavar="LIST",
               help="Comma-separated NAME or NAME:PARAM=VALUE[:PARAM=VALUE...], e.g. "
-                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5 (default: every criterion of "
-                   "`dtree criteria` with default parameters); repeatable.")
+                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5; repeatable. Default: every "
+                   "criterion of `dtree criteria` that is not another one at its default "
+                   "parameters (tsallis at q=2 is gini, renyi at gamma=1 entropy, ...). Two "
+                   "spellings of one method (gini,tsallis:q=2) are refused: a method tied "
+                   "with itself distorts the ranks and the tests.")
 @click.option("--metric", "-m", type=click.Choice(list(METRICS)), default="accuracy",
               show_default=True, metavar="NAME",
               help=f"The score to rank criteria by: {', '.join(METRICS)}.")
@@ -273,13 +276,14 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
                       quiet, tree) -> dict:
     import dataclasses
 
-    from dtcli.criteria import CRITERIA
     from dtcli.evaluate.comparison import comparison_document
     from dtcli.evaluate.runner import (Protocol, ResultStore, TreeOptions, check_protocol,
                                        parse_criteria)
-    from dtcli.evaluate.spec import check_unique, load_spec, specs_from_paths
+    from dtcli.evaluate.spec import (check_distinct, check_unique, default_criteria, load_spec,
+                                     specs_from_paths)
 
-    choices = parse_criteria(criteria_entries or [",".join(CRITERIA)])
+    choices = parse_criteria(criteria_entries or [",".join(default_criteria())])
+    check_distinct(choices)
     labels = [c.label for c in choices]
     if base is not None and base not in labels:
         raise ParameterError(f"--base {base!r} is not one of the compared criteria "
