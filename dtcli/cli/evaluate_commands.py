@@ -114,8 +114,12 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     names another). Metrics: accuracy, balanced_accuracy, auc (ROC AUC for two
     classes, Hand & Till's M for more), log_loss (mean -ln p of the true class,
     p clipped to at least 1e-15), f1_macro, n_nodes, n_leaves, depth,
-    fit_seconds, predict_seconds; mean and std (n - 1) over folds; and the
-    confusion matrix summed over folds.
+    fit_seconds, predict_seconds; mean and std (n - 1) over folds. Then, from
+    the confusion matrix summed over folds (as Weka reports them): precision,
+    recall, F1 and support per class, g_mean (geometric mean of the recalls of
+    the classes present), mcc (Matthews correlation) and kappa (Cohen's); and
+    the matrix itself, in every format (csv: four tables separated by an empty
+    line).
 
     \b
     Example:
@@ -198,7 +202,9 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
               show_default=True, metavar="NAME",
               help=f"The score to rank criteria by: {', '.join(METRICS)}.")
 @click.option("--base", metavar="NAME",
-              help="Count wins/ties/losses of this criterion (default: the last one listed).")
+              help="The control: wins/ties/losses, Bonferroni-Dunn, Holm and Wilcoxon "
+                   "signed-rank tests of this criterion against each other one (default: the "
+                   "last one listed).")
 @click.option("--sd", "show_sd", is_flag=True, help="Show the std over folds beside each mean.")
 @click.option("--cd-diagram", metavar="FILE.svg", help="Write the critical-difference diagram.")
 @click.option("--reference", metavar="FILE.csv",
@@ -226,11 +232,14 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
 
     Every criterion runs on the same stratified folds of every dataset (files
     DATA... and/or a --spec file). Reported: the dataset x criterion table of
-    mean --metric (best per row marked), average ranks, wins/ties/losses of
-    --base against each other criterion, the Friedman and Iman-Davenport
-    tests, the Nemenyi critical difference at alpha 0.05 with the pairs that
-    differ, and, with --cd-diagram, the critical-difference diagram as SVG.
-    With --table, the same statistics on a table of scores you bring.
+    mean --metric (best per row marked; split into column groups when wider
+    than the terminal), average ranks, the Friedman and Iman-Davenport tests,
+    the Nemenyi critical difference at alpha 0.05 with the pairs that differ;
+    against --base: wins/ties/losses, the Bonferroni-Dunn and Holm tests and
+    Wilcoxon's signed-rank test (exact p up to 100 datasets); a warning when
+    there are too few datasets for the tests to mean much; and, with
+    --cd-diagram, the critical-difference diagram as SVG. With --table, the
+    same statistics on a table of scores you bring.
 
     \b
     Example:

@@ -33,6 +33,8 @@ METRICS = {
     "predict_seconds": False,
 }
 TIMING = ("fit_seconds", "predict_seconds")  # the only metrics that vary between runs
+# Computed by `evaluate` from the confusion matrix summed over folds (not per fold).
+CONFUSION_METRICS = ("g_mean", "mcc", "kappa")
 FORMATS = ("table", "json", "csv", "markdown")
 ALPHA = 0.05
 
@@ -109,13 +111,26 @@ def progress_bar(description: str, enabled: bool):
 
 def evaluation_document(summary: dict, classes: Sequence[str], about: dict) -> dict:
     """The JSON of `evaluate`: `about` (what was evaluated, how), then `classes`, one
-    {mean, std, values} object per metric and the confusion matrix (rows: true class,
-    columns: predicted class, summed over folds)."""
+    {mean, std, values} object per metric, and what the confusion matrix (rows: true
+    class, columns: predicted class, summed over folds) gives: per_class (class ->
+    {precision, recall, f1, support}), g_mean, mcc and kappa (`CONFUSION_METRICS`),
+    then the matrix itself. Scores computed from the summed matrix are single numbers,
+    pooled over the folds as Weka reports them; an undefined one is null."""
+    from dtcli.evaluate import metrics
+
     doc = dict(about)
     doc["classes"] = [str(c) for c in classes]
     for name in METRICS:
         doc[name] = summary[name]
-    doc["confusion_matrix"] = summary["confusion_matrix"]
+    matrix = summary["confusion_matrix"]
+    scores = metrics.per_class_scores(matrix)
+    doc["per_class"] = {label: {name: (int(values[i]) if name == "support" else float(values[i]))
+                                for name, values in scores.items()}
+                        for i, label in enumerate(doc["classes"])}
+    for name, compute in (("g_mean", metrics.g_mean), ("mcc", metrics.matthews_corrcoef),
+                          ("kappa", metrics.cohen_kappa)):
+        doc[name] = compute(matrix)
+    doc["confusion_matrix"] = matrix
     return doc
 
 
@@ -129,45 +144,72 @@ def _evaluation_title(doc: dict) -> str:
             f"cross-validation{repeats}, seed {doc['seed']}")
 
 
-def render_evaluation(doc: dict, fmt: str, stream) -> None:
-    """Write an evaluation document as table, json, csv or markdown."""
+def _csv_value(value) -> str:
+    return "" if value is None or value != value else repr(float(value))
+
+
+def _metric_section(doc: dict, for_csv: bool) -> tuple[list[str], list[list[str]]]:
+    """The per-fold metrics: mean and std (and, in CSV, every fold), or a model's values."""
     single = bool(doc.get("model"))
+    n_values = max(len(doc[name]["values"]) for name in METRICS)
+    header = (["metric", "value"] if single else
+              ["metric", "mean", "std", *(f"fold_{i + 1}" for i in range(n_values) if for_csv)])
+    rows = []
+    for name in METRICS:
+        entry = doc[name]
+        values = [entry["mean"]] if single else [entry["mean"], entry["std"]]
+        if for_csv:
+            rows.append([name, *map(_csv_value, values + ([] if single else entry["values"]))])
+        else:
+            rows.append([name, *(_metric_text(name, v) for v in values)])
+    return header, rows
+
+
+def _confusion_sections(doc: dict, for_csv: bool) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of the per-class scores, the G-mean, Matthews and kappa, and
+    the confusion matrix."""
+    text = _csv_value if for_csv else (lambda value: number(value, 4))
+    pooled = "" if doc.get("model") else ", summed over folds"
+    per_class = [[label, *(text(doc["per_class"][label][name])
+                           for name in ("precision", "recall", "f1")),
+                  str(doc["per_class"][label]["support"])] for label in doc["classes"]]
+    matrix = [[label, *(str(n) for n in row)]
+              for label, row in zip(doc["classes"], doc["confusion_matrix"])]
+    return [
+        (f"per class, from the confusion matrix{pooled}",
+         ["class", "precision", "recall", "f1", "support"], per_class),
+        (f"G-mean (geometric mean of the recalls), Matthews correlation and Cohen's kappa, "
+         f"from the confusion matrix{pooled}", ["metric", "value"],
+         [[name, text(doc[name])] for name in CONFUSION_METRICS]),
+        (f"confusion matrix (rows: true class, columns: predicted{pooled})",
+         ["true \\ predicted", *doc["classes"]], matrix),
+    ]
+
+
+def render_evaluation(doc: dict, fmt: str, stream) -> None:
+    """Write an evaluation document as table, json, csv or markdown.
+
+    CSV holds four tables separated by an empty line: the metrics (with every
+    fold's value), the per-class scores, g_mean/mcc/kappa, and the confusion
+    matrix (rows: true class)."""
     if fmt == "json":
         stream.write(to_json(doc))
         return
-    if fmt == "csv":
+    for_csv = fmt == "csv"
+    sections = [(_evaluation_title(doc), *_metric_section(doc, for_csv)),
+                *_confusion_sections(doc, for_csv)]
+    if for_csv:
         writer = csv.writer(stream, lineterminator="\n")
-        n_values = max(len(doc[name]["values"]) for name in METRICS)
-        if single:
-            writer.writerow(["metric", "value"])
-        else:
-            writer.writerow(["metric", "mean", "std", *(f"fold_{i + 1}" for i in range(n_values))])
-        for name in METRICS:
-            entry = doc[name]
-            cells = [entry["mean"]] if single else [entry["mean"], entry["std"], *entry["values"]]
-            writer.writerow([name, *("" if v is None or v != v else repr(float(v))
-                                     for v in cells)])
-        return
-    header = ["metric", "value"] if single else ["metric", "mean", "std"]
-    rows = [[name, _metric_text(name, doc[name]["mean"])] if single else
-            [name, _metric_text(name, doc[name]["mean"]), _metric_text(name, doc[name]["std"])]
-            for name in METRICS]
-    classes = doc["classes"]
-    matrix = [[label, *(str(n) for n in row)] for label, row in zip(classes, doc["confusion_matrix"])]
-    matrix_header = ["true \\ predicted", *classes]
-    note = "" if single else ", summed over folds"
-    if fmt == "markdown":
-        stream.write(f"**{_evaluation_title(doc)}**\n\n")
-        stream.write(markdown_table(header, rows, right=range(1, len(header))))
-        stream.write(f"\nConfusion matrix (rows: true class, columns: predicted{note}):\n\n")
-        stream.write(markdown_table(matrix_header, matrix, right=range(1, len(matrix_header))))
-        return
-    out = console(stream)
-    print_table(out, header, rows, title=_evaluation_title(doc))
-    print_table(out, matrix_header, matrix,
-                title=f"confusion matrix (rows: true, columns: predicted{note})")
+        for i, (_, header, rows) in enumerate(sections):
+            if i:
+                writer.writerow([])
+            writer.writerows([header, *rows])
+    elif fmt == "markdown":
+        for i, (title, header, rows) in enumerate(sections):
+            stream.write(("" if i == 0 else "\n") + f"**{title}**\n\n")
+            stream.write(markdown_table(header, rows, right=range(1, len(header))))
+    else:
+        out = console(stream)
+        for title, header, rows in sections:
+            print_table(out, header, rows, title=title)
 
-
-# --------------------------------------------------------------------------
-# compare: statistics
-# --------------------------------------------------------------------------
