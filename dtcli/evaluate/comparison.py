@@ -159,8 +159,8 @@ def _wilcoxon_line(doc: dict) -> str:
               "; p not adjusted for the comparisons, Holm's test above is")
     return (f"Wilcoxon signed-rank test of {base} against "
             + ("each method" if len(tests) > 1 else next(iter(tests)))
-            + f" (R+: ranks of the datasets where {base} is better; p exact unless marked{caveat}): "
-            + "; ".join(parts) + ".")
+            + f" (R+: ranks of the datasets where {base} is better; p exact unless "
+            f"marked{caveat}): " + "; ".join(parts) + ".")
 
 
 def render_comparison(doc: dict, fmt: str, stream, *, show_sd: bool = False,
