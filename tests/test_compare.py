@@ -2,6 +2,7 @@
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,11 @@ from click.testing import CliRunner
 
 from dtcli.cli import cli
 from dtcli.criteria import CRITERIA
-from dtcli.evaluate import report
+from dtcli.errors import ParameterError
+from dtcli.evaluate import reference
+from dtcli.evaluate.comparison import comparison_document, render_comparison
+from dtcli.evaluate.runner import CriterionChoice, parse_criteria
+from dtcli.evaluate.spec import check_distinct, dataset_name, default_criteria, method_identity
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -190,6 +195,8 @@ def test_one_dataset_has_ranks_but_no_tests(tmp_path):
     (["--criteria", "gini"], 2, "at least two criteria"),
     (["--metric", "precision"], 2, "--metric"),
     (["--cv", 300], 2, "more folds than dataset"),
+    (["--criteria", "gini,tsallis:q=2"], 2, "'gini' and 'tsallis:q=2' are the same method"),
+    (["--criteria", "renyi,entropy,pe:alpha=1"], 2, "'renyi' and 'entropy' are the same method"),
 ])
 def test_usage_errors(args, code, text):
     one_line_error(dtree("compare", SMALL[1], "-j", 1, "-q", *args), code, text)
@@ -211,6 +218,26 @@ def test_one_criterion_with_two_parameter_values():
     doc = ok_json("compare", *SMALL[1:], "--cv", 3, "-j", 1, "-q",
                   "--criteria", ",".join(["gini", *labels]))
     assert doc["criteria"] == ["gini", *labels]
+
+
+def test_the_default_criteria_are_distinct_methods():
+    # Of the 17 criteria, eight are at their defaults gini (tsallis q=2, pg, pt, abi),
+    # entropy (renyi, pe, pr) or gain ratio (tsallis-gain-ratio q=1): docs/criteria.md.
+    defaults = default_criteria()
+    assert defaults == ["gini", "entropy", "gain-ratio", "ge", "dcsm", "hddt", "ccpdt", "ihd",
+                        "ihdw"]
+    identities = {method_identity(CriterionChoice(name)) for name in defaults}
+    assert len(identities) == len(defaults)
+    for name in set(CRITERIA) - set(defaults):
+        assert method_identity(CriterionChoice(name)) in identities, name
+    check_distinct(parse_criteria([",".join(defaults)]))
+
+
+def test_other_parameters_make_other_methods():
+    check_distinct(parse_criteria(["gini,tsallis:q=2.5,gain-ratio,gain-ratio:average_gain=1,"
+                                   "tsallis-gain-ratio:q=2,pt:alpha=0.5"]))
+    with pytest.raises(ParameterError, match="'pt:alpha=1:gamma=1' and 'pr' are the same"):
+        check_distinct(parse_criteria(["pt:alpha=1:gamma=1,pr"]))
 
 
 # --------------------------------------------------------------------------
@@ -276,17 +303,17 @@ def test_missing_spec_file():
 
 
 def test_reference_columns_match_by_name_and_initials():
-    assert report.match_columns(["gini", "entropy", "gain-ratio", "ihdw", "tsallis:q=2"],
+    assert reference.match_columns(["gini", "entropy", "gain-ratio", "ihdw", "tsallis:q=2"],
                                 ["Entropy", "Gini", "GR", "iHDw", "Tsallis"]) == {
         "gini": "Gini", "entropy": "Entropy", "gain-ratio": "GR", "ihdw": "iHDw",
         "tsallis:q=2": "Tsallis"}
-    assert report.match_columns(["tsallis:q=2", "tsallis:q=3"], ["Tsallis"]) == {}
+    assert reference.match_columns(["tsallis:q=2", "tsallis:q=3"], ["Tsallis"]) == {}
 
 
 def test_spearman():
-    assert report.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
-    assert report.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
-    assert report.spearman([1.5, 1.5, 3], [1, 2, 3]) == pytest.approx(np.corrcoef([1.5, 1.5, 3], [1, 2, 3])[0, 1])
+    assert reference.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert reference.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert reference.spearman([1.5, 1.5, 3], [1, 2, 3]) == pytest.approx(np.corrcoef([1.5, 1.5, 3], [1, 2, 3])[0, 1])
 
 
 def test_reference_figures_beside_ours():
@@ -309,3 +336,62 @@ def test_a_reference_without_matching_datasets_says_so():
     doc = ok_json("compare", SMALL[0], SMALL[1], *QUICK, "-j", 1, "--reference", TABLE3)
     assert doc["reference"]["datasets"] == [] and doc["reference"]["missing_datasets"] == [
         "iris", "new-thyroid1"]
+
+
+# --------------------------------------------------------------------------
+# The table at the terminal's width
+# --------------------------------------------------------------------------
+
+IMBALANCED_NAMES = sorted(dataset_name(str(p)) for p in (EXAMPLES / "imbalanced").glob("*.dat"))
+LONG_CRITERIA = ["gini", "entropy", "gain-ratio", "gain-ratio:average_gain=1", "tsallis:q=0.5",
+                 "tsallis:q=3", "tsallis-gain-ratio:q=2", "renyi:gamma=0.5", "pe:alpha=0.5",
+                 "pg:alpha=0.5", "pt:alpha=0.5:gamma=3", "pr:alpha=0.5:gamma=0.5",
+                 "ge", "abi:alpha=0.5:beta=0.5", "dcsm", "hddt", "ccpdt", "ihd", "ihdw"]
+
+
+def rendered(doc, width, show_sd=False):
+    out = io.StringIO()
+    render_comparison(doc, "table", out, width=width, show_sd=show_sd)
+    return out.getvalue()
+
+
+def cells_by_row(text):
+    """Row label -> its cells, concatenated over the column groups (cells are separated by
+    at least two spaces; a best-in-row mark is one space from its number)."""
+    rows = {}
+    for line in text.splitlines():
+        fields = [f for f in re.split(r"\s{2,}", line.strip()) if f]
+        if fields:
+            rows.setdefault(fields[0], []).extend(fields[1:])
+    return rows
+
+
+@pytest.mark.parametrize("width", [80, 200])
+@pytest.mark.parametrize("methods", [LONG_CRITERIA, ["gini", "entropy", "gain-ratio"]])
+def test_table_cuts_no_name_and_no_number_at_the_width(width, methods):
+    assert len(IMBALANCED_NAMES) == 13
+    rng = np.random.default_rng(len(methods))
+    means = rng.uniform(0.5, 1.0, (len(IMBALANCED_NAMES), len(methods)))
+    stds = rng.uniform(0.0, 0.2, means.shape)
+    doc = comparison_document(IMBALANCED_NAMES, methods, means, stds, base="gini",
+                              about={"metric": "auc"})
+    for show_sd in (False, True):
+        text = rendered(doc, width, show_sd)
+        assert max(len(line) for line in text.splitlines()) <= width
+        rows = cells_by_row(text)
+        for i, name in enumerate(IMBALANCED_NAMES):
+            expected = [f"{means[i, j]:.4f}" + (f" ± {stds[i, j]:.4f}" if show_sd else "")
+                        + (" *" if methods[j] in doc["best"][name] else "")
+                        for j in range(len(methods))]
+            assert rows[name] == expected, name
+        assert rows["average rank"] == [f"{doc['average_ranks'][m]:.2f}" for m in methods]
+        headers = [f for line in text.splitlines() for f in re.split(r"\s{2,}", line.strip())]
+        assert all(m in headers for m in methods)
+
+
+def test_a_table_too_narrow_for_two_columns_is_printed_plainly():
+    doc = comparison_document(IMBALANCED_NAMES[:3], ["gini", "tsallis:q=0.5"],
+                              [[0.8, 0.9], [0.7, 0.6], [0.75, 0.75]], about={"metric": "auc"})
+    text = rendered(doc, 30)
+    assert "ecoli-0-1-4-7_vs_2-3-5-6" in text.splitlines()
+    assert "  tsallis:q=0.5: 0.9000 *" in text.splitlines()

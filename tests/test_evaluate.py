@@ -2,6 +2,7 @@
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +45,17 @@ def test_cross_validation_json_has_one_object_per_metric():
     matrix = np.array(doc["confusion_matrix"])
     assert matrix.sum() == 2 * 215  # every row tested once per repeat
     assert matrix.sum(axis=1).tolist() == [2 * 180, 2 * 35]
+    # the pooled scores against scikit-learn, on the labels the summed matrix stands for
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    y_true = np.repeat([0, 0, 1, 1], matrix.ravel())
+    y_pred = np.repeat([0, 1, 0, 1], matrix.ravel())
+    precision, recall, f1, support = sklearn_metrics.precision_recall_fscore_support(y_true, y_pred)
+    for c, label in enumerate(doc["classes"]):
+        assert doc["per_class"][label] == pytest.approx(
+            {"precision": precision[c], "recall": recall[c], "f1": f1[c], "support": support[c]})
+    assert doc["g_mean"] == pytest.approx(np.sqrt(recall[0] * recall[1]))
+    assert doc["mcc"] == pytest.approx(sklearn_metrics.matthews_corrcoef(y_true, y_pred))
+    assert doc["kappa"] == pytest.approx(sklearn_metrics.cohen_kappa_score(y_true, y_pred))
 
 
 def test_tree_options_reach_the_trees():
@@ -99,19 +111,37 @@ def test_too_many_arguments_and_missing_files():
     one_line_error(dtree("evaluate", "no/such.csv"), 1, "no/such.csv")
 
 
-def test_table_csv_and_markdown_say_the_same():
+def test_every_format_says_the_same_and_holds_the_confusion_matrix():
     args = ("evaluate", IRIS, "--cv", 3, "-j", 1)
     doc = json.loads(dtree(*args, "-o", "json").stdout)
-    rows = list(csv.reader(io.StringIO(dtree(*args, "-o", "csv").stdout)))
-    assert rows[0] == ["metric", "mean", "std", "fold_1", "fold_2", "fold_3"]
-    assert [r[0] for r in rows[1:]] == list(METRICS)
-    assert float(rows[1][1]) == doc["accuracy"]["mean"]
+    setosa = doc["per_class"]["Iris-setosa"]
+    matrix_rows = [[label, *map(str, row)] for label, row in zip(doc["classes"],
+                                                                 doc["confusion_matrix"])]
+    sections = [[]]
+    for row in csv.reader(io.StringIO(dtree(*args, "-o", "csv").stdout)):
+        if row:
+            sections[-1].append(row)
+        else:
+            sections.append([])
+    metric_rows, class_rows, overall_rows, matrix_csv = sections
+    assert metric_rows[0] == ["metric", "mean", "std", "fold_1", "fold_2", "fold_3"]
+    assert [r[0] for r in metric_rows[1:]] == list(METRICS)
+    assert float(metric_rows[1][1]) == doc["accuracy"]["mean"]
+    assert class_rows[0] == ["class", "precision", "recall", "f1", "support"]
+    assert class_rows[1] == ["Iris-setosa", *(repr(setosa[k]) for k in ("precision", "recall",
+                                                                          "f1")), "50"]
+    assert overall_rows[1:] == [[name, repr(doc[name])] for name in ("g_mean", "mcc", "kappa")]
+    assert matrix_csv == [["true \\ predicted", *doc["classes"]], *matrix_rows]
     markdown = dtree(*args, "-o", "markdown").stdout
     assert f"| accuracy | {doc['accuracy']['mean']:.4f} |" in markdown
+    assert f"| mcc | {doc['mcc']:.4f} |" in markdown
     assert "| Iris-setosa | 50 | 0 | 0 |" in markdown
+    assert f"| Iris-virginica | {doc['per_class']['Iris-virginica']['precision']:.4f} |" in markdown
     table = dtree(*args).stdout
     assert "stratified 3-fold cross-validation" in table
-    assert f"{doc['accuracy']['mean']:.4f}" in table and "Iris-virginica" in table
+    assert f"{doc['accuracy']['mean']:.4f}" in table and f"{doc['kappa']:.4f}" in table
+    for row in matrix_rows:
+        assert re.search(r"\s+".join(map(re.escape, row)), table), row
 
 
 def test_a_class_smaller_than_the_folds_is_a_warning(tmp_path):

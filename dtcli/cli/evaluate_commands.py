@@ -115,8 +115,12 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     names another). Metrics: accuracy, balanced_accuracy, auc (ROC AUC for two
     classes, Hand & Till's M for more), log_loss (mean -ln p of the true class,
     p clipped to at least 1e-15), f1_macro, n_nodes, n_leaves, depth,
-    fit_seconds, predict_seconds; mean and std (n - 1) over folds; and the
-    confusion matrix summed over folds.
+    fit_seconds, predict_seconds; mean and std (n - 1) over folds. Then, from
+    the confusion matrix summed over folds (as Weka reports them): precision,
+    recall, F1 and support per class, g_mean (geometric mean of the recalls of
+    the classes present), mcc (Matthews correlation) and kappa (Cohen's); and
+    the matrix itself, in every format (csv: four tables separated by an empty
+    line).
 
     \b
     Example:
@@ -190,13 +194,18 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
                    "paths are relative to the file.")
 @click.option("--criteria", "criteria_entries", multiple=True, metavar="LIST",
               help="Comma-separated NAME or NAME:PARAM=VALUE[:PARAM=VALUE...], e.g. "
-                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5 (default: every criterion of "
-                   "`dtree criteria` with default parameters); repeatable.")
+                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5; repeatable. Default: every "
+                   "criterion of `dtree criteria` that is not another one at its default "
+                   "parameters (tsallis at q=2 is gini, renyi at gamma=1 entropy, ...). Two "
+                   "spellings of one method (gini,tsallis:q=2) are refused: a method tied "
+                   "with itself distorts the ranks and the tests.")
 @click.option("--metric", "-m", type=click.Choice(list(METRICS)), default="accuracy",
               show_default=True, metavar="NAME",
               help=f"The score to rank criteria by: {', '.join(METRICS)}.")
 @click.option("--base", metavar="NAME",
-              help="Count wins/ties/losses of this criterion (default: the last one listed).")
+              help="The control: wins/ties/losses, Bonferroni-Dunn, Holm and Wilcoxon "
+                   "signed-rank tests of this criterion against each other one (default: the "
+                   "last one listed).")
 @click.option("--sd", "show_sd", is_flag=True, help="Show the std over folds beside each mean.")
 @click.option("--cd-diagram", metavar="FILE.svg", help="Write the critical-difference diagram.")
 @click.option("--reference", metavar="FILE.csv",
@@ -225,11 +234,14 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
 
     Every criterion runs on the same stratified folds of every dataset (files
     DATA... and/or a --spec file). Reported: the dataset x criterion table of
-    mean --metric (best per row marked), average ranks, wins/ties/losses of
-    --base against each other criterion, the Friedman and Iman-Davenport
-    tests, the Nemenyi critical difference at alpha 0.05 with the pairs that
-    differ, and, with --cd-diagram, the critical-difference diagram as SVG.
-    With --table, the same statistics on a table of scores you bring.
+    mean --metric (best per row marked; split into column groups when wider
+    than the terminal), average ranks, the Friedman and Iman-Davenport tests,
+    the Nemenyi critical difference at alpha 0.05 with the pairs that differ;
+    against --base: wins/ties/losses, the Bonferroni-Dunn and Holm tests and
+    Wilcoxon's signed-rank test (exact p up to 100 datasets); a warning when
+    there are too few datasets for the tests to mean much; and, with
+    --cd-diagram, the critical-difference diagram as SVG. With --table, the
+    same statistics on a table of scores you bring.
 
     \b
     Example:
@@ -237,7 +249,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
           --metric auc --cv 10 --cd-diagram cd.svg --results runs.jsonl
       dtree compare --table docs/reference/ihd_table3_accuracy_balanced.csv --base iHDw
     """
-    from dtcli.evaluate.report import render_comparison
+    from dtcli.evaluate.comparison import render_comparison
 
     if table_path is not None:
         _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
@@ -252,8 +264,9 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
         doc = _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats,
                                 seed, jobs, results_path, scheduler, target, drop, data_format,
                                 no_header, delimiter, quiet, tree, force)
+    _warn(doc["warnings"])
     if reference is not None:
-        from dtcli.evaluate.report import reference_comparison
+        from dtcli.evaluate.reference import reference_comparison
 
         doc["reference"] = reference_comparison(doc, reference)
     if cd_diagram is not None:
@@ -262,7 +275,8 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
 
 
 def _compare_table(path, lower_is_better, base) -> dict:
-    from dtcli.evaluate.report import comparison_document, read_score_table
+    from dtcli.evaluate.comparison import comparison_document
+    from dtcli.evaluate.reference import read_score_table
 
     datasets, methods, values = read_score_table(path)
     return comparison_document(datasets, methods, values, higher_is_better=not lower_is_better,
@@ -274,13 +288,14 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
                       quiet, tree, force) -> dict:
     import dataclasses
 
-    from dtcli.criteria import CRITERIA
-    from dtcli.evaluate.report import comparison_document
+    from dtcli.evaluate.comparison import comparison_document
     from dtcli.evaluate.runner import (Protocol, ResultStore, TreeOptions, check_protocol,
                                        parse_criteria)
-    from dtcli.evaluate.spec import check_unique, load_spec, specs_from_paths
+    from dtcli.evaluate.spec import (check_distinct, check_unique, default_criteria, load_spec,
+                                     specs_from_paths)
 
-    choices = parse_criteria(criteria_entries or [",".join(CRITERIA)])
+    choices = parse_criteria(criteria_entries or [",".join(default_criteria())])
+    check_distinct(choices)
     labels = [c.label for c in choices]
     if base is not None and base not in labels:
         raise ParameterError(f"--base {base!r} is not one of the compared criteria "
