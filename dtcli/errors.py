@@ -1,4 +1,5 @@
 """Errors a user can cause; the CLI prints them as one line, never a traceback."""
+import signal
 
 
 class DtreeError(Exception):
@@ -15,3 +16,16 @@ class ModelError(DtreeError):
 
 class ParameterError(DtreeError, ValueError):
     """An option or estimator parameter is out of range (exit code 2 on the CLI)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised like Ctrl-C's KeyboardInterrupt so that cleanup runs."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def interrupt_exit_code(exc: KeyboardInterrupt) -> int:
+    """The shell's convention: 128 + the signal's number (130 for Ctrl-C)."""
+    return 128 + getattr(exc, "signum", signal.SIGINT)

@@ -185,7 +185,7 @@ def test_one_dataset_has_ranks_but_no_tests(tmp_path):
     assert doc["friedman"] is None and doc["nemenyi"] is None
     assert "at least two datasets" in " ".join(doc["conclusions"])
     one_line_error(dtree("compare", SMALL[1], *QUICK, "-j", 1, "--cd-diagram", tmp_path / "x.svg"),
-                   1, "needs at least two datasets")
+                   2, "needs at least two datasets")
 
 
 @pytest.mark.parametrize("args, code, text", [

@@ -288,3 +288,73 @@ def test_present_versus_missing_split_in_every_format():
     _, edges = parse_dot(dot.render(model))
     assert [label for _, _, label in edges] == ["x0 is present", "x0 is missing"]
     check_rules_select_the_leaves(model, np.array([[5.0], [np.nan], [-1e300]]))
+
+
+# --- deep trees: linear output, no recursion --------------------------------------------------
+
+def chain(depth: int):
+    """A valid tree built as arrays: a chain of `depth` splits alternating on x0 and x1,
+    split k sending x <= k + 0.5 to a leaf of class k % 2 and the rest (and missing
+    values) down the chain."""
+    from dtcli.io.dataset import Feature
+    from dtcli.tree import Tree
+
+    n = 2 * depth + 1
+    left, right = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    feature, threshold = np.full(n, -2, np.int64), np.full(n, np.nan)
+    value = np.zeros((n, 2))
+    splits = np.arange(depth)
+    left[2 * splits], right[2 * splits] = 2 * splits + 1, 2 * splits + 2
+    feature[2 * splits], threshold[2 * splits] = splits % 2, splits + 0.5
+    value[2 * splits + 1, splits % 2] = 1
+    value[n - 1, 0] = 1
+    for k in reversed(range(depth)):
+        value[2 * k] = value[2 * k + 1] + value[2 * k + 2]
+    model = DecisionTreeClassifier()
+    model.tree_ = Tree(left, right, feature, threshold, np.zeros(n, np.uint8),
+                       np.zeros((n, 0), np.uint8), value, value.sum(axis=1).astype(np.int64),
+                       np.full(n, np.nan))
+    model.features_ = [Feature("x0", "numeric", ()), Feature("x1", "numeric", ())]
+    model.classes_ = np.array(["a", "b"], dtype=object)
+    return model
+
+
+def test_rules_of_a_20000_deep_chain_merge_the_tests_of_each_feature():
+    depth = 20_000
+    rendered = rules.render(chain(depth)).splitlines()
+    assert len(rendered) == depth + 1
+    # leaf 12345 (of x1's split 12345): right at split 12344 on x0 and 12343 on x1, where
+    # missing values went too; left at 12345, where they do not
+    assert rendered[0] == "if x0 <= 0.5 then a  [a: 1, b: 0]"
+    assert rendered[12_345] == ("if x0 > 12344.5 (or missing) and x1 > 12343.5 "
+                                "and x1 <= 12345.5 then b  [a: 0, b: 1]")
+    assert rendered[-1] == ("if x0 > 19998.5 (or missing) and x1 > 19999.5 (or missing) "
+                            "then a  [a: 1, b: 0]")
+    assert max(map(len, rendered)) < 120
+
+
+def test_rules_of_a_chain_route_rows_like_the_tree():
+    model = chain(40)
+    grid = np.array([[a, b] for a in (-1.0, 3.0, 17.2, 39.5, 99.0, np.nan)
+                     for b in (0.0, 8.0, 21.5, 40.0, np.nan)])
+    check_rules_select_the_leaves(model, grid)
+
+
+def test_dot_of_a_20000_deep_chain_has_a_line_per_node_and_edge():
+    depth = 20_000
+    nodes, edges = parse_dot(dot.render(chain(depth)))
+    assert len(nodes) == 2 * depth + 1 and len(edges) == 2 * depth
+    assert edges[-1] == (2 * depth - 2, 2 * depth, "x1 > 19999.5")
+
+
+def test_text_of_a_deep_chain_continues_in_sections_of_bounded_width():
+    depth = 3_000
+    console = Console(color_system=None, width=10_000, record=True, file=io.StringIO())
+    console.print(text.render(chain(depth), "header"))
+    out = lines(console.export_text())
+    sections = -(-depth // text.SECTION_DEPTH)
+    # every node once, a title per section, a "continued" line where each section ends
+    assert len(out) == 2 * depth + 1 + sections + (sections - 1)
+    assert max(map(len, out)) < 4 * text.SECTION_DEPTH + 80
+    assert out[-1].strip() == "└── x1 > 2999.5  a  [a: 1, b: 0]"
+    assert "node 100 at depth 50" in out

@@ -7,6 +7,9 @@ talk and progress to stderr. Exit codes: 0 success, 1 bad data or files,
 """
 from __future__ import annotations
 
+import errno
+import os
+import signal
 import sys
 
 import click
@@ -14,11 +17,22 @@ import click
 from dtcli._version import __version__
 from dtcli.cli import evaluate_commands, tree_commands
 from dtcli.cli.options import CONTEXT
-from dtcli.errors import DtreeError, ParameterError
+from dtcli.errors import DtreeError, Interrupted, ParameterError, interrupt_exit_code
 
 
 class _BadOption(click.ClickException):
     exit_code = 2  # a usage error, said in one line
+
+
+class _Stopped(click.ClickException):
+    """Ctrl-C, SIGTERM or SIGHUP: one line, exit code 128 + the signal."""
+
+    def __init__(self, exit_code: int):
+        super().__init__("interrupted")
+        self.exit_code = exit_code
+
+    def show(self, file=None):
+        click.echo("interrupted", err=True)
 
 
 class _Group(click.Group):
@@ -30,6 +44,9 @@ class _Group(click.Group):
             return super().main(*args, standalone_mode=False, **kwargs)
         try:
             super().main(*args, standalone_mode=False, **kwargs)
+            sys.stdout.flush()  # a full disk under stdout shows here, not at exit
+        except OSError as exc:
+            _output_failed(exc)
         except click.UsageError as exc:  # Click would add Usage/Try lines around it
             where = f"{exc.ctx.command_path}: " if exc.ctx else ""
             click.echo(f"Error: {where}{exc.format_message()}", err=True)
@@ -51,6 +68,21 @@ class _Group(click.Group):
             raise _BadOption(str(exc)) from None
         except DtreeError as exc:
             raise click.ClickException(str(exc)) from None
+        except KeyboardInterrupt as exc:
+            raise _Stopped(interrupt_exit_code(exc)) from None
+
+
+def _output_failed(exc: OSError):
+    """Writing stdout failed: one line (none for a closed pipe, as `| head` does), exit 1."""
+    # stdout can take nothing more: point it at /dev/null so the exit flush stays quiet
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if exc.errno != errno.EPIPE:
+        click.echo(f"Error: cannot write the output ({exc.strerror or exc})", err=True)
+    sys.exit(1)
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
 
 
 @click.group(cls=_Group, context_settings=CONTEXT)
@@ -68,5 +100,13 @@ for command in (tree_commands.train, tree_commands.predict, tree_commands.export
     cli.add_command(command)
 
 
+def stop_on_signals():
+    """SIGTERM and SIGHUP stop like Ctrl-C: the exception unwinds, temporary files go."""
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _raise_interrupted)
+
+
 def main():
+    stop_on_signals()
     cli(prog_name="dtree")

@@ -75,19 +75,21 @@ def _warn(lines) -> None:
 
 
 def _run_grid(*args, quiet: bool, **kwargs):
-    """runner.run_grid with a progress bar; Ctrl-C stops with one line and exit code 130."""
+    """runner.run_grid with a progress bar; Ctrl-C, SIGTERM or SIGHUP stop with one line and
+    exit code 128 + the signal (130 for Ctrl-C)."""
+    from dtcli.errors import interrupt_exit_code
     from dtcli.evaluate.report import progress_bar
     from dtcli.evaluate.runner import run_grid
 
     try:
         with progress_bar("cross-validating", enabled=not quiet) as progress:
             return run_grid(*args, progress=progress, **kwargs)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         store = kwargs.get("store")
         where = (f"finished folds are saved in {store.path}; rerun to continue"
                  if store is not None and store.path else "use --results FILE to keep finished folds")
         stderr_console().print(f"interrupted; {where}")
-        raise SystemExit(130) from None
+        raise SystemExit(interrupt_exit_code(exc)) from None
 
 
 _TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min_samples_leaf",
@@ -258,12 +260,16 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
                 "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")
+        _refuse_outputs_over_inputs({"--cd-diagram": cd_diagram},
+                                    {"--table": table_path, "--reference": reference})
         doc = _compare_table(table_path, lower_is_better, base)
     else:
         _refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
         doc = _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats,
                                 seed, jobs, results_path, scheduler, target, drop, data_format,
-                                no_header, delimiter, quiet, tree, force)
+                                no_header, delimiter, quiet, tree, force,
+                                outputs={"--results": results_path, "--cd-diagram": cd_diagram},
+                                reference=reference)
     _warn(doc["warnings"])
     if reference is not None:
         from dtcli.evaluate.reference import reference_comparison
@@ -283,17 +289,30 @@ def _compare_table(path, lower_is_better, base) -> dict:
                                base=base, about={"table": path})
 
 
+def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str, str | None]):
+    """ParameterError if an output option names an input file, or another output."""
+    from dtcli.atomic import refuse_output_over_input
+
+    for option, path in outputs.items():
+        refuse_output_over_input(path, option, inputs)
+        inputs = {**inputs, option: path}
+
+
 def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats, seed, jobs,
                       results_path, scheduler, target, drop, data_format, no_header, delimiter,
-                      quiet, tree, force) -> dict:
+                      quiet, tree, force, outputs, reference) -> dict:
     import dataclasses
 
     from dtcli.evaluate.comparison import comparison_document
-    from dtcli.evaluate.runner import (Protocol, ResultStore, TreeOptions, check_protocol,
-                                       parse_criteria)
+    from dtcli.evaluate.results import ResultStore
+    from dtcli.evaluate.runner import Protocol, TreeOptions, check_protocol, parse_criteria
     from dtcli.evaluate.spec import (check_distinct, check_unique, default_criteria, load_spec,
                                      specs_from_paths)
 
+    if scheduler is not None:
+        from dtcli.evaluate.distributed import check_address
+
+        check_address(scheduler)
     choices = parse_criteria(criteria_entries or [",".join(default_criteria())])
     check_distinct(choices)
     labels = [c.label for c in choices]
@@ -308,12 +327,17 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     if not specs:
         raise ParameterError("give DATA files, a --spec file or a --table to compare")
     check_unique(specs)
+    if outputs["--cd-diagram"] is not None and len(specs) < 2:
+        raise ParameterError("--cd-diagram needs at least two datasets")
+    _refuse_outputs_over_inputs(outputs, {"--spec file": spec_path, "--reference": reference,
+                                          **{f"data file of '{s.name}'": s.path for s in specs}})
     datasets = [spec.load(force) for spec in specs]
     names = [spec.name for spec in specs]
     _warn([w for d in datasets for w in d.warnings] + check_protocol(names, datasets, protocol))
     store = ResultStore(results_path)
-    if store.damaged and not quiet:
-        _warn([f"{results_path}: skipped {store.damaged} unreadable line(s), an interrupted write"])
+    if store.damaged:  # said once even with --quiet: the file has been rewritten without them
+        _warn([f"{results_path}: skipped damaged line(s) {_numbers(store.damaged)} (an "
+               "interrupted write or an edit) and rewrote the file without them"])
     grid = _run_grid(names, datasets, choices, options, protocol, jobs=jobs, store=store,
                      scheduler=scheduler, quiet=quiet)
     if results_path and not quiet:
@@ -330,13 +354,18 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     return doc
 
 
+def _numbers(values: list[int], shown: int = 10) -> str:
+    """'3, 7, 9' or '3, 7, 9, ... (25 in all)'."""
+    head = ", ".join(map(str, values[:shown]))
+    return head + (f", ... ({len(values)} in all)" if len(values) > shown else "")
+
+
 def _write_cd_diagram(doc: dict, path: str) -> None:
     from dtcli.atomic import open_output
-    from dtcli.errors import DtreeError
     from dtcli.evaluate.cd_diagram import critical_difference_svg
 
     if doc["nemenyi"] is None:
-        raise DtreeError("--cd-diagram needs at least two datasets")
+        raise ParameterError("--cd-diagram needs at least two datasets")
     methods = doc["criteria"]
     pairs = [(methods.index(a), methods.index(b)) for a, b in doc["nemenyi"]["significant_pairs"]]
     what = doc.get("metric") or doc.get("table", "scores")
@@ -344,8 +373,5 @@ def _write_cd_diagram(doc: dict, path: str) -> None:
                                   doc["nemenyi"]["cd"], pairs,
                                   title=f"{what}: {len(doc['datasets'])} datasets, Nemenyi "
                                         f"alpha {ALPHA}")
-    try:
-        with open_output(path) as handle:
-            handle.write(svg)
-    except OSError as exc:
-        raise DtreeError(f"{path}: cannot write the diagram ({exc.strerror})") from None
+    with open_output(path) as handle:
+        handle.write(svg)

@@ -4,13 +4,17 @@ from __future__ import annotations
 import click
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+# Largest depth or row count an option takes: the engine counts in 64-bit integers, and
+# no tree or data file comes near this.
+LARGEST_COUNT = 2**31 - 1
 
 
 def stderr_console():
     """Where talk and progress go; rich is imported only when something is said."""
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    # markup off: file names and class labels such as "[high]" or "[/x]" are printed as they are
+    return Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
 def data_options(func):
@@ -62,11 +66,12 @@ def tree_options(func):
                      help="Split criterion; `dtree criteria` lists them."),
         click.option("--param", "-p", "criterion_params", multiple=True, metavar="NAME=VALUE",
                      callback=_parse_param, help="Criterion parameter, e.g. q=2.5; repeatable."),
-        click.option("--max-depth", type=click.IntRange(min=0), help="Maximum depth (default: none)."),
-        click.option("--min-samples-split", type=click.IntRange(min=2), default=2, show_default=True,
-                     help="Smallest node that may be split."),
-        click.option("--min-samples-leaf", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="Smallest allowed leaf."),
+        click.option("--max-depth", type=click.IntRange(min=0, max=LARGEST_COUNT),
+                     help="Maximum depth (default: none)."),
+        click.option("--min-samples-split", type=click.IntRange(min=2, max=LARGEST_COUNT),
+                     default=2, show_default=True, help="Smallest node that may be split."),
+        click.option("--min-samples-leaf", type=click.IntRange(min=1, max=LARGEST_COUNT), default=1,
+                     show_default=True, help="Smallest allowed leaf."),
         click.option("--min-gain", type=float, default=0.0, show_default=True,
                      help="Smallest criterion score a split must reach."),
         click.option("--jobs", "-j", type=click.IntRange(min=1),

@@ -25,10 +25,12 @@ def train(data, target, drop, data_format, no_header, delimiter, output, force, 
       dtree train examples/iris.csv -o iris.json
       dtree train examples/ecoli2.dat --criterion entropy --min-samples-leaf 2 -o ecoli2.json
     """
+    from dtcli.atomic import refuse_output_over_input
     from dtcli.io import load_dataset
     from dtcli.model import save_model
 
     model = make_tree(**tree)
+    refuse_output_over_input(output, "--output", {"training data": data})
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
                            header=not no_header, delimiter=delimiter, force=force)
     console = stderr_console()
@@ -69,10 +71,11 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, output):
     """
     import csv
 
-    from dtcli.atomic import open_output
+    from dtcli.atomic import open_output, refuse_output_over_input
     from dtcli.io import load_features
     from dtcli.model import load_model
 
+    refuse_output_over_input(output, "--output", {"model": model_path, "data": data})
     model, _ = load_model(model_path)
     X, _ = load_features(data, model.features_, format=data_format, header=not no_header,
                          delimiter=delimiter)
@@ -104,9 +107,10 @@ def export(model_path, export_format, output):
     """
     import json
 
-    from dtcli.atomic import open_output
+    from dtcli.atomic import open_output, refuse_output_over_input
     from dtcli.model import load_model
 
+    refuse_output_over_input(output, "--output", {"model": model_path})
     model, doc = load_model(model_path)
     with open_output(output) as handle:
         if export_format == "json":

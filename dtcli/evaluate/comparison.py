@@ -217,7 +217,7 @@ def render_comparison(doc: dict, fmt: str, stream, *, show_sd: bool = False,
     out = console(stream, width)
     print_table(out, header, rows, title=title, footer_rows=2 + bool(reference))
     for line in lines:
-        out.print(line)
+        out.print(line, markup=False)
 
 
 def _comparison_title(doc: dict, show_sd: bool, reference: dict | None, marker: str) -> str:
