@@ -15,3 +15,13 @@ class ModelError(DtreeError):
 
 class ParameterError(DtreeError, ValueError):
     """An option or estimator parameter is out of range (exit code 2 on the CLI)."""
+
+
+class NotFittedError(DtreeError, ValueError, AttributeError):
+    """An estimator was used before `fit`. ValueError and AttributeError are the bases of
+    scikit-learn's NotFittedError; when scikit-learn is loaded, what the estimator raises
+    is also an instance of scikit-learn's class (`dtcli.validation.not_fitted`)."""
+
+
+class DataConversionWarning(UserWarning):
+    """The input was converted to the shape the estimator takes (scikit-learn's name)."""

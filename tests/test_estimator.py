@@ -1,11 +1,14 @@
 """DecisionTreeClassifier: scikit-learn's estimator conventions, input handling, validation."""
 import math
+import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from dtcli import DecisionTreeClassifier
-from dtcli.errors import ParameterError
+from dtcli.errors import DataConversionWarning, NotFittedError, ParameterError
 from dtcli.tree import TREE_LEAF
 
 pd = pytest.importorskip("pandas")
@@ -176,11 +179,15 @@ def test_bad_parameters_raise_a_value_error_at_fit(params, words):
 
 
 @pytest.mark.parametrize("X, y, words", [
-    ([[0.0], [1.0]], [0, 0], "single class"),
+    ([[0.0], [1.0]], [0, 0], "one class"),
     ([[0.0], [np.inf]], [0, 1], "infinite"),
     ([[0.0], [1.0]], [0, 1, 1], "one-dimensional"),
-    ([[0.0], [1.0]], [[0], [1]], "one-dimensional"),
-    ([0.0, 1.0], [0, 1], "two-dimensional"),
+    ([[0.0], [1.0]], [[0, 1], [1, 0]], "one-dimensional"),
+    ([[0.0], [1.0]], None, "target y is None"),
+    ([[1j], [2j]], [0, 1], "Complex data not supported"),
+    ([[0.0, 1.0]] * 2, [1j, 2j], "Complex data not supported"),
+    (np.empty((3, 0)), [0, 1, 0], r"0 feature\(s\)"),
+    ([0.0, 1.0], [0, 1], "two-dimensional.*Reshape your data"),
     (np.empty((0, 2)), [], "zero rows"),
 ])
 def test_bad_data_raises_a_value_error(X, y, words):
@@ -194,11 +201,67 @@ def test_bad_sample_weight(weights):
         DecisionTreeClassifier().fit(X4, Y4, sample_weight=weights)
 
 
-@pytest.mark.parametrize("method", ["predict", "predict_proba", "apply", "score"])
-def test_using_an_unfitted_tree_says_so(method):
-    args = (X4, Y4) if method == "score" else (X4,)
-    with pytest.raises(ValueError, match="not fitted"):
-        getattr(DecisionTreeClassifier(), method)(*args)
+@pytest.mark.parametrize("y, words", [
+    ([0.0, 1.0, np.nan, 1.0], "1 missing label.*row 2"),
+    (np.array(["a", None, "b", "a"], dtype=object), "missing label.*row 1"),
+    (np.array(["a", float("nan"), "b", "a"], dtype=object), "missing label.*row 1"),
+    (pd.Series(["a", "b", None, "a"], dtype="string"), "missing label.*row 2"),
+    ([0.5, 1.25, 2.0, 3.0], "Unknown label type: continuous.*0.5"),
+    ([0.0, 1.0, np.inf, 1.0], "infinity"),
+    (np.array(["a", 1, "b", 2], dtype=object), "Unknown label type"),
+], ids=["nan", "none", "object-nan", "pandas-na", "continuous", "inf", "mixed"])
+def test_labels_that_are_not_classes_are_refused(y, words):
+    with pytest.raises(ValueError, match=words):
+        DecisionTreeClassifier().fit(X4, y)
+
+
+def test_whole_number_floats_are_class_labels():
+    model = DecisionTreeClassifier().fit(X4, [1.0, 1.0, 2.0, 2.0])
+    assert model.classes_.tolist() == [1.0, 2.0] and model.predict([[3.0]]).tolist() == [2.0]
+
+
+def test_a_column_vector_y_is_read_as_one_dimensional_with_a_warning():
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        model = DecisionTreeClassifier().fit(X4, np.array(Y4)[:, None])
+    assert model.predict(X4).tolist() == Y4
+
+
+UNFITTED_CALLS = {
+    "predict": lambda m: m.predict(X4), "predict_proba": lambda m: m.predict_proba(X4),
+    "apply": lambda m: m.apply(X4), "score": lambda m: m.score(X4, Y4),
+    "get_depth": lambda m: m.get_depth(), "get_n_leaves": lambda m: m.get_n_leaves(),
+}
+
+
+@pytest.mark.parametrize("use", UNFITTED_CALLS.values(), ids=UNFITTED_CALLS.keys())
+def test_using_an_unfitted_tree_raises_not_fitted_error(use):
+    with pytest.raises(NotFittedError, match="not fitted yet") as caught:
+        use(DecisionTreeClassifier())
+    # scikit-learn's NotFittedError has these bases: code catching either catches it
+    assert isinstance(caught.value, ValueError) and isinstance(caught.value, AttributeError)
+
+
+def test_not_fitted_error_is_sklearns_once_sklearn_is_loaded():
+    exceptions = pytest.importorskip("sklearn.exceptions")
+    with pytest.raises(exceptions.NotFittedError) as caught:
+        DecisionTreeClassifier().predict(X4)
+    assert isinstance(caught.value, NotFittedError)
+    copy = pickle.loads(pickle.dumps(caught.value))  # e.g. from a joblib worker
+    assert isinstance(copy, exceptions.NotFittedError) and copy.args == caught.value.args
+
+
+def test_not_fitted_error_does_not_import_sklearn():
+    script = ("import sys\n"
+              "from dtcli import DecisionTreeClassifier\n"
+              "from dtcli.errors import NotFittedError\n"
+              "try:\n"
+              "    DecisionTreeClassifier().predict([[0.0]])\n"
+              "except NotFittedError as e:\n"
+              "    assert type(e) is NotFittedError, type(e).__mro__\n"
+              "assert 'sklearn' not in sys.modules\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
 
 
 def test_all_zero_sample_weight_is_rejected():
@@ -218,6 +281,11 @@ def test_repr_shows_changed_parameters_only():
         "DecisionTreeClassifier(criterion='entropy', max_depth=3)"
 
 
+def test_repr_with_a_numpy_mask_of_nominal_features():
+    model = DecisionTreeClassifier(nominal_features=np.array([True, False]))
+    assert repr(model) == "DecisionTreeClassifier(nominal_features=array([ True, False]))"
+
+
 @pytest.mark.parametrize("min_samples_leaf", [1, 7])
 def test_training_accuracy_read_off_the_leaves_equals_scoring_the_training_rows(
         min_samples_leaf):
@@ -232,3 +300,11 @@ def test_training_accuracy_read_off_the_leaves_equals_scoring_the_training_rows(
         X, y, sample_weight=weight)
     assert model.tree_.training_accuracy() == pytest.approx(
         model.score(X, y, sample_weight=weight), rel=1e-12)
+
+
+
+def test_rows_of_weight_zero_are_as_if_absent():
+    X, y = [[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1]
+    model = DecisionTreeClassifier().fit(X, y, sample_weight=[1, 1, 0, 1])
+    # the threshold lies between 1 and 3, the nearest rows that count: not at 1.5
+    assert model.tree_.threshold[0] == 2.0 and model.tree_.n_node_samples[0] == 3
