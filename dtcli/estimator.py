@@ -21,7 +21,7 @@ from dtcli.tree import Tree
 from dtcli.validation import as_2d_array, class_labels, not_fitted, row_weights
 
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
-           "min_samples_leaf", "min_gain", "nominal_features", "n_jobs")
+           "min_samples_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight")
 
 
 class DecisionTreeClassifier:
@@ -35,14 +35,16 @@ class DecisionTreeClassifier:
     Trees are unpruned by default. `nominal_features` marks columns of a numpy array as nominal
     (indices, names or a boolean mask); DataFrame columns of non-numeric dtype
     are nominal anyway. `n_jobs` threads (default: all cores); the tree does
-    not depend on it. A row of sample_weight zero counts as absent: the tree is
-    the one grown without it.
+    not depend on it. `class_weight`: None, a dict {label: weight} (labels left
+    out weigh 1) or "balanced" (scikit-learn's n_samples / (n_classes *
+    bincount(y))); multiplied into sample_weight. A row of weight zero counts as
+    absent: the tree is the one grown without it.
     """
 
     def __init__(self, criterion: str = "gini", criterion_params: dict | None = None,
                  max_depth: int | None = None, min_samples_split: int = 2,
                  min_samples_leaf: int = 1, min_gain: float = 0.0,
-                 nominal_features=None, n_jobs: int | None = None):
+                 nominal_features=None, n_jobs: int | None = None, class_weight=None):
         self.criterion = criterion
         self.criterion_params = criterion_params
         self.max_depth = max_depth
@@ -51,6 +53,7 @@ class DecisionTreeClassifier:
         self.min_gain = min_gain
         self.nominal_features = nominal_features
         self.n_jobs = n_jobs
+        self.class_weight = class_weight
 
     # scikit-learn's estimator protocol -------------------------------------------------
     def get_params(self, deep: bool = True) -> dict[str, Any]:
@@ -114,7 +117,7 @@ class DecisionTreeClassifier:
                 f"y has one class ({classes[0]!r}); a classifier needs at least two")
         if np.isinf(X).any():
             raise ParameterError("X contains infinite values")
-        weights = row_weights(sample_weight, y)
+        weights = row_weights(sample_weight, self.class_weight, y, classes)
         if weights is not None and not weights.all():
             # Rows of weight zero would still place thresholds and break ties: drop them,
             # so that weights act as repetitions (scikit-learn's sample-weight checks).
@@ -184,8 +187,25 @@ class DecisionTreeClassifier:
         matrix = self._matrix(X)
         return self.tree_.apply(matrix, self._nominal_mask(), self._threads())
 
+    def decision_path(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """The nodes each row passes, root to leaf, as a CSR matrix's (indptr, indices):
+        row i's node ids are indices[indptr[i]:indptr[i + 1]], increasing.
+
+        scikit-learn returns a scipy.sparse matrix, and scipy is no dependency of
+        dtree; `scipy.sparse.csr_matrix((np.ones(len(indices)), indices, indptr),
+        shape=(n_rows, tree_.node_count))` is that matrix. A dense boolean matrix
+        would take rows x nodes bytes (5 GB for 100k rows of a 50k-node tree).
+        """
+        leaves = self.apply(X)  # checks first that the tree is fitted
+        return self.tree_.decision_path(leaves)
+
     def predict_proba(self, X) -> np.ndarray:
         return self.proba_from_matrix(self._matrix(X))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Natural logarithm of predict_proba (-inf for a class the leaf never saw)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def proba_from_matrix(self, matrix: np.ndarray) -> np.ndarray:
         """Class probabilities for an already encoded float64 matrix (CLI path)."""
@@ -215,6 +235,18 @@ class DecisionTreeClassifier:
     def get_n_leaves(self) -> int:
         self._check_fitted()
         return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Each feature's share of the tree's total weighted split score: the sum, over
+        the nodes split on it, of the node's weighted row count times its criterion
+        score, normalised to sum to 1 (all zeros for a single leaf). For criteria whose
+        score is an impurity decrease (gini, entropy, tsallis, renyi, pe, pg, pt, pr,
+        ge, abi) this is scikit-learn's impurity-based importance; for the others
+        (gain-ratio, tsallis-gain-ratio, dcsm, hddt, ccpdt, ihd, ihdw) it weighs the
+        criterion's own score the same way."""
+        self._check_fitted()
+        return self.tree_.feature_importances(self.n_features_in_)
 
 
 def _is_default(value, default) -> bool:

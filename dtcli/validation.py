@@ -7,8 +7,10 @@ kept; the rest of each message says what to do.
 from __future__ import annotations
 
 import functools
+import numbers
 import sys
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -126,13 +128,48 @@ def _reject_continuous_labels(labels: np.ndarray) -> None:
 
 
 # weights ----------------------------------------------------------------------------------
-def row_weights(sample_weight, codes: np.ndarray) -> np.ndarray | None:
-    """Each row's weight; None when not given (every row weighs 1)."""
-    if sample_weight is None:
-        return None
-    weights = np.asarray(sample_weight, dtype=np.float64)
-    if weights.shape != codes.shape or (weights < 0).any() or not np.isfinite(weights).all():
-        raise ParameterError("sample_weight must be finite, non-negative, one per row")
-    if not weights.sum() > 0:
-        raise ParameterError("sample_weight sums to zero: no row would count")
+def row_weights(sample_weight, class_weight, codes: np.ndarray,
+                classes: np.ndarray) -> np.ndarray | None:
+    """Each row's weight, sample_weight times its class's weight; None when neither is
+    given (every row weighs 1)."""
+    weights = None
+    if sample_weight is not None:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+        if (weights.shape != codes.shape or (weights < 0).any()
+                or not np.isfinite(weights).all()):
+            raise ParameterError("sample_weight must be finite, non-negative, one per row")
+    if class_weight is not None:
+        by_class = class_weight_vector(class_weight, codes, classes)[codes]
+        weights = by_class if weights is None else weights * by_class
+    if weights is not None and not weights.sum() > 0:
+        raise ParameterError("sample_weight (times class_weight) sums to zero: "
+                             "no row would count")
+    return weights
+
+
+def class_weight_vector(class_weight, codes: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """The weight of every class: for "balanced", scikit-learn's
+    n_samples / (n_classes * bincount(y)) over the classes y holds; for a dict
+    {label: weight}, its weights, 1 for labels it leaves out."""
+    if isinstance(class_weight, str) and class_weight == "balanced":
+        counts = np.bincount(codes, minlength=classes.shape[0]).astype(np.float64)
+        present = counts > 0
+        weights = np.ones(classes.shape[0])
+        weights[present] = codes.shape[0] / (present.sum() * counts[present])
+        return weights
+    if not isinstance(class_weight, Mapping):
+        raise ParameterError("class_weight must be None, 'balanced' or a dict "
+                             f"{{label: weight}}, got {class_weight!r}")
+    index = {label: i for i, label in enumerate(classes.tolist())}
+    unknown = [label for label in class_weight if label not in index]
+    if unknown:
+        raise ParameterError(f"class_weight names label(s) {unknown!r} that y does not hold "
+                             f"(classes: {classes.tolist()!r})")
+    weights = np.ones(classes.shape[0])
+    for label, weight in class_weight.items():
+        if (isinstance(weight, bool) or not isinstance(weight, numbers.Real)
+                or not (np.isfinite(weight) and weight >= 0)):
+            raise ParameterError(f"class_weight of {label!r} must be a finite number >= 0, "
+                                 f"got {weight!r}")
+        weights[index[label]] = weight
     return weights
