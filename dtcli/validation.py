@@ -163,7 +163,7 @@ def class_weight_vector(class_weight, codes: np.ndarray, classes: np.ndarray) ->
     index = {label: i for i, label in enumerate(classes.tolist())}
     unknown = [label for label in class_weight if label not in index]
     if unknown:
-        raise ParameterError(f"class_weight names label(s) {unknown!r} that y does not hold "
+        raise ParameterError(f"class_weight names label(s) {unknown!r} that are not classes of y "
                              f"(classes: {classes.tolist()!r})")
     weights = np.ones(classes.shape[0])
     for label, weight in class_weight.items():

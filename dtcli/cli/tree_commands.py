@@ -5,8 +5,8 @@ import time
 
 import click
 
-from dtcli.cli.options import (CONTEXT, data_options, make_tree, output_option, stderr_console,
-                               target_options, tree_options)
+from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, make_tree,
+                               output_option, stderr_console, target_options, tree_options)
 
 
 @click.command(context_settings=CONTEXT)
@@ -14,6 +14,7 @@ from dtcli.cli.options import (CONTEXT, data_options, make_tree, output_option, 
 @target_options
 @data_options
 @tree_options
+@class_weight_option
 @output_option("Write the model JSON here (- for stdout).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
 def train(data, target, drop, data_format, no_header, delimiter, output, quiet, **tree):
