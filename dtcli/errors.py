@@ -29,3 +29,13 @@ class Interrupted(KeyboardInterrupt):
 def interrupt_exit_code(exc: KeyboardInterrupt) -> int:
     """The shell's convention: 128 + the signal's number (130 for Ctrl-C)."""
     return 128 + getattr(exc, "signum", signal.SIGINT)
+
+
+class NotFittedError(DtreeError, ValueError, AttributeError):
+    """An estimator was used before `fit`. ValueError and AttributeError are the bases of
+    scikit-learn's NotFittedError; when scikit-learn is loaded, what the estimator raises
+    is also an instance of scikit-learn's class (`dtcli.validation.not_fitted`)."""
+
+
+class DataConversionWarning(UserWarning):
+    """The input was converted to the shape the estimator takes (scikit-learn's name)."""

@@ -133,6 +133,46 @@ def test_train_options_reach_the_model(tmp_path):
     assert tree_facts(model)["depth"] <= 3
 
 
+def _haberman_class_counts() -> dict[str, int]:
+    """Rows per class of the KEEL file, read as text."""
+    text = (EXAMPLES / "imbalanced" / "haberman.dat").read_text()
+    rows = [line.rsplit(",", 1)[-1].strip() for line in text.split("@data", 1)[1].splitlines()
+            if line.strip()]
+    return {label: rows.count(label) for label in set(rows)}
+
+
+@pytest.mark.parametrize("weights", [["positive=3"], ["balanced"], ["negative=0.5",
+                                                                    "positive=2"]])
+def test_train_class_weight_reaches_the_tree(tmp_path, weights):
+    model = tmp_path / "m.json"
+    args = [a for w in weights for a in ("--class-weight", w)]
+    result = invoke("train", EXAMPLES / "imbalanced" / "haberman.dat", "--max-depth", "0",
+                    *args, "-o", model)
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(model.read_text())
+    counts = _haberman_class_counts()
+    if weights == ["balanced"]:
+        factor = {label: sum(counts.values()) / (2 * n) for label, n in counts.items()}
+    else:
+        factor = {w.split("=")[0]: float(w.split("=")[1]) for w in weights}
+    expected = [counts[c] * factor.get(c, 1.0) for c in doc["classes"]]
+    assert doc["tree"]["value"][0] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("weights, words", [
+    (["nope=2"], "nope"),
+    (["positive=heavy"], "not a number"),
+    (["positive=2", "positive=3"], "given twice"),
+    (["balanced", "positive=2"], "cannot be combined"),
+])
+def test_train_bad_class_weight_is_a_usage_error(tmp_path, weights, words):
+    args = [a for w in weights for a in ("--class-weight", w)]
+    result = invoke("train", EXAMPLES / "imbalanced" / "haberman.dat", *args,
+                    "-o", tmp_path / "m.json")
+    assert result.exit_code == 2 and words in result.stderr
+    assert not (tmp_path / "m.json").exists()
+
+
 def test_train_overwrites_atomically(tmp_path):
     model = tmp_path / "m.json"
     model.write_text("previous model")

@@ -82,13 +82,44 @@ def tree_options(func):
     return func
 
 
+def _parse_class_weight(ctx, param, values):
+    """`balanced`, or LABEL=WEIGHT items: the estimator's class_weight (None if not given).
+    A label may contain '=': the weight follows the last one."""
+    if not values:
+        return None
+    if "balanced" in values:
+        if len(values) > 1:
+            raise click.BadParameter("'balanced' cannot be combined with LABEL=WEIGHT", ctx, param)
+        return "balanced"
+    weights = {}
+    for item in values:
+        label, sep, weight = item.rpartition("=")
+        if not sep or not label:
+            raise click.BadParameter(f"expected balanced or LABEL=WEIGHT, got {item!r}", ctx, param)
+        if label in weights:
+            raise click.BadParameter(f"class {label!r} is given twice", ctx, param)
+        try:
+            weights[label] = float(weight)
+        except ValueError:
+            raise click.BadParameter(f"{label}={weight!r} is not a number", ctx, param) from None
+    return weights
+
+
+def class_weight_option(func):
+    return click.option(
+        "--class-weight", multiple=True, metavar="balanced|LABEL=WEIGHT",
+        callback=_parse_class_weight,
+        help="Weigh each class's rows: 'balanced' (rows / (classes x rows of the class)), or "
+             "LABEL=WEIGHT, repeatable (classes not named weigh 1).")(func)
+
+
 def output_option(help_text):
     return click.option("--output", "-o", "output", default="-", show_default=True,
                         metavar="FILE", help=help_text)
 
 
 def make_tree(criterion, criterion_params, max_depth, min_samples_split, min_samples_leaf,
-              min_gain, jobs):
+              min_gain, jobs, class_weight=None):
     """An estimator from `tree_options`, validated before any data is read."""
     from dtcli import criteria
     from dtcli.estimator import DecisionTreeClassifier
@@ -96,7 +127,7 @@ def make_tree(criterion, criterion_params, max_depth, min_samples_split, min_sam
     model = DecisionTreeClassifier(criterion=criterion, criterion_params=criterion_params or None,
                                    max_depth=max_depth, min_samples_split=min_samples_split,
                                    min_samples_leaf=min_samples_leaf, min_gain=min_gain,
-                                   n_jobs=jobs)
+                                   n_jobs=jobs, class_weight=class_weight)
     model._stop_rules()
     criteria.get(criterion).param_vector(criterion_params)
     return model

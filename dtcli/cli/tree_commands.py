@@ -5,8 +5,9 @@ import time
 
 import click
 
-from dtcli.cli.options import (CONTEXT, data_options, force_option, make_tree, output_option,
-                               stderr_console, target_options, tree_options)
+from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
+                               make_tree, output_option, stderr_console, target_options,
+                               tree_options)
 
 
 @click.command(context_settings=CONTEXT)
@@ -14,6 +15,7 @@ from dtcli.cli.options import (CONTEXT, data_options, force_option, make_tree, o
 @target_options
 @data_options
 @tree_options
+@class_weight_option
 @output_option("Write the model JSON here (- for stdout).")
 @force_option
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
