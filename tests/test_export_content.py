@@ -7,11 +7,14 @@ import re
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from rich.console import Console
 
 from dtcli import DecisionTreeClassifier
+from dtcli.cli import cli
 from dtcli.export import dot, rules, text
 from dtcli.io.dataset import Feature
+from dtcli.model import save_model
 from dtcli.tree import Tree
 
 COLOURS = ("red", "green", "blue", "grey")
@@ -186,3 +189,23 @@ def test_dot_pure_and_tied_nodes_have_scikit_learns_known_colours(load_example):
     # the root is a three-way tie (white); node 1 is pure setosa: class 0's colour,
     # hue 25 degrees at saturation 0.75 and value 0.9, as every filled scikit-learn tree shows
     assert nodes[0][1] == "#ffffff" and nodes[1][1] == "#e58139"
+
+
+# --- command line -----------------------------------------------------------------------------
+
+def test_export_max_depth_on_the_command_line(tmp_path):
+    path = tmp_path / "model.json"
+    save_model(hand_built(), str(path), target="class")
+    result = CliRunner().invoke(cli, ["export", str(path), "--max-depth", "1"])
+    assert result.exit_code == 0, result.stderr
+    assert [line.rstrip() for line in result.stdout.splitlines()[1:]] == plain(
+        text.render(hand_built(), "t", max_depth=1))[1:]
+
+
+@pytest.mark.parametrize("args", [["--max-depth", "-1"], ["-f", "rules", "--max-depth", "2"],
+                                  ["-f", "dot", "--max-depth", "0"]])
+def test_export_max_depth_mistakes_are_usage_errors(tmp_path, args):
+    path = tmp_path / "model.json"
+    save_model(hand_built(), str(path), target="class")
+    result = CliRunner().invoke(cli, ["export", str(path), *args])
+    assert result.exit_code == 2 and "--max-depth" in result.stderr
