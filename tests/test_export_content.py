@@ -151,7 +151,8 @@ def sklearn_fill(shares, n_classes):
 def test_dot_labels_edges_and_fill_colours_of_the_hand_built_tree():
     model = hand_built()
     nodes, edges = dot_statements(dot.render(model))
-    assert edges == [(0, 1, "colour in {red, green}"), (0, 2, "colour in {blue, grey} (or missing)"),
+    assert edges == [(0, 1, "colour in {red, green}"),
+                     (0, 2, "colour in {blue, grey} (or missing)"),
                      (1, 3, "colour in {red}"), (1, 4, "colour in {green}"),
                      (2, 5, "size <= 2.5"), (2, 6, "size > 2.5 (or missing)"),
                      (6, 7, "colour in {blue} (or missing)"), (6, 8, "colour in {grey}")]
