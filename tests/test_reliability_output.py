@@ -218,8 +218,8 @@ def test_an_output_to_a_pipe_path_is_written_in_place(dtree_exe, model_file):
     with os.fdopen(read_end) as pipe:
         written = pipe.read()
     assert result.returncode == 0, result.stderr
-    assert written == ("if x <= 1.5 (or missing) then a  [a: 1, b: 0]\n"
-                       "if x > 1.5 then b  [a: 0, b: 2]\n")
+    assert written == ("if x <= 1.5 (or missing) then a  (coverage 1, confidence 100.0%)  [a: 1]\n"
+                       "if x > 1.5 then b  (coverage 2, confidence 100.0%)  [b: 2]\n")
 
 
 def test_a_signal_during_an_output_write_leaves_no_temporary_file(tmp_path):

@@ -98,7 +98,10 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, output):
 @click.option("--format", "-f", "export_format", type=click.Choice(["text", "json", "dot", "rules"]),
               default="text", show_default=True, help="What to write.")
 @output_option("Write here (- for stdout).")
-def export(model_path, export_format, output):
+@click.option("--max-depth", type=click.IntRange(min=0), metavar="N",
+              help="Text only: show N levels below the root; a deeper subtree is one "
+                   "'...' line giving its size.")
+def export(model_path, export_format, output, max_depth):
     """Show a saved MODEL as a tree diagram, JSON, Graphviz DOT or if-then rules.
 
     \b
@@ -112,6 +115,8 @@ def export(model_path, export_format, output):
     from dtcli.atomic import open_output, refuse_output_over_input
     from dtcli.model import load_model
 
+    if max_depth is not None and export_format != "text":
+        raise click.UsageError("--max-depth applies to --format text only")
     refuse_output_over_input(output, "--output", {"model": model_path})
     model, doc = load_model(model_path)
     with open_output(output) as handle:
@@ -138,7 +143,7 @@ def export(model_path, export_format, output):
             to_terminal = output == "-" and handle.isatty()
             console = Console(file=handle, highlight=False, force_terminal=to_terminal,
                               width=None if to_terminal else 10_000)
-            console.print(text.render(model, header))
+            console.print(text.render(model, header, max_depth))
 
 
 @click.command(context_settings=CONTEXT)
