@@ -6,9 +6,24 @@ pipe or terminal is the point.
 """
 from __future__ import annotations
 
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
 from click.testing import CliRunner
 
 from dtcli.cli import cli
+from dtcli.criteria import CRITERIA
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+IRIS = EXAMPLES / "iris.csv"
+TABLE3 = ROOT / "docs" / "reference" / "ihd_table3_accuracy_balanced.csv"
+# KEEL, with the class as the last attribute: x <= 2 is class a.
+TINY_KEEL = ("@relation tiny\n@attribute x real [0.0, 9.0]\n@attribute class {a, b}\n"
+             "@inputs x\n@outputs class\n@data\n1, a\n2, a\n3, b\n4, b\n")
 
 
 def invoke(*args, stdin=None):
@@ -38,3 +53,79 @@ def test_criteria_cite_authors_venues_years_and_equations():
     for name, pieces in CITATIONS.items():
         for piece in pieces:
             assert piece in rows[name], (name, piece)
+
+
+# --- one meaning per option name --------------------------------------------------------------
+
+def options_of(command):
+    """{flag: click option} of a command, every spelling of every option."""
+    return {flag: param for param in cli.commands[command].params
+            for flag in (*param.opts, *param.secondary_opts)}
+
+
+@pytest.mark.parametrize("command", sorted(cli.commands))
+def test_every_option_name_means_one_thing(command):
+    options = options_of(command)
+    assert options["-q"].name == "quiet"  # every command takes -q
+    assert options["-o"].name == "output" and options["-o"].metavar == "FILE"
+    if "-f" in options:
+        assert options["-f"].name == "output_format" and "--output-format" in options["-f"].opts
+    if "-j" in options:
+        assert options["-j"].name == "jobs" and options["-j"].help.startswith("CPU cores to use")
+    if "--input-format" in options:
+        assert options["--input-format"].name == "data_format"
+        assert "deprecated" in options["--input-format"].help
+    if "--format" in options:  # the old name, kept where it meant one thing
+        assert options["--format"] is options["--input-format" if command != "export" else "-f"]
+
+
+def test_the_option_names_are_explained_in_the_top_level_help():
+    text = invoke("--help").stdout
+    for flag in ("-o, --output FILE", "-f, --output-format", "--input-format", "-j, --jobs N",
+                 "-q, --quiet"):
+        assert flag in text
+
+
+@pytest.mark.parametrize("args", [["criteria", "-o", "json"],
+                                  ["evaluate", IRIS, "-o", "json"],
+                                  ["compare", "--table", TABLE3, "-o", "markdown"]])
+def test_an_output_format_given_to_o_is_refused_with_the_new_spelling(tmp_path, monkeypatch,
+                                                                      args):
+    monkeypatch.chdir(tmp_path)
+    result = invoke(*args)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and f"-f {args[-1]}" in result.stderr
+    assert list(tmp_path.iterdir()) == []  # no file named "json"
+
+
+def test_o_writes_a_report_to_a_file_and_f_chooses_its_format(tmp_path):
+    out = tmp_path / "table3.csv"
+    to_file = invoke("compare", "--table", TABLE3, "-f", "csv", "-o", out)
+    assert to_file.exit_code == 0 and to_file.stdout == ""
+    to_stdout = invoke("compare", "--table", TABLE3, "--output-format", "csv")
+    assert out.read_text() == to_stdout.stdout
+    with TABLE3.open(newline="") as handle:
+        expected = [row[0] for row in csv.reader(handle)][1:]
+    assert [row[0] for row in csv.reader(io.StringIO(out.read_text()))][1:] == expected
+
+    criteria_file = tmp_path / "criteria.json"
+    assert invoke("criteria", "-f", "json", "-o", criteria_file).exit_code == 0
+    assert [c["name"] for c in json.loads(criteria_file.read_text())] == list(CRITERIA)
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+def test_a_repeated_param_is_an_error(tmp_path, command):
+    result = invoke(command, IRIS, "-c", "tsallis", "-p", "q=1", "--param", "q=3",
+                    "-o", tmp_path / "out")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert "--param" in result.stderr and "q is given twice" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("spelling", ["--input-format", "--format"])
+def test_input_format_and_its_deprecated_name_read_stdin_as_keel(spelling):
+    result = invoke("train", "-", spelling, "keel", "--max-depth", "1", stdin=TINY_KEEL)
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["target"] == "class" and [f["name"] for f in doc["features"]] == ["x"]

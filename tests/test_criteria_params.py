@@ -140,7 +140,7 @@ def test_cli_parameter_errors(args, needle, tmp_path):
 
 
 def test_criteria_json_lists_every_criterion():
-    result = CliRunner().invoke(cli, ["criteria", "--output", "json"])
+    result = CliRunner().invoke(cli, ["criteria", "--output-format", "json"])
     assert result.exit_code == 0
     rows = json.loads(result.stdout)
     assert [row["name"] for row in rows] == list(CRITERIA)

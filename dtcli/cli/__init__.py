@@ -60,6 +60,16 @@ def cli():
 
     Reads CSV, ARFF and KEEL .dat files (optionally .gz, or - for stdin).
     Run `dtree COMMAND --help` for a command's options and an example.
+
+    \b
+    An option means the same in every command that takes it:
+      -o, --output FILE      where to write (- for stdout, the default)
+      -f, --output-format    what to write (text, json, csv, ...)
+      --input-format         how to read DATA (csv, arff, keel; default: by extension)
+      -j, --jobs N           CPU cores to use (default: all)
+      -q, --quiet            no notes or progress on stderr
+    Old spellings: `-o json` is refused (write -f json); --format still works,
+    deprecated, for --input-format (in export, for -f).
     """
 
 

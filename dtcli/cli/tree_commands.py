@@ -5,8 +5,9 @@ import time
 
 import click
 
-from dtcli.cli.options import (CONTEXT, data_options, force_option, make_tree, output_option,
-                               stderr_console, target_options, tree_options)
+from dtcli.cli.options import (CONTEXT, data_options, force_option, jobs_option, make_tree,
+                               output_format_option, output_option, quiet_option, stderr_console,
+                               target_options, tree_options)
 
 
 @click.command(context_settings=CONTEXT)
@@ -14,10 +15,12 @@ from dtcli.cli.options import (CONTEXT, data_options, force_option, make_tree, o
 @target_options
 @data_options
 @tree_options
+@jobs_option("as threads (default: all)")
 @output_option("Write the model JSON here (- for stdout).")
 @force_option
-@click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
-def train(data, target, drop, data_format, no_header, delimiter, output, force, quiet, **tree):
+@quiet_option("No summary or notes on stderr.")
+def train(data, target, drop, data_format, no_header, delimiter, jobs, output, force, quiet,
+          **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     \b
@@ -28,7 +31,7 @@ def train(data, target, drop, data_format, no_header, delimiter, output, force, 
     from dtcli.io import load_dataset
     from dtcli.model import save_model
 
-    model = make_tree(**tree)
+    model = make_tree(jobs=jobs, **tree)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
                            header=not no_header, delimiter=delimiter, force=force)
     console = stderr_console()
@@ -56,7 +59,8 @@ def train(data, target, drop, data_format, no_header, delimiter, output, force, 
 @data_options
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
 @output_option("Write the predictions CSV here (- for stdout).")
-def predict(model_path, data, data_format, no_header, delimiter, proba, output):
+@quiet_option("No notes on stderr (errors are still reported; predict writes none).")
+def predict(model_path, data, data_format, no_header, delimiter, proba, output, quiet):
     """Predict the class of every row of DATA with a saved MODEL.
 
     Columns are matched by name; extra columns (and the class column) are
@@ -90,10 +94,12 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, output):
 
 @click.command(context_settings=CONTEXT)
 @click.argument("model_path", metavar="MODEL")
-@click.option("--format", "-f", "export_format", type=click.Choice(["text", "json", "dot", "rules"]),
-              default="text", show_default=True, help="What to write.")
+@output_format_option(["text", "json", "dot", "rules"], "text",
+                      "What to write. --format is its old, deprecated name.",
+                      old_names=("--format",))
 @output_option("Write here (- for stdout).")
-def export(model_path, export_format, output):
+@quiet_option("No notes on stderr (errors are still reported; export writes none).")
+def export(model_path, output_format, output, quiet):
     """Show a saved MODEL as a tree diagram, JSON, Graphviz DOT or if-then rules.
 
     \b
@@ -109,13 +115,13 @@ def export(model_path, export_format, output):
 
     model, doc = load_model(model_path)
     with open_output(output) as handle:
-        if export_format == "json":
+        if output_format == "json":
             handle.write(json.dumps(doc, indent=1) + "\n")
-        elif export_format == "dot":
+        elif output_format == "dot":
             from dtcli.export import dot
 
             handle.write(dot.render(model))
-        elif export_format == "rules":
+        elif output_format == "rules":
             from dtcli.export import rules
 
             handle.write(rules.render(model))
@@ -136,15 +142,16 @@ def export(model_path, export_format, output):
 
 
 @click.command(context_settings=CONTEXT)
-@click.option("--output", "-o", "output_format", type=click.Choice(["table", "json"]),
-              default="table", show_default=True, help="Table for people, JSON for scripts.")
-def criteria(output_format):
+@output_format_option(["table", "json"], "table", "Table for people, JSON for scripts.")
+@output_option("Write here (- for stdout).", formats=("table", "json"))
+@quiet_option("No notes on stderr (errors are still reported; criteria writes none).")
+def criteria(output_format, output, quiet):
     """List the split criteria with their parameters and sources.
 
     \b
     Example:
       dtree criteria
-      dtree criteria -o json
+      dtree criteria -f json
     """
     import json
 
@@ -154,11 +161,19 @@ def criteria(output_format):
              "params": [{"name": p.name, "default": p.default, "range": p.describe_range()}
                         for p in c.params],
              "source": c.source, "summary": c.summary} for c in CRITERIA.values()]
-    if output_format == "json":
-        click.echo(json.dumps(rows, indent=1))
-        return
-    from rich.console import Console
+    from dtcli.atomic import open_output
+
+    with open_output(output) as handle:
+        if output_format == "json":
+            handle.write(json.dumps(rows, indent=1) + "\n")
+        else:
+            _print_criteria_table(rows, handle)
+
+
+def _print_criteria_table(rows: list[dict], stream) -> None:
     from rich.table import Table
+
+    from dtcli.evaluate.tables import console
 
     table = Table(show_lines=False)
     table.add_column("criterion", no_wrap=True)
@@ -168,7 +183,4 @@ def criteria(output_format):
         params = ", ".join(f"{p['name']}={p['default']:g} in {p['range']}" for p in row["params"])
         table.add_row(row["name"], params or "-", row["source"], row["summary"])
     # A terminal gets its width; a file or pipe gets one unwrapped line per row.
-    console = Console(highlight=False)
-    if not console.is_terminal:
-        console = Console(highlight=False, width=10_000)
-    console.print(table)
+    console(stream).print(table)
