@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,74 @@ def test_input_format_and_its_deprecated_name_read_stdin_as_keel(spelling):
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["target"] == "class" and [f["name"] for f in doc["features"]] == ["x"]
+
+
+# --- pipelines --------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def iris_model(tmp_path_factory):
+    model = tmp_path_factory.mktemp("iris") / "iris.json"
+    assert invoke("train", IRIS, "-o", model, "-q").exit_code == 0
+    return model
+
+
+def iris_rows() -> list[list[str]]:
+    with IRIS.open(newline="") as handle:
+        return list(csv.reader(handle))
+
+
+def test_predict_into_a_closed_pipe_exits_0_silently(dtree_exe, iris_model, tmp_path):
+    data = tmp_path / "big.csv"
+    header, *rows = iris_rows()
+    with data.open("w", newline="") as handle:
+        csv.writer(handle).writerows([header] + rows * 400)  # far more than a pipe holds
+    process = subprocess.Popen([str(dtree_exe), "predict", str(iris_model), str(data)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline() == b"prediction\n"
+    process.stdout.close()  # as `| head -1` does
+    assert process.wait(timeout=120) == 0
+    assert process.stderr.read() == b""
+
+
+def test_predict_no_header_matches_columns_by_position(tmp_path, iris_model):
+    header, *rows = iris_rows()
+    features = [f["name"] for f in json.loads(iris_model.read_text())["features"]]
+    order = [header.index(name) for name in features] + [header.index("class")]
+    data = tmp_path / "no-header.csv"
+    with data.open("w", newline="") as handle:
+        csv.writer(handle).writerows([[row[i] for i in order] for row in rows])
+    result = invoke("predict", iris_model, data, "--no-header")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == ["prediction"] + [row[-1] for row in rows]
+
+
+def test_predict_keeps_an_input_column_and_can_leave_out_the_header(iris_model):
+    header, *rows = iris_rows()
+    with_header = invoke("predict", iris_model, IRIS, "--keep", "a1", "--proba")
+    assert with_header.exit_code == 0, with_header.stderr
+    lines = list(csv.reader(io.StringIO(with_header.stdout)))
+    classes = json.loads(iris_model.read_text())["classes"]
+    assert lines[0] == ["a1", "prediction"] + [f"proba_{c}" for c in classes]
+    at = header.index("a1")
+    assert [float(line[0]) for line in lines[1:]] == [float(row[at]) for row in rows]
+    assert [line[1] for line in lines[1:]] == [row[-1] for row in rows]
+
+    bare = invoke("predict", iris_model, IRIS, "--keep", "a1", "--proba",
+                  "--no-output-header")
+    assert bare.exit_code == 0 and list(csv.reader(io.StringIO(bare.stdout))) == lines[1:]
+
+
+def test_predict_keep_of_an_unknown_column_is_an_option_error(iris_model):
+    result = invoke("predict", iris_model, IRIS, "--keep", "nope")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "--keep 'nope'" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["predict", "train", "evaluate"])
+def test_keel_on_stdin_read_as_csv_says_to_give_the_input_format(iris_model, command):
+    args = {"predict": ["predict", iris_model, "-"], "train": ["train", "-"],
+            "evaluate": ["evaluate", "-"]}[command]
+    result = invoke(*args, stdin=TINY_KEEL)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert "@relation" in result.stderr and "--input-format keel" in result.stderr

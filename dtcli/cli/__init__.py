@@ -7,6 +7,7 @@ talk and progress to stderr. Exit codes: 0 success, 1 bad data or files,
 """
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -46,11 +47,28 @@ class _Group(click.Group):
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
+            return result
+        except BrokenPipeError:  # `dtree predict ... | head`: the reader has all it wants
+            _discard_stdout()
+            raise click.exceptions.Exit(0) from None
         except ParameterError as exc:
             raise _BadOption(str(exc)) from None
         except DtreeError as exc:
             raise click.ClickException(str(exc)) from None
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit cannot raise again (Python's
+    documented handling of SIGPIPE, but with exit code 0)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # not a file descriptor (e.g. in tests)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 @click.group(cls=_Group, context_settings=CONTEXT)

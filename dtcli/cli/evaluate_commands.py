@@ -5,8 +5,8 @@ import click
 from click.core import ParameterSource
 
 from dtcli.cli.options import (CONTEXT, data_options, force_option, jobs_option, output_option,
-                               output_format_option, quiet_option, stderr_console,
-                               target_options, tree_options)
+                               output_format_option, quiet_option, refuse_unmarked_stdin,
+                               stderr_console, target_options, tree_options)
 from dtcli.errors import ParameterError
 from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
 
@@ -123,6 +123,7 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     """
     if len(inputs) > 2:
         raise click.UsageError("expected DATA, or MODEL DATA", ctx)
+    refuse_unmarked_stdin(inputs[-1], data_format)
     if len(inputs) == 2:
         _refuse(ctx, _TREE + _CV + ("drop", "force"), "applies to cross-validating DATA; a "
                                                       "saved MODEL is evaluated as it is")

@@ -125,3 +125,36 @@ def make_tree(criterion, criterion_params, max_depth, min_samples_split, min_sam
     model._stop_rules()
     criteria.get(criterion).param_vector(criterion_params)
     return model
+
+
+def positional_features(features):
+    """A model's features renamed V1, V2, ... as CSV columns without a header are, so that
+    `predict --no-header` matches them by position in the model's feature order."""
+    import dataclasses
+
+    return [dataclasses.replace(f, name=f"V{i}") for i, f in enumerate(features, start=1)]
+
+
+_STDIN_HEAD = 512  # bytes looked at to recognise KEEL or ARFF on stdin
+
+
+def refuse_unmarked_stdin(data: str, data_format: str | None) -> None:
+    """Stdin is read as CSV unless --input-format says otherwise: refuse KEEL or ARFF
+    text (a first line `@relation ...`) read so, which would fail with a confusing
+    message about columns."""
+    if data != "-" or data_format is not None:
+        return
+    import sys
+
+    from dtcli.errors import ParameterError
+
+    stream = sys.stdin.buffer
+    if hasattr(stream, "peek"):  # a pipe or file: look without consuming
+        head = stream.peek(_STDIN_HEAD)[:_STDIN_HEAD]
+    else:  # an in-memory stream (tests): read, then rewind
+        head = stream.read(_STDIN_HEAD)
+        stream.seek(-len(head), 1)
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").lower().startswith(b"@relation"):
+        raise ParameterError("<stdin>: looks like KEEL or ARFF (it begins with @relation) but "
+                             "stdin is read as CSV; give --input-format keel or "
+                             "--input-format arff")

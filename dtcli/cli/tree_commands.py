@@ -6,8 +6,10 @@ import time
 import click
 
 from dtcli.cli.options import (CONTEXT, data_options, force_option, jobs_option, make_tree,
-                               output_format_option, output_option, quiet_option, stderr_console,
+                               output_format_option, output_option, positional_features,
+                               quiet_option, refuse_unmarked_stdin, stderr_console,
                                target_options, tree_options)
+from dtcli.errors import ParameterError
 
 
 @click.command(context_settings=CONTEXT)
@@ -32,6 +34,7 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
     from dtcli.model import save_model
 
     model = make_tree(jobs=jobs, **tree)
+    refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
                            header=not no_header, delimiter=delimiter, force=force)
     console = stderr_console()
@@ -58,18 +61,27 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
 @click.argument("data")
 @data_options
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
+@click.option("--keep", metavar="COL",
+              help="Copy this input column (by name; V1, V2, ... with --no-header) to the "
+                   "output, before the prediction, e.g. an id. Numbers are written as read "
+                   "into numbers (007 becomes 7).")
+@click.option("--output-header/--no-output-header", default=True, show_default=True,
+              help="Begin the output with a header row.")
 @output_option("Write the predictions CSV here (- for stdout).")
 @quiet_option("No notes on stderr (errors are still reported; predict writes none).")
-def predict(model_path, data, data_format, no_header, delimiter, proba, output, quiet):
+def predict(model_path, data, data_format, no_header, delimiter, proba, keep, output_header,
+            output, quiet):
     """Predict the class of every row of DATA with a saved MODEL.
 
-    Columns are matched by name; extra columns (and the class column) are
-    ignored. Output: CSV with a column `prediction`, plus `proba_<class>`
-    columns with --proba.
+    Columns are matched by name, or with --no-header by position: the first
+    columns are the model's features in its order (`dtree export MODEL -f json`
+    lists them). Extra columns (and the class column) are ignored. Output: CSV
+    with a column `prediction`, plus `proba_<class>` columns with --proba.
 
     \b
     Example:
       dtree predict iris.json examples/iris.csv --proba -o predictions.csv
+      dtree predict iris.json examples/iris.csv --keep class --no-output-header | head
     """
     import csv
 
@@ -78,18 +90,23 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, output, 
     from dtcli.model import load_model
 
     model, _ = load_model(model_path)
-    X, _ = load_features(data, model.features_, format=data_format, header=not no_header,
-                         delimiter=delimiter)
+    refuse_unmarked_stdin(data, data_format)
+    features = model.features_ if not no_header else positional_features(model.features_)
+    X, kept = load_features(data, features, target=keep, format=data_format,
+                            header=not no_header, delimiter=delimiter)
+    if keep is not None and kept is None:
+        raise ParameterError(f"{data}: --keep '{keep}': no such column")
     probabilities = model.proba_from_matrix(X)
     labels = model.classes_[probabilities.argmax(axis=1)]
+    header = ([keep] if keep is not None else []) + ["prediction"] + (
+        [f"proba_{c}" for c in model.classes_] if proba else [])
+    columns = ([kept] if keep is not None else []) + [labels] + (
+        [[f"{p:.6g}" for p in column] for column in probabilities.T] if proba else [])
     with open_output(output) as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["prediction"] + ([f"proba_{c}" for c in model.classes_] if proba else []))
-        if proba:
-            writer.writerows([label, *(f"{p:.6g}" for p in row)]
-                             for label, row in zip(labels, probabilities))
-        else:
-            writer.writerows([label] for label in labels)
+        if output_header:
+            writer.writerow(header)
+        writer.writerows(zip(*columns))
 
 
 @click.command(context_settings=CONTEXT)
