@@ -9,6 +9,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -201,3 +203,79 @@ def test_keel_on_stdin_read_as_csv_says_to_give_the_input_format(iris_model, com
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1
     assert "@relation" in result.stderr and "--input-format keel" in result.stderr
+
+
+# --- train without -o: the tree on a terminal, JSON in a pipe; the summary ---------------------
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def run_on_a_terminal(*args) -> tuple[str, str, int]:
+    """Run dtree with stdout on a pseudo-terminal; (stdout without colours, stderr, code)."""
+    import pty
+
+    master, slave = pty.openpty()
+    process = subprocess.Popen([*map(str, args)], stdout=slave, stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # Linux: EIO once the process has closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    code = process.wait(timeout=120)
+    return ANSI.sub("", out.decode()), process.stderr.read().decode(), code
+
+
+def test_train_on_a_terminal_shows_the_tree_and_how_to_save_it(dtree_exe, tmp_path):
+    saved = tmp_path / "iris.json"
+    assert invoke("train", IRIS, "-o", saved, "-q").exit_code == 0
+    tree = json.loads(saved.read_text())["tree"]
+
+    shown, talk, code = run_on_a_terminal(dtree_exe, "train", IRIS)
+    assert code == 0, talk
+    lines = shown.strip().splitlines()
+    assert lines[0] == f"gini tree for class: {tree['node_count']} nodes"
+    assert not shown.lstrip().startswith("{")  # no JSON
+    # every node is either drawn (with its class counts) or counted under a cut branch
+    drawn = sum("[Iris-setosa:" in line for line in lines)
+    hidden = sum(int(m) for m in re.findall(r"\.\.\. (\d+) more nodes", shown))
+    assert drawn + hidden == tree["node_count"] and drawn < tree["node_count"]
+    assert "target column 'class'" in talk and "-o MODEL.json" in talk
+    assert list(tmp_path.iterdir()) == [saved]
+
+
+def test_train_summary_names_the_target_column(tmp_path):
+    result = invoke("train", EXAMPLES / "balanced" / "glass.csv", "--target", "Type",
+                    "--drop", "Id", "-o", tmp_path / "m.json")
+    assert result.exit_code == 0, result.stderr
+    assert "target column 'Type'" in result.stderr
+    assert "row identifier" not in result.stderr
+
+
+def test_train_warns_about_a_column_that_looks_like_a_row_identifier(tmp_path):
+    with (EXAMPLES / "balanced" / "glass.csv").open(newline="") as handle:
+        ids = [row["Id"] for row in csv.DictReader(handle)]
+    assert len(set(ids)) == len(ids) and all(i.isdigit() for i in ids)  # what makes it one
+    result = invoke("train", EXAMPLES / "balanced" / "glass.csv", "--target", "Type",
+                    "-o", tmp_path / "m.json")
+    assert result.exit_code == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "row identifier" in line]
+    assert len(warnings) == 1 and "'Id'" in warnings[0] and "--drop Id" in warnings[0]
+
+
+def test_row_identifier_warning_for_text_but_not_for_measurements(tmp_path):
+    data = tmp_path / "people.csv"
+    rows = [[f"person{i}", f"{i + 0.5}", f"{i % 3}", "yes" if i % 2 else "no"]
+            for i in range(30)]
+    with data.open("w", newline="") as handle:
+        csv.writer(handle).writerows([["name", "height", "group", "label"], *rows])
+    result = invoke("train", data, "-o", tmp_path / "m.json")
+    assert result.exit_code == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "row identifier" in line]
+    assert len(warnings) == 1 and "'name'" in warnings[0]  # height has fractions, group repeats

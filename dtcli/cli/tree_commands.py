@@ -20,40 +20,66 @@ from dtcli.errors import ParameterError
 @jobs_option("as threads (default: all)")
 @output_option("Write the model JSON here (- for stdout).")
 @force_option
-@quiet_option("No summary or notes on stderr.")
+@quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
 def train(data, target, drop, data_format, no_header, delimiter, jobs, output, force, quiet,
           **tree):
     """Fit a tree on DATA and write the model as JSON.
+
+    Without -o, the JSON goes to stdout when it is a file or a pipe; on a
+    terminal, train shows the tree's top levels instead and saves nothing.
+    The summary on stderr names the target column, and a warning names any
+    column that looks like a row identifier.
 
     \b
     Example:
       dtree train examples/iris.csv -o iris.json
       dtree train examples/ecoli2.dat --criterion entropy --min-samples-leaf 2 -o ecoli2.json
     """
+    import sys
+
     from dtcli.io import load_dataset
-    from dtcli.model import save_model
+    from dtcli.row_ids import row_identifier_warnings
 
     model = make_tree(jobs=jobs, **tree)
     refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
                            header=not no_header, delimiter=delimiter, force=force)
     console = stderr_console()
-    for warning in dataset.warnings:
+    for warning in dataset.warnings + row_identifier_warnings(dataset):
         console.print(f"warning: {warning}", style="yellow")
     start = time.perf_counter()
     model.fit_dataset(dataset)
     seconds = time.perf_counter() - start
-    save_model(model, output, target=dataset.target, source=data)
+    # JSON is for files and pipes; a person at a terminal gets the tree to read.
+    shown = output == "-" and sys.stdout.isatty()
+    _write_model(model, dataset, data, output, shown)
     if quiet:
         return
     tree_ = model.tree_
     accuracy = tree_.training_accuracy()
     console.print(
-        f"trained {model.criterion} tree on {dataset.source}: {dataset.X.shape[0]} rows, "
+        f"trained {model.criterion} tree on {dataset.source}, target column "
+        f"'{dataset.target}': {dataset.X.shape[0]} rows, "
         f"{dataset.X.shape[1]} features, {len(dataset.classes)} classes; "
         f"{tree_.node_count} nodes, {tree_.n_leaves} leaves, depth {tree_.max_depth}; "
         f"training accuracy {accuracy:.4f}; {seconds:.2f} s"
         + ("" if output == "-" else f"; model written to {output}"))
+    if shown:
+        console.print("the model is not saved: add -o MODEL.json to save it (or send stdout "
+                      "to a file or pipe for its JSON); --target NAME chooses another class "
+                      "column")
+
+
+def _write_model(model, dataset, data: str, output: str, shown: bool) -> None:
+    """The model's JSON to `output`, or its tree to the terminal when `shown`."""
+    from dtcli.model import model_to_dict, save_model
+
+    if not shown:
+        save_model(model, output, target=dataset.target, source=data)
+        return
+    from dtcli.cli.preview import print_tree_preview
+
+    print_tree_preview(model, model_to_dict(model, target=dataset.target, source=data))
 
 
 @click.command(context_settings=CONTEXT)
@@ -145,12 +171,10 @@ def export(model_path, output_format, output, quiet):
         else:
             from rich.console import Console
 
+            from dtcli.cli.preview import tree_title
             from dtcli.export import text
 
-            params = doc["criterion"]["params"]
-            header = f"{doc['criterion']['name']}" + (
-                "(" + ", ".join(f"{k}={v:g}" for k, v in params.items()) + ")" if params else "")
-            header += f" tree for {doc.get('target')}: {model.tree_.node_count} nodes"
+            header = tree_title(doc)
             # A terminal gets colour and its width; a file or pipe gets plain, unwrapped lines.
             to_terminal = output == "-" and handle.isatty()
             console = Console(file=handle, highlight=False, force_terminal=to_terminal,
