@@ -11,6 +11,7 @@ import io
 import json
 import os
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -279,3 +280,56 @@ def test_row_identifier_warning_for_text_but_not_for_measurements(tmp_path):
     assert result.exit_code == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if "row identifier" in line]
     assert len(warnings) == 1 and "'name'" in warnings[0]  # height has fractions, group repeats
+
+
+# --- the README's quick start -----------------------------------------------------------------
+
+README = (ROOT / "README.md").read_text()
+
+
+def shell_blocks(text: str) -> list[str]:
+    return re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+
+
+def test_quick_start_is_one_command_that_writes_only_into_an_ignored_directory(tmp_path,
+                                                                              monkeypatch):
+    quick_start = README.split("## Quick start", 1)[1]
+    command = shell_blocks(quick_start)[0].strip()
+    assert "\n" not in command
+    steps = command.split(" && ")
+    assert steps[:2] == ["python3 -m venv .venv", ".venv/bin/pip install -e ."]
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    (tmp_path / "examples").symlink_to(EXAMPLES)
+    monkeypatch.chdir(tmp_path)
+    for step in steps[2:]:  # the steps after the installation, here
+        words = shlex.split(step)
+        if words[:2] == ["mkdir", "-p"]:
+            assert f"/{words[2]}/" in ignored
+            Path(words[2]).mkdir()
+            continue
+        assert words[0] == ".venv/bin/dtree"
+        result = invoke(*words[1:])
+        assert result.exit_code == 0, (step, result.stderr)
+    assert "Iris-setosa" in result.stdout  # the last step shows the tree
+    assert [p.name for p in tmp_path.iterdir() if p.name != "examples"] == ["out"]
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["iris.json"]
+    assert ". .venv/bin/activate" in quick_start.split("## ", 1)[0]
+
+
+def test_readme_examples_write_into_the_ignored_directory():
+    lines = [line for block in shell_blocks(README) for line in block.splitlines()
+             if line.lstrip().startswith(("dtree ", "--")) and "[" not in line]
+    targets = [words[i + 1] for words in map(shlex.split, (line.rstrip("\\") for line in lines))
+               for i, word in enumerate(words[:-1])
+               if word in ("-o", "--cd-diagram")]
+    assert len(targets) >= 4 and all(t.startswith("out/") for t in targets), targets
+
+
+def test_readme_test_command_is_what_ci_runs():
+    ci = (ROOT / ".ci" / "run").read_text()
+    command = shell_blocks(README.split("Run the tests", 1)[1])[0].strip()
+    assert command == ('python3 -m venv .venv && .venv/bin/pip install -e ".[test]" && '
+                       ".venv/bin/python -m pytest -q -n auto")
+    for step in ("python3 -m venv .venv", '.venv/bin/pip install --quiet -e ".[test]"',
+                 ".venv/bin/python -m pytest -q -n auto"):
+        assert step in ci
