@@ -200,7 +200,8 @@ def test_predict_keep_of_an_unknown_column_is_an_option_error(iris_model):
 def test_keel_on_stdin_read_as_csv_says_to_give_the_input_format(iris_model, command):
     args = {"predict": ["predict", iris_model, "-"], "train": ["train", "-"],
             "evaluate": ["evaluate", "-"]}[command]
-    result = invoke(*args, stdin=TINY_KEEL)
+    stdin = TINY_KEEL if command != "evaluate" else "% an ARFF comment\n\n" + TINY_KEEL
+    result = invoke(*args, stdin=stdin)
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1
     assert "@relation" in result.stderr and "--input-format keel" in result.stderr

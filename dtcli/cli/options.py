@@ -66,7 +66,8 @@ def tree_options(func):
         click.option("--criterion", "-c", default="gini", show_default=True,
                      help="Split criterion; `dtree criteria` lists them."),
         click.option("--param", "-p", "criterion_params", multiple=True, metavar="NAME=VALUE",
-                     callback=_parse_param, help="Criterion parameter, e.g. q=2.5; repeatable, once per parameter."),
+                     callback=_parse_param,
+                     help="Criterion parameter, e.g. q=2.5; repeatable, once per parameter."),
         click.option("--max-depth", type=click.IntRange(min=0), help="Maximum depth (default: none)."),
         click.option("--min-samples-split", type=click.IntRange(min=2), default=2, show_default=True,
                      help="Smallest node that may be split."),
@@ -140,8 +141,8 @@ _STDIN_HEAD = 512  # bytes looked at to recognise KEEL or ARFF on stdin
 
 def refuse_unmarked_stdin(data: str, data_format: str | None) -> None:
     """Stdin is read as CSV unless --input-format says otherwise: refuse KEEL or ARFF
-    text (a first line `@relation ...`) read so, which would fail with a confusing
-    message about columns."""
+    text (a first line `@relation ...`, after any ARFF % comments) read so, which would
+    fail with a confusing message about columns."""
     if data != "-" or data_format is not None:
         return
     import sys
@@ -154,7 +155,9 @@ def refuse_unmarked_stdin(data: str, data_format: str | None) -> None:
     else:  # an in-memory stream (tests): read, then rewind
         head = stream.read(_STDIN_HEAD)
         stream.seek(-len(head), 1)
-    if head.lstrip(b"\xef\xbb\xbf \t\r\n").lower().startswith(b"@relation"):
+    lines = (line.strip() for line in head.removeprefix(b"\xef\xbb\xbf").splitlines())
+    first = next((line for line in lines if line and not line.startswith(b"%")), b"")
+    if first.lower().startswith(b"@relation"):
         raise ParameterError("<stdin>: looks like KEEL or ARFF (it begins with @relation) but "
                              "stdin is read as CSV; give --input-format keel or "
                              "--input-format arff")

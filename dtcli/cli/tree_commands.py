@@ -89,8 +89,8 @@ def _write_model(model, dataset, data: str, output: str, shown: bool) -> None:
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
 @click.option("--keep", metavar="COL",
               help="Copy this input column (by name; V1, V2, ... with --no-header) to the "
-                   "output, before the prediction, e.g. an id. Numbers are written as read "
-                   "into numbers (007 becomes 7).")
+                   "output, before the prediction, e.g. an id. A column of numbers is copied "
+                   "as numbers (007 becomes 7).")
 @click.option("--output-header/--no-output-header", default=True, show_default=True,
               help="Begin the output with a header row.")
 @output_option("Write the predictions CSV here (- for stdout).")
