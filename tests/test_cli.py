@@ -76,7 +76,7 @@ def test_train_predict_export_end_to_end(dtree_exe, tmp_path):
             ((float(v), k[len("proba_"):]) for k, v in r.items() if k.startswith("proba_")),
             key=lambda pair: pair[0])[1]
 
-    exported = run(dtree_exe, "export", model, "--format", "rules")
+    exported = run(dtree_exe, "export", model, "-f", "rules")
     assert exported.returncode == 0 and exported.stdout.count("\n") == facts["leaves"]
 
 
@@ -290,7 +290,7 @@ def test_the_help_examples_of_the_tree_commands_run(tmp_path, monkeypatch):
 def test_criteria_lists_the_registry_as_json():
     from dtcli.criteria import CRITERIA
 
-    result = invoke("criteria", "-o", "json")
+    result = invoke("criteria", "-f", "json")
     assert result.exit_code == 0
     listed = json.loads(result.stdout)
     assert [c["name"] for c in listed] == list(CRITERIA)

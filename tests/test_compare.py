@@ -31,7 +31,7 @@ def dtree(*args):
 
 
 def ok_json(*args):
-    result = dtree(*args, "-o", "json")
+    result = dtree(*args, "-f", "json")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -90,10 +90,10 @@ def test_table_outputs_and_cd_diagram(tmp_path):
     assert "average rank" in result.stdout and "93.97 *" in result.stdout  # breast: best marked
     assert "Nemenyi test at alpha 0.05: critical difference CD = 2.35" in result.stdout
     assert svg.read_text().startswith("<svg") and "iHDw (2.45)" in svg.read_text()
-    markdown = dtree("compare", "--table", TABLE3, "-o", "markdown").stdout
+    markdown = dtree("compare", "--table", TABLE3, "-f", "markdown").stdout
     assert "| breast | 92.24 | 92.24 | 93.10 | **93.97** |" in markdown
     assert "- Friedman chi2 = 35.77" in markdown
-    rows = list(csv.reader(io.StringIO(dtree("compare", "--table", TABLE3, "-o", "csv").stdout)))
+    rows = list(csv.reader(io.StringIO(dtree("compare", "--table", TABLE3, "-f", "csv").stdout)))
     assert rows[0] == ["dataset", "Entropy", "Gini", "GR", "DCSM", "HDDT", "CCPDT", "iHD", "iHDw"]
     assert rows[1][0] == "appendicitis" and float(rows[1][4]) == 80.83
 
@@ -146,8 +146,8 @@ def test_compare_json_schema_and_consistency():
 
 
 def test_worker_processes_and_one_process_give_identical_json():
-    one = dtree("compare", *SMALL[1:], *QUICK, "-o", "json", "-j", 1)
-    two = dtree("compare", *SMALL[1:], *QUICK, "-o", "json", "-j", 2)
+    one = dtree("compare", *SMALL[1:], *QUICK, "-f", "json", "-j", 1)
+    two = dtree("compare", *SMALL[1:], *QUICK, "-f", "json", "-j", 2)
     assert one.exit_code == two.exit_code == 0
     first, second = json.loads(one.stdout), json.loads(two.stdout)
     assert set(first["timing"]) == {"gini", "entropy", "gain-ratio"}
@@ -157,7 +157,7 @@ def test_worker_processes_and_one_process_give_identical_json():
 def test_results_file_makes_a_rerun_free(tmp_path):
     results = tmp_path / "runs.jsonl"
     args = ("compare", SMALL[1], "--cv", 3, "--criteria", "gini,entropy", "-j", 1,
-            "--results", results, "-o", "json")
+            "--results", results, "-f", "json")
     first = dtree(*args)
     assert "0 fold(s) taken from" in first.stderr and "6 computed" in first.stderr
     again = dtree(*args)
@@ -165,7 +165,7 @@ def test_results_file_makes_a_rerun_free(tmp_path):
     assert without_timing(json.loads(again.stdout)) == without_timing(json.loads(first.stdout))
     assert json.loads(again.stdout)["timing"] == json.loads(first.stdout)["timing"]
     wider = dtree("compare", SMALL[1], "--cv", 3, "--criteria", "gini,entropy,gain-ratio", "-j", 1,
-                  "--results", results, "-o", "json")
+                  "--results", results, "-f", "json")
     assert "6 fold(s) taken from" in wider.stderr and "3 computed" in wider.stderr
     leafier = dtree("compare", SMALL[1], "--cv", 3, "--criteria", "gini,entropy", "-j", 1,
                     "--results", results, "--min-samples-leaf", 3, "-q")
@@ -260,7 +260,7 @@ path = "{(EXAMPLES / 'imbalanced' / 'new-thyroid1.dat').as_posix()}"
     assert doc["datasets"] == ["glass", "thyroid", "iris"]
     assert doc["sources"]["glass"].endswith("glass.csv")
     one = ok_json("evaluate", EXAMPLES / "balanced" / "glass.csv", "--target", "Type", "--drop",
-                  "Id", "--cv", 3, "-j", 1, "-o", "json")
+                  "Id", "--cv", 3, "-j", 1, "-f", "json")
     assert doc["scores"]["glass"]["gini"]["mean"] == one["accuracy"]["mean"]
 
 
@@ -320,7 +320,7 @@ def test_reference_figures_beside_ours():
     data = [EXAMPLES / "imbalanced" / name for name in
             ("new-thyroid1.dat", "ecoli-0-6-7_vs_5.dat", "yeast-2_vs_4.dat")]
     result = dtree("compare", *data, *QUICK, "--metric", "auc", "-j", 1, "--reference", TABLE4,
-                   "-o", "json")
+                   "-f", "json")
     assert result.exit_code == 0, result.output
     ref = json.loads(result.stdout)["reference"]
     assert ref["scale"] == 100 and ref["datasets"] == ["new-thyroid1", "ecoli-0-6-7_vs_5",

@@ -31,7 +31,7 @@ def one_line_error(result, code, text):
 
 def test_cross_validation_json_has_one_object_per_metric():
     result = dtree("evaluate", THYROID, "--criterion", "entropy", "--cv", 3, "--repeats", 2,
-                   "--seed", 5, "-j", 1, "-o", "json")
+                   "--seed", 5, "-j", 1, "-f", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["classes"] == ["negative", "positive"]
@@ -60,7 +60,7 @@ def test_cross_validation_json_has_one_object_per_metric():
 
 def test_tree_options_reach_the_trees():
     shallow = json.loads(dtree("evaluate", IRIS, "--cv", 3, "--max-depth", 1, "-j", 1,
-                               "-o", "json").stdout)
+                               "-f", "json").stdout)
     assert shallow["depth"]["values"] == [1, 1, 1]
     assert shallow["options"]["max_depth"] == 1
 
@@ -68,7 +68,7 @@ def test_tree_options_reach_the_trees():
 def test_saved_model_is_scored_once(tmp_path):
     model = tmp_path / "iris.json"
     assert dtree("train", IRIS, "-o", model, "-q").exit_code == 0
-    result = dtree("evaluate", model, IRIS, "-o", "json")
+    result = dtree("evaluate", model, IRIS, "-f", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["accuracy"] == {"mean": 1.0, "std": 0.0, "values": [1.0]}
@@ -100,7 +100,7 @@ def test_options_of_cross_validation_do_not_apply_to_a_model(tmp_path):
     (["--param", "q=2"], 2, "has no parameter 'q'"),
     (["--cv", 1], 2, "--cv"),
     (["--cv", 151], 2, "more folds than dataset 'iris' has rows"),
-    (["-o", "yaml"], 2, "--output"),
+    (["-f", "yaml"], 2, "--output-format"),
 ])
 def test_usage_errors_are_one_line(args, code, text):
     one_line_error(dtree("evaluate", IRIS, *args), code, text)
@@ -113,12 +113,12 @@ def test_too_many_arguments_and_missing_files():
 
 def test_every_format_says_the_same_and_holds_the_confusion_matrix():
     args = ("evaluate", IRIS, "--cv", 3, "-j", 1)
-    doc = json.loads(dtree(*args, "-o", "json").stdout)
+    doc = json.loads(dtree(*args, "-f", "json").stdout)
     setosa = doc["per_class"]["Iris-setosa"]
     matrix_rows = [[label, *map(str, row)] for label, row in zip(doc["classes"],
                                                                  doc["confusion_matrix"])]
     sections = [[]]
-    for row in csv.reader(io.StringIO(dtree(*args, "-o", "csv").stdout)):
+    for row in csv.reader(io.StringIO(dtree(*args, "-f", "csv").stdout)):
         if row:
             sections[-1].append(row)
         else:
@@ -132,7 +132,7 @@ def test_every_format_says_the_same_and_holds_the_confusion_matrix():
                                                                           "f1")), "50"]
     assert overall_rows[1:] == [[name, repr(doc[name])] for name in ("g_mean", "mcc", "kappa")]
     assert matrix_csv == [["true \\ predicted", *doc["classes"]], *matrix_rows]
-    markdown = dtree(*args, "-o", "markdown").stdout
+    markdown = dtree(*args, "-f", "markdown").stdout
     assert f"| accuracy | {doc['accuracy']['mean']:.4f} |" in markdown
     assert f"| mcc | {doc['mcc']:.4f} |" in markdown
     assert "| Iris-setosa | 50 | 0 | 0 |" in markdown
@@ -148,7 +148,7 @@ def test_a_class_smaller_than_the_folds_is_a_warning(tmp_path):
     data = tmp_path / "small.csv"
     rows = ["x,y"] + [f"{i},a" for i in range(20)] + ["100,b", "101,b"]
     data.write_text("\n".join(rows) + "\n")
-    result = dtree("evaluate", data, "--cv", 3, "-j", 1, "-o", "json")
+    result = dtree("evaluate", data, "--cv", 3, "-j", 1, "-f", "json")
     assert result.exit_code == 0, result.output
     assert "class 'b' has 2 rows, fewer than --cv 3" in result.stderr
     doc = json.loads(result.stdout)

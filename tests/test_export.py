@@ -273,7 +273,7 @@ def test_dot_renders_with_graphviz(load_example):
 
 def test_json_export_is_the_model_file(tmp_path, iris_depth2):
     path = saved(tmp_path, iris_depth2)
-    result = CliRunner().invoke(cli, ["export", str(path), "--format", "json"])
+    result = CliRunner().invoke(cli, ["export", str(path), "-f", "json"])
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == json.loads(path.read_text())
 

@@ -133,7 +133,11 @@ def test_a_failed_write_leaves_neither_a_partial_file_nor_a_temporary_one(tmp_pa
     lambda data, model: ["predict", model, data, "-o", model],
     lambda data, model: ["export", model, "-o", model],
     lambda data, model: ["compare", data, data.parent / "copy.csv", "--results", data],
-], ids=["train", "predict over data", "predict over model", "export", "compare --results"])
+    lambda data, model: ["compare", data, data.parent / "copy.csv", "-o", data],
+    lambda data, model: ["evaluate", data, "-o", data],
+    lambda data, model: ["evaluate", model, data, "-o", model],
+], ids=["train", "predict over data", "predict over model", "export", "compare --results",
+        "compare -o", "evaluate over data", "evaluate over model"])
 def test_an_output_over_an_input_is_refused(tmp_path, model_file, command):
     data = tmp_path / "data.csv"
     data.write_bytes(IRIS.read_bytes())
@@ -185,7 +189,7 @@ def test_markup_in_labels_and_paths_is_printed_as_it_is(tmp_path):
     data.write_text("v,label\n" + "\n".join(rows) + "\n")
     trained = dtree("train", data, "-o", tmp_path / "m.json")
     assert trained.exit_code == 0, trained.output
-    assert f"on {data}:" in trained.stderr
+    assert f"on {data}, target column 'label':" in trained.stderr
     evaluated = dtree("evaluate", data, "--cv", 3)
     assert evaluated.exit_code == 0, evaluated.output
     assert "class '[high]' has 2 rows" in evaluated.stderr  # the warning keeps the label

@@ -63,7 +63,11 @@ class _Group(click.Group):
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
+            return result
+        except BrokenPipeError as exc:  # Click would exit 1 for it
+            _output_failed(exc)
         except ParameterError as exc:
             raise _BadOption(str(exc)) from None
         except DtreeError as exc:
@@ -73,16 +77,29 @@ class _Group(click.Group):
 
 
 def _output_failed(exc: OSError):
-    """Writing stdout failed: one line (none for a closed pipe, as `| head` does), exit 1."""
-    # stdout can take nothing more: point it at /dev/null so the exit flush stays quiet
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    if exc.errno != errno.EPIPE:
-        click.echo(f"Error: cannot write the output ({exc.strerror or exc})", err=True)
+    """Writing stdout failed. A closed pipe (`dtree predict ... | head`) ends quietly with
+    exit 0, the reader has all it wants; anything else (a full disk) is one line, exit 1."""
+    _discard_stdout()  # stdout can take nothing more: keep the exit flush quiet
+    if exc.errno == errno.EPIPE:
+        sys.exit(0)
+    click.echo(f"Error: cannot write the output ({exc.strerror or exc})", err=True)
     sys.exit(1)
 
 
 def _raise_interrupted(signum, frame):
     raise Interrupted(signum)
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit cannot raise again (Python's
+    documented handling of SIGPIPE, but with exit code 0)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # not a file descriptor (e.g. in tests)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 @click.group(cls=_Group, context_settings=CONTEXT)
@@ -92,6 +109,16 @@ def cli():
 
     Reads CSV, ARFF and KEEL .dat files (optionally .gz, or - for stdin).
     Run `dtree COMMAND --help` for a command's options and an example.
+
+    \b
+    An option means the same in every command that takes it:
+      -o, --output FILE      where to write (- for stdout, the default)
+      -f, --output-format    what to write (text, json, csv, ...)
+      --input-format         how to read DATA (csv, arff, keel; default: by extension)
+      -j, --jobs N           CPU cores to use (default: all)
+      -q, --quiet            no notes or progress on stderr
+    Old spellings: `-o json` is refused (write -f json); --format still works,
+    deprecated, for --input-format (in export, for -f).
     """
 
 

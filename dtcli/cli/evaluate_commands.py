@@ -1,20 +1,19 @@
 """Commands that measure trees: evaluate (one criterion or a saved model) and compare."""
 from __future__ import annotations
 
-import sys
-
 import click
 from click.core import ParameterSource
 
-from dtcli.cli.options import (CONTEXT, data_options, force_option, stderr_console,
-                               target_options, tree_options)
+from dtcli.cli.options import (CONTEXT, data_options, force_option, jobs_option, output_option,
+                               output_format_option, quiet_option, refuse_unmarked_stdin,
+                               stderr_console, target_options, tree_options)
 from dtcli.errors import ParameterError
 from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
 
 
 def _tree_options_without(*names):
     """`tree_options` minus the named parameters: compare takes --criteria instead of
-    --criterion/--param, and here --jobs counts worker processes, not threads."""
+    --criterion/--param."""
     def decorate(func):
         holder = tree_options(lambda: None)
         kept = [p for p in holder.__click_params__ if p.name not in names]
@@ -32,24 +31,18 @@ def _cv_options(func):
         click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
                      help="Seed of the fold assignment (folds depend only on it, the labels "
                           "and the repeat)."),
-        click.option("--jobs", "-j", type=click.IntRange(min=1),
-                     help="Worker processes (default: all cores, or one for a run of a few "
-                          "seconds); results do not depend on it."),
+        jobs_option("one worker process per core (default: all, or one for a run of a "
+                    "few seconds)"),
     ]
     for option in reversed(options):
         func = option(func)
     return func
 
 
-def _format_option(func):
-    return click.option("--output", "-o", "output_format", type=click.Choice(FORMATS),
-                        default="table", show_default=True,
-                        help="A table for people; json, csv or markdown for scripts.")(func)
-
-
-def _quiet_option(func):
-    return click.option("--quiet", "-q", is_flag=True,
-                        help="No progress bar or notes on stderr.")(func)
+def _report_options(func):
+    func = output_option("Write the report here (- for stdout).", formats=FORMATS)(func)
+    return output_format_option(FORMATS, "table",
+                                "A table for people; json, csv or markdown for scripts.")(func)
 
 
 def _given(ctx, names) -> list[str]:
@@ -101,14 +94,14 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @click.argument("inputs", metavar="[MODEL] DATA", nargs=-1, required=True)
 @target_options
 @data_options
-@_tree_options_without("jobs")
+@tree_options
 @_cv_options
-@_format_option
+@_report_options
 @force_option
-@_quiet_option
+@quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
 def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-             jobs, output_format, force, quiet, **tree):
+             jobs, output, output_format, force, quiet, **tree):
     """Measure a tree on labelled DATA: cross-validate a criterion, or score a saved MODEL.
 
     With DATA alone, stratified k-fold cross-validation of the tree that
@@ -127,11 +120,14 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     \b
     Example:
       dtree evaluate examples/ecoli2.dat --criterion entropy --cv 10 --repeats 3
-      dtree evaluate examples/iris.csv -o json | jq .accuracy.mean
+      dtree evaluate examples/iris.csv -f json | jq .accuracy.mean
       dtree evaluate iris.json examples/iris.csv
     """
     if len(inputs) > 2:
         raise click.UsageError("expected DATA, or MODEL DATA", ctx)
+    named = {"model": inputs[0], "data": inputs[1]} if len(inputs) == 2 else {"data": inputs[0]}
+    _refuse_outputs_over_inputs({"--output": output}, named)
+    refuse_unmarked_stdin(inputs[-1], data_format)
     if len(inputs) == 2:
         _refuse(ctx, _TREE + _CV + ("drop", "force"), "applies to cross-validating DATA; a "
                                                       "saved MODEL is evaluated as it is")
@@ -139,9 +135,11 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     else:
         doc = _cross_validate(inputs[0], target, drop, data_format, no_header, delimiter, cv,
                               repeats, seed, jobs, quiet, tree, force)
+    from dtcli.atomic import open_output
     from dtcli.evaluate.report import render_evaluation
 
-    render_evaluation(doc, output_format, sys.stdout)
+    with open_output(output) as handle:
+        render_evaluation(doc, output_format, handle)
 
 
 def _evaluate_model(model_path, data, target, data_format, no_header, delimiter) -> dict:
@@ -224,14 +222,15 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
               help='Run on this Dask cluster instead of local processes (pip install "dtcli[dask]").')
 @target_options
 @data_options
-@_tree_options_without("criterion", "criterion_params", "jobs")
-@_format_option
+@_tree_options_without("criterion", "criterion_params")
+@_report_options
 @force_option
-@_quiet_option
+@quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
 def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, reference,
             table_path, lower_is_better, cv, repeats, seed, jobs, results_path, scheduler,
-            target, drop, data_format, no_header, delimiter, output_format, force, quiet, **tree):
+            target, drop, data_format, no_header, delimiter, output, output_format, force, quiet,
+            **tree):
     """Compare split criteria over datasets, with Demsar's rank statistics.
 
     Every criterion runs on the same stratified folds of every dataset (files
@@ -260,7 +259,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
                 "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")
-        _refuse_outputs_over_inputs({"--cd-diagram": cd_diagram},
+        _refuse_outputs_over_inputs({"--cd-diagram": cd_diagram, "--output": output},
                                     {"--table": table_path, "--reference": reference})
         doc = _compare_table(table_path, lower_is_better, base)
     else:
@@ -268,7 +267,8 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
         doc = _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats,
                                 seed, jobs, results_path, scheduler, target, drop, data_format,
                                 no_header, delimiter, quiet, tree, force,
-                                outputs={"--results": results_path, "--cd-diagram": cd_diagram},
+                                outputs={"--results": results_path, "--cd-diagram": cd_diagram,
+                                         "--output": output},
                                 reference=reference)
     _warn(doc["warnings"])
     if reference is not None:
@@ -277,7 +277,10 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
         doc["reference"] = reference_comparison(doc, reference)
     if cd_diagram is not None:
         _write_cd_diagram(doc, cd_diagram)
-    render_comparison(doc, output_format, sys.stdout, show_sd=show_sd)
+    from dtcli.atomic import open_output
+
+    with open_output(output) as handle:
+        render_comparison(doc, output_format, handle, show_sd=show_sd)
 
 
 def _compare_table(path, lower_is_better, base) -> dict:
