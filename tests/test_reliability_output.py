@@ -274,10 +274,16 @@ def test_sigterm_and_sighup_stop_like_ctrl_c(dtree_exe, tmp_path, signum):
 
 
 def children(pid: int) -> set[int]:
+    """The processes whose parent is `pid`, from each of its threads' lists."""
     found = set()
     for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children") as handle:
-            found |= {int(p) for p in handle.read().split()}
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found |= {int(p) for p in handle.read().split()}
+        except FileNotFoundError:
+            # the thread ended after the listing (dtree starts short-lived threads as its
+            # pool starts); the kernel gives any child of it to another thread
+            continue
     return found
 
 
@@ -302,8 +308,13 @@ def test_compare_workers_die_with_their_parent(dtree_exe, tmp_path, signum):
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
     try:
-        wait_for(lambda: len([p for p in children(process.pid) if alive(p)]) >= 2)
-        workers = children(process.pid)
+        workers = set()
+
+        def started() -> bool:  # every child seen alive is one that must die with dtree
+            workers.update(p for p in children(process.pid) if alive(p))
+            return len(workers) >= 2
+
+        wait_for(started)
         process.send_signal(signum)
         _, stderr = process.communicate(timeout=60)
         wait_for(lambda: not any(alive(p) for p in workers), seconds=20)
@@ -313,3 +324,33 @@ def test_compare_workers_die_with_their_parent(dtree_exe, tmp_path, signum):
     if signum == signal.SIGTERM:
         assert process.returncode == 128 + signum
         assert stderr.startswith("interrupted") and "Traceback" not in stderr
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs POSIX threads")
+def test_a_stop_signal_waits_until_the_workers_have_started():
+    # A worker whose parent stops writing its start-up data prints EOFError. Blocking the
+    # signal in the main thread is not enough: another thread can take it (as pyarrow's or
+    # numba's did, under load), and Python then runs the handler in the main thread.
+    from dtcli.errors import Interrupted
+    from dtcli.evaluate.workers import _stop_signals_held
+
+    def stop(signum, frame):
+        raise Interrupted(signum)
+
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)  # started before the hold: takes signals
+    other.start()
+    previous = signal.signal(signal.SIGTERM, stop)
+    held = False
+    try:
+        with pytest.raises(Interrupted):
+            with _stop_signals_held():
+                signal.pthread_kill(other.ident, signal.SIGTERM)
+                time.sleep(0.2)  # where the handler would interrupt
+                held = True
+        assert held
+        assert signal.getsignal(signal.SIGTERM) is stop
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        release.set()
+        other.join()

@@ -31,16 +31,29 @@ _STOP_SIGNALS = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP
 @contextmanager
 def _stop_signals_held():
     """Delay Ctrl-C, SIGTERM and SIGHUP until the pool's processes have started: stopped
-    half-way, a starting worker would print a traceback. The workers inherit the held
-    signals and release them in their initializer."""
+    half-way through writing a starting worker's start-up data, this process would leave
+    it to print a traceback (EOFError). Blocked here, they are blocked in the workers too,
+    which inherit the mask and release it in their initializer. Blocking covers only this
+    thread, though: another one (pyarrow's, numba's) may take the signal, and Python then
+    runs its handler in the main thread all the same; so meanwhile the handlers only note
+    a signal, and it is raised again once the processes have started."""
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
+    caught: list[int] = []
+    handlers = {}
+    if threading.current_thread() is threading.main_thread():  # handlers can change there
+        handlers = {number: signal.signal(number, lambda signum, frame: caught.append(signum))
+                    for number in _STOP_SIGNALS if callable(signal.getsignal(number))}
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a pending signal is noted now
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        if caught:
+            signal.raise_signal(caught[0])
 
 
 def _kernel_kills_orphans() -> bool:
