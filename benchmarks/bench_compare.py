@@ -48,7 +48,7 @@ def progress(message: str) -> None:
 def run_dtree(criteria: list[str], jobs: int, repeats: int = 1) -> tuple[float, dict]:
     command = [str(DTREE), "compare", *map(str, DATA), "--criteria", ",".join(criteria),
                "--cv", str(CV), "--repeats", str(repeats), "--metric", "auc",
-               "--jobs", str(jobs), "-q", "-o", "json"]
+               "--jobs", str(jobs), "-q", "-f", "json"]
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     return time.perf_counter() - start, json.loads(done.stdout)

@@ -18,9 +18,10 @@ from dtcli import criteria
 from dtcli.errors import ParameterError
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
 from dtcli.tree import Tree
+from dtcli.validation import as_2d_array, class_labels, not_fitted, row_weights
 
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
-           "min_samples_leaf", "min_gain", "nominal_features", "n_jobs")
+           "min_samples_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight")
 
 
 class DecisionTreeClassifier:
@@ -34,13 +35,16 @@ class DecisionTreeClassifier:
     Trees are unpruned by default. `nominal_features` marks columns of a numpy array as nominal
     (indices, names or a boolean mask); DataFrame columns of non-numeric dtype
     are nominal anyway. `n_jobs` threads (default: all cores); the tree does
-    not depend on it.
+    not depend on it. `class_weight`: None, a dict {label: weight} (labels left
+    out weigh 1) or "balanced" (scikit-learn's n_samples / (n_classes *
+    bincount(y))); multiplied into sample_weight. A row of weight zero counts as
+    absent: the tree is the one grown without it.
     """
 
     def __init__(self, criterion: str = "gini", criterion_params: dict | None = None,
                  max_depth: int | None = None, min_samples_split: int = 2,
                  min_samples_leaf: int = 1, min_gain: float = 0.0,
-                 nominal_features=None, n_jobs: int | None = None):
+                 nominal_features=None, n_jobs: int | None = None, class_weight=None):
         self.criterion = criterion
         self.criterion_params = criterion_params
         self.max_depth = max_depth
@@ -49,6 +53,7 @@ class DecisionTreeClassifier:
         self.min_gain = min_gain
         self.nominal_features = nominal_features
         self.n_jobs = n_jobs
+        self.class_weight = class_weight
 
     # scikit-learn's estimator protocol -------------------------------------------------
     def get_params(self, deep: bool = True) -> dict[str, Any]:
@@ -66,11 +71,12 @@ class DecisionTreeClassifier:
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
 
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(), input_tags=InputTags(allow_nan=True))
+                    classifier_tags=ClassifierTags(),
+                    input_tags=InputTags(allow_nan=True, string=True))
 
     def __repr__(self) -> str:
-        changed = {k: v for k, v in self.get_params().items()
-                   if v != type(self)().get_params()[k]}
+        defaults = type(self)().get_params()
+        changed = {k: v for k, v in self.get_params().items() if not _is_default(v, defaults[k])}
         return f"DecisionTreeClassifier({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     # fitting ----------------------------------------------------------------------------
@@ -85,16 +91,11 @@ class DecisionTreeClassifier:
             # an object column of a numpy array is nominal unless its values are numbers.
             features, matrix = _encode_training(_columns(X), names, self.nominal_features,
                                                 text_may_be_numbers=names is None)
-        labels = np.asarray(y)
-        if labels.ndim != 1 or labels.shape[0] != matrix.shape[0]:
-            raise ParameterError(
-                f"y must be one-dimensional with {matrix.shape[0]} labels, got shape {labels.shape}")
-        classes, codes = np.unique(labels, return_inverse=True)
+        classes, codes = class_labels(y, matrix.shape[0])
         self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
         if self.feature_names_in_ is None:
             del self.feature_names_in_  # scikit-learn sets it only for named input
-        return self._fit_encoded(matrix, codes.astype(np.int64), features, classes,
-                                 sample_weight)
+        return self._fit_encoded(matrix, codes, features, classes, sample_weight)
 
     def fit_dataset(self, dataset: Dataset, sample_weight=None) -> "DecisionTreeClassifier":
         """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does)."""
@@ -111,16 +112,15 @@ class DecisionTreeClassifier:
             raise ParameterError("cannot fit a tree on zero rows")
         if classes.shape[0] < 2:
             raise ParameterError(
-                f"y has a single class {classes[0]!r}; a classifier needs at least two")
+                f"y has one class ({classes[0]!r}); a classifier needs at least two")
         if np.isinf(X).any():
             raise ParameterError("X contains infinite values")
-        weights = None
-        if sample_weight is not None:
-            weights = np.asarray(sample_weight, dtype=np.float64)
-            if weights.shape != (X.shape[0],) or (weights < 0).any() or not np.isfinite(weights).all():
-                raise ParameterError("sample_weight must be finite, non-negative, one per row")
-            if not weights.sum() > 0:
-                raise ParameterError("sample_weight sums to zero: no row would count")
+        weights = row_weights(sample_weight, self.class_weight, y, classes)
+        if weights is not None and not weights.all():
+            # Rows of weight zero would still place thresholds and break ties: drop them,
+            # so that weights act as repetitions (scikit-learn's sample-weight checks).
+            kept = weights > 0
+            X, y, weights = X[kept], y[kept], weights[kept]
         is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
         n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
         start = time.perf_counter()
@@ -156,7 +156,7 @@ class DecisionTreeClassifier:
     # prediction -------------------------------------------------------------------------
     def _check_fitted(self):
         if not hasattr(self, "tree_"):
-            raise ParameterError("this DecisionTreeClassifier is not fitted yet; call fit first")
+            raise not_fitted(self)
 
     def _matrix(self, X) -> np.ndarray:
         self._check_fitted()
@@ -173,8 +173,8 @@ class DecisionTreeClassifier:
                 raise ParameterError(f"X lacks the feature column(s) {', '.join(missing)}")
             columns = [by_name[f.name] for f in self.features_]
         elif len(columns) != self.n_features_in_:
-            raise ParameterError(
-                f"X has {len(columns)} features, but the tree was fitted with {self.n_features_in_}")
+            raise ParameterError(f"X has {len(columns)} features, but {type(self).__name__} is "
+                                 f"expecting {self.n_features_in_} features as input")
         return encode_columns(columns, self.features_)
 
     def apply(self, X) -> np.ndarray:
@@ -182,8 +182,25 @@ class DecisionTreeClassifier:
         matrix = self._matrix(X)
         return self.tree_.apply(matrix, self._nominal_mask(), self._threads())
 
+    def decision_path(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """The nodes each row passes, root to leaf, as a CSR matrix's (indptr, indices):
+        row i's node ids are indices[indptr[i]:indptr[i + 1]], increasing.
+
+        scikit-learn returns a scipy.sparse matrix, and scipy is no dependency of
+        dtree; `scipy.sparse.csr_matrix((np.ones(len(indices)), indices, indptr),
+        shape=(n_rows, tree_.node_count))` is that matrix. A dense boolean matrix
+        would take rows x nodes bytes (5 GB for 100k rows of a 50k-node tree).
+        """
+        leaves = self.apply(X)  # checks first that the tree is fitted
+        return self.tree_.decision_path(leaves)
+
     def predict_proba(self, X) -> np.ndarray:
         return self.proba_from_matrix(self._matrix(X))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Natural logarithm of predict_proba (-inf for a class the leaf never saw)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def proba_from_matrix(self, matrix: np.ndarray) -> np.ndarray:
         """Class probabilities for an already encoded float64 matrix (CLI path)."""
@@ -214,6 +231,26 @@ class DecisionTreeClassifier:
         self._check_fitted()
         return self.tree_.n_leaves
 
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Each feature's share of the tree's total weighted split score: the sum, over
+        the nodes split on it, of the node's weighted row count times its criterion
+        score, normalised to sum to 1 (all zeros for a single leaf). For criteria whose
+        score is an impurity decrease (gini, entropy, tsallis, renyi, pe, pg, pt, pr,
+        ge, abi) this is scikit-learn's impurity-based importance; for the others
+        (gain-ratio, tsallis-gain-ratio, dcsm, hddt, ccpdt, ihd, ihdw) it weighs the
+        criterion's own score the same way."""
+        self._check_fitted()
+        return self.tree_.feature_importances(self.n_features_in_)
+
+
+def _is_default(value, default) -> bool:
+    """Whether a parameter's value is its default (for repr)."""
+    try:
+        return bool(value == default)
+    except ValueError:  # an array compares element-wise (a numpy mask of nominal_features)
+        return False
+
 
 # input conversion ---------------------------------------------------------------------
 def _default_names(n: int) -> list[str]:
@@ -232,9 +269,7 @@ def _columns(X) -> list[np.ndarray]:
     """The columns of a DataFrame or 2-D array as 1-D numpy arrays."""
     if hasattr(X, "columns") and hasattr(X, "dtypes"):
         return [_frame_column(X[c]) for c in X.columns]
-    array = np.asarray(X)
-    if array.ndim != 2:
-        raise ParameterError(f"X must be two-dimensional, got shape {array.shape}")
+    array = as_2d_array(X)
     return [array[:, j] for j in range(array.shape[1])]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -88,8 +89,6 @@ def load_model(path: str):
     """Read and validate a model file ('-' for stdin); returns (DecisionTreeClassifier, metadata dict)."""
     try:
         if path == "-":
-            import sys
-
             raw = sys.stdin.buffer.read()
         else:
             with open(path, "rb") as handle:
@@ -102,6 +101,8 @@ def load_model(path: str):
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise ModelError(f"{path}: not a dtree model file (not JSON)") from None
+    except ValueError as exc:  # JSON, but an integer of thousands of digits
+        raise ModelError(f"{path}: damaged model file: {exc}") from None
     return model_from_dict(doc, path)
 
 
@@ -124,9 +125,13 @@ def model_from_dict(doc: Any, path: str = "<model>"):
     classes = check.string_list(doc.get("classes"), "classes")
     if len(classes) < 2 or len(set(classes)) != len(classes):
         check.fail("classes must list at least two distinct class labels")
+    if not isinstance(doc.get("target", ""), str):
+        check.fail("target must be a string")
+    check.training(doc.get("training", {}))
     criterion = check.mapping(doc.get("criterion"), "criterion")
     options = check.mapping(doc.get("options"), "options")
-    params = check.mapping(criterion.get("params", {}), "criterion.params")
+    params = check.numbers(check.mapping(criterion.get("params"), "criterion.params"),
+                           "criterion.params")
     missing = [k for k in _OPTIONS if k not in options]
     if missing:
         check.fail(f"options.{missing[0]} is missing")
@@ -156,7 +161,15 @@ def _is_int(value) -> bool:
 
 
 def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A JSON number that fits a float64 (an integer may not: 10**400)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return isinstance(value, float) or -_FLOAT_MAX <= value <= _FLOAT_MAX
+
+
+_FLOAT_MAX = sys.float_info.max
+# Children's class counts must add up to the parent's up to float rounding (weighted counts).
+_COUNT_TOLERANCE = 1e-9
 
 
 class _Checker:
@@ -170,6 +183,23 @@ class _Checker:
         if not isinstance(value, dict):
             self.fail(f"{name} must be an object")
         return value
+
+    def numbers(self, value: dict, name) -> dict:
+        """A mapping whose values are all finite numbers."""
+        for key, item in value.items():
+            if not _is_number(item) or not math.isfinite(item):
+                self.fail(f"{name}.{key} must be a number")
+        return value
+
+    def training(self, value) -> None:
+        """The information-only `training` block: an object of the right types if present."""
+        value = self.mapping(value, "training")
+        if not isinstance(value.get("source"), (str, type(None))):
+            self.fail("training.source must be a string or null")
+        for key in ("n_samples", "fit_seconds"):
+            if value.get(key) is not None and (not _is_number(value[key]) or value[key] < 0
+                                                or not math.isfinite(value[key])):
+                self.fail(f"training.{key} must be a non-negative number")
 
     def string_list(self, value, name) -> list[str]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -226,6 +256,17 @@ class _Checker:
                 self.fail(f"tree.{name}[{i}] is not a number")
         return out
 
+    def _counts_add_up(self, left: np.ndarray, right: np.ndarray, value: np.ndarray) -> None:
+        """Every split's children's class counts add up to its own (what predict relies on:
+        a leaf's counts are the training rows that reached it)."""
+        split = np.flatnonzero(left != TREE_LEAF)
+        parts = value[left[split]] + value[right[split]]
+        tolerance = _COUNT_TOLERANCE * value[split].sum(axis=1, keepdims=True)
+        wrong = (np.abs(parts - value[split]) > tolerance).any(axis=1)
+        if wrong.any():
+            self.fail(f"node {split[np.argmax(wrong)]}: its children's class counts (value) do "
+                      "not add up to its own")
+
     def tree(self, tree: dict, features: list[Feature], n_classes: int) -> Tree:
         n = tree.get("node_count")
         if not _is_int(n) or n < 1:
@@ -258,6 +299,8 @@ class _Checker:
             if leaf:
                 if right[node] != TREE_LEAF or feature[node] != TREE_UNDEFINED:
                     self.fail(f"node {node}: a leaf must have both children and feature unset")
+                if left_categories[node] != [] or not math.isnan(threshold[node]):
+                    self.fail(f"node {node}: a leaf has no threshold and no left_categories")
                 continue
             if not (node < left[node] < n and node < right[node] < n):
                 self.fail(f"node {node}: child ids must be greater than the parent's and < {n}")
@@ -273,13 +316,18 @@ class _Checker:
                 if not isinstance(cats, list) or not all(
                         _is_int(c) and 0 <= c < len(f.categories) for c in cats):
                     self.fail(f"node {node}: left_categories must index {f.name}'s categories")
+                if not math.isnan(threshold[node]):
+                    self.fail(f"node {node}: a split on nominal feature {f.name} has a threshold")
                 category_left[node, cats] = 1
             elif math.isnan(threshold[node]):
                 self.fail(f"node {node}: numeric split without a threshold")
+            elif cats != []:
+                self.fail(f"node {node}: a split on numeric feature {f.name} lists categories")
         if parents[0] != 0 or (parents[1:] != 1).any():
             orphan = int(np.flatnonzero(parents[1:] != 1)[0]) + 1 if parents[0] == 0 else 0
             self.fail(f"node {orphan}: every node but the root must be the child of exactly "
                       "one node")
+        self._counts_add_up(left, right, value)
         return Tree(children_left=left, children_right=right, feature=feature,
                     threshold=threshold, missing_left=missing_left,
                     category_left=category_left, value=value, n_node_samples=n_samples,

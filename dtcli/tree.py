@@ -60,6 +60,38 @@ class Tree:
     def max_depth(self) -> int:
         return int(self.depth.max())
 
+    @cached_property
+    def parent(self) -> np.ndarray:
+        """Parent of every node; TREE_LEAF for the root (read-only)."""
+        parent = np.full(self.node_count, TREE_LEAF, dtype=np.int64)
+        split = np.flatnonzero(self.children_left != TREE_LEAF)
+        parent[self.children_left[split]] = split
+        parent[self.children_right[split]] = split
+        parent.flags.writeable = False
+        return parent
+
+    def decision_path(self, leaves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The nodes from the root to each of `leaves` in CSR form (indptr, indices):
+        path i is indices[indptr[i]:indptr[i + 1]], in increasing node id."""
+        indptr = np.zeros(leaves.shape[0] + 1, dtype=np.int64)
+        np.cumsum(self.depth[leaves] + 1, out=indptr[1:])
+        indices = np.empty(indptr[-1], dtype=np.int64)
+        # fill every path from its end: the leaf, its parent, ... up to the root
+        slot, node = indptr[1:] - 1, leaves
+        while node.shape[0]:
+            indices[slot] = node
+            below_root = node != 0
+            slot, node = slot[below_root] - 1, self.parent[node[below_root]]
+        return indptr, indices
+
+    def feature_importances(self, n_features: int) -> np.ndarray:
+        """Per feature, the sum over the nodes split on it of weighted_n_node_samples
+        times `score`, normalised to sum to 1 (zeros if nothing scored)."""
+        split = self.children_left != TREE_LEAF
+        total = np.bincount(self.feature[split], minlength=n_features,
+                            weights=self.weighted_n_node_samples[split] * self.score[split])
+        return total / total.sum() if total.sum() > 0 else total
+
     def is_leaf(self, node: int) -> bool:
         return self.children_left[node] == TREE_LEAF
 

@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from dtcli.evaluate.cd_diagram import critical_difference_svg, nonsignificant_groups
-from dtcli.evaluate.stats import nemenyi
+from dtcli.evaluate.posthoc import nemenyi
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -76,7 +76,7 @@ def test_train_predict_export_end_to_end(dtree_exe, tmp_path):
             ((float(v), k[len("proba_"):]) for k, v in r.items() if k.startswith("proba_")),
             key=lambda pair: pair[0])[1]
 
-    exported = run(dtree_exe, "export", model, "--format", "rules")
+    exported = run(dtree_exe, "export", model, "-f", "rules")
     assert exported.returncode == 0 and exported.stdout.count("\n") == facts["leaves"]
 
 
@@ -131,6 +131,46 @@ def test_train_options_reach_the_model(tmp_path):
     leaves = [i for i, left in enumerate(tree["children_left"]) if left == -1]
     assert min(tree["n_node_samples"][i] for i in leaves) >= 4
     assert tree_facts(model)["depth"] <= 3
+
+
+def _haberman_class_counts() -> dict[str, int]:
+    """Rows per class of the KEEL file, read as text."""
+    text = (EXAMPLES / "imbalanced" / "haberman.dat").read_text()
+    rows = [line.rsplit(",", 1)[-1].strip() for line in text.split("@data", 1)[1].splitlines()
+            if line.strip()]
+    return {label: rows.count(label) for label in set(rows)}
+
+
+@pytest.mark.parametrize("weights", [["positive=3"], ["balanced"], ["negative=0.5",
+                                                                    "positive=2"]])
+def test_train_class_weight_reaches_the_tree(tmp_path, weights):
+    model = tmp_path / "m.json"
+    args = [a for w in weights for a in ("--class-weight", w)]
+    result = invoke("train", EXAMPLES / "imbalanced" / "haberman.dat", "--max-depth", "0",
+                    *args, "-o", model)
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(model.read_text())
+    counts = _haberman_class_counts()
+    if weights == ["balanced"]:
+        factor = {label: sum(counts.values()) / (2 * n) for label, n in counts.items()}
+    else:
+        factor = {w.split("=")[0]: float(w.split("=")[1]) for w in weights}
+    expected = [counts[c] * factor.get(c, 1.0) for c in doc["classes"]]
+    assert doc["tree"]["value"][0] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("weights, words", [
+    (["nope=2"], "nope"),
+    (["positive=heavy"], "not a number"),
+    (["positive=2", "positive=3"], "given twice"),
+    (["balanced", "positive=2"], "cannot be combined"),
+])
+def test_train_bad_class_weight_is_a_usage_error(tmp_path, weights, words):
+    args = [a for w in weights for a in ("--class-weight", w)]
+    result = invoke("train", EXAMPLES / "imbalanced" / "haberman.dat", *args,
+                    "-o", tmp_path / "m.json")
+    assert result.exit_code == 2 and words in result.stderr
+    assert not (tmp_path / "m.json").exists()
 
 
 def test_train_overwrites_atomically(tmp_path):
@@ -250,7 +290,7 @@ def test_the_help_examples_of_the_tree_commands_run(tmp_path, monkeypatch):
 def test_criteria_lists_the_registry_as_json():
     from dtcli.criteria import CRITERIA
 
-    result = invoke("criteria", "-o", "json")
+    result = invoke("criteria", "-f", "json")
     assert result.exit_code == 0
     listed = json.loads(result.stdout)
     assert [c["name"] for c in listed] == list(CRITERIA)
@@ -313,7 +353,8 @@ def test_train_bad_input_is_one_line_and_leaves_no_file(tmp_path, case):
 
 
 @pytest.mark.parametrize("case, code", [("missing file", 1), ("unknown criterion", 2),
-                                        ("single-class target", 1), ("ragged row", 1)])
+                                        ("single-class target", 1), ("ragged row", 1),
+                                        ("unknown target", 2), ("unknown drop", 2)])
 def test_exit_codes_separate_data_from_usage_errors(tmp_path, case, code):
     file_name, content, options, _ = TRAIN_ERRORS[case]
     if content is not None:

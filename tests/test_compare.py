@@ -2,6 +2,7 @@
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,11 @@ from click.testing import CliRunner
 
 from dtcli.cli import cli
 from dtcli.criteria import CRITERIA
-from dtcli.evaluate import report
+from dtcli.errors import ParameterError
+from dtcli.evaluate import reference
+from dtcli.evaluate.comparison import comparison_document, render_comparison
+from dtcli.evaluate.runner import CriterionChoice, parse_criteria
+from dtcli.evaluate.spec import check_distinct, dataset_name, default_criteria, method_identity
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -26,7 +31,7 @@ def dtree(*args):
 
 
 def ok_json(*args):
-    result = dtree(*args, "-o", "json")
+    result = dtree(*args, "-f", "json")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -85,10 +90,10 @@ def test_table_outputs_and_cd_diagram(tmp_path):
     assert "average rank" in result.stdout and "93.97 *" in result.stdout  # breast: best marked
     assert "Nemenyi test at alpha 0.05: critical difference CD = 2.35" in result.stdout
     assert svg.read_text().startswith("<svg") and "iHDw (2.45)" in svg.read_text()
-    markdown = dtree("compare", "--table", TABLE3, "-o", "markdown").stdout
+    markdown = dtree("compare", "--table", TABLE3, "-f", "markdown").stdout
     assert "| breast | 92.24 | 92.24 | 93.10 | **93.97** |" in markdown
     assert "- Friedman chi2 = 35.77" in markdown
-    rows = list(csv.reader(io.StringIO(dtree("compare", "--table", TABLE3, "-o", "csv").stdout)))
+    rows = list(csv.reader(io.StringIO(dtree("compare", "--table", TABLE3, "-f", "csv").stdout)))
     assert rows[0] == ["dataset", "Entropy", "Gini", "GR", "DCSM", "HDDT", "CCPDT", "iHD", "iHDw"]
     assert rows[1][0] == "appendicitis" and float(rows[1][4]) == 80.83
 
@@ -141,8 +146,8 @@ def test_compare_json_schema_and_consistency():
 
 
 def test_worker_processes_and_one_process_give_identical_json():
-    one = dtree("compare", *SMALL[1:], *QUICK, "-o", "json", "-j", 1)
-    two = dtree("compare", *SMALL[1:], *QUICK, "-o", "json", "-j", 2)
+    one = dtree("compare", *SMALL[1:], *QUICK, "-f", "json", "-j", 1)
+    two = dtree("compare", *SMALL[1:], *QUICK, "-f", "json", "-j", 2)
     assert one.exit_code == two.exit_code == 0
     first, second = json.loads(one.stdout), json.loads(two.stdout)
     assert set(first["timing"]) == {"gini", "entropy", "gain-ratio"}
@@ -152,7 +157,7 @@ def test_worker_processes_and_one_process_give_identical_json():
 def test_results_file_makes_a_rerun_free(tmp_path):
     results = tmp_path / "runs.jsonl"
     args = ("compare", SMALL[1], "--cv", 3, "--criteria", "gini,entropy", "-j", 1,
-            "--results", results, "-o", "json")
+            "--results", results, "-f", "json")
     first = dtree(*args)
     assert "0 fold(s) taken from" in first.stderr and "6 computed" in first.stderr
     again = dtree(*args)
@@ -160,7 +165,7 @@ def test_results_file_makes_a_rerun_free(tmp_path):
     assert without_timing(json.loads(again.stdout)) == without_timing(json.loads(first.stdout))
     assert json.loads(again.stdout)["timing"] == json.loads(first.stdout)["timing"]
     wider = dtree("compare", SMALL[1], "--cv", 3, "--criteria", "gini,entropy,gain-ratio", "-j", 1,
-                  "--results", results, "-o", "json")
+                  "--results", results, "-f", "json")
     assert "6 fold(s) taken from" in wider.stderr and "3 computed" in wider.stderr
     leafier = dtree("compare", SMALL[1], "--cv", 3, "--criteria", "gini,entropy", "-j", 1,
                     "--results", results, "--min-samples-leaf", 3, "-q")
@@ -180,7 +185,7 @@ def test_one_dataset_has_ranks_but_no_tests(tmp_path):
     assert doc["friedman"] is None and doc["nemenyi"] is None
     assert "at least two datasets" in " ".join(doc["conclusions"])
     one_line_error(dtree("compare", SMALL[1], *QUICK, "-j", 1, "--cd-diagram", tmp_path / "x.svg"),
-                   1, "needs at least two datasets")
+                   2, "needs at least two datasets")
 
 
 @pytest.mark.parametrize("args, code, text", [
@@ -190,6 +195,8 @@ def test_one_dataset_has_ranks_but_no_tests(tmp_path):
     (["--criteria", "gini"], 2, "at least two criteria"),
     (["--metric", "precision"], 2, "--metric"),
     (["--cv", 300], 2, "more folds than dataset"),
+    (["--criteria", "gini,tsallis:q=2"], 2, "'gini' and 'tsallis:q=2' are the same method"),
+    (["--criteria", "renyi,entropy,pe:alpha=1"], 2, "'renyi' and 'entropy' are the same method"),
 ])
 def test_usage_errors(args, code, text):
     one_line_error(dtree("compare", SMALL[1], "-j", 1, "-q", *args), code, text)
@@ -213,6 +220,26 @@ def test_one_criterion_with_two_parameter_values():
     assert doc["criteria"] == ["gini", *labels]
 
 
+def test_the_default_criteria_are_distinct_methods():
+    # Of the 17 criteria, eight are at their defaults gini (tsallis q=2, pg, pt, abi),
+    # entropy (renyi, pe, pr) or gain ratio (tsallis-gain-ratio q=1): docs/criteria.md.
+    defaults = default_criteria()
+    assert defaults == ["gini", "entropy", "gain-ratio", "ge", "dcsm", "hddt", "ccpdt", "ihd",
+                        "ihdw"]
+    identities = {method_identity(CriterionChoice(name)) for name in defaults}
+    assert len(identities) == len(defaults)
+    for name in set(CRITERIA) - set(defaults):
+        assert method_identity(CriterionChoice(name)) in identities, name
+    check_distinct(parse_criteria([",".join(defaults)]))
+
+
+def test_other_parameters_make_other_methods():
+    check_distinct(parse_criteria(["gini,tsallis:q=2.5,gain-ratio,gain-ratio:average_gain=1,"
+                                   "tsallis-gain-ratio:q=2,pt:alpha=0.5"]))
+    with pytest.raises(ParameterError, match="'pt:alpha=1:gamma=1' and 'pr' are the same"):
+        check_distinct(parse_criteria(["pt:alpha=1:gamma=1,pr"]))
+
+
 # --------------------------------------------------------------------------
 # --spec files
 # --------------------------------------------------------------------------
@@ -233,7 +260,7 @@ path = "{(EXAMPLES / 'imbalanced' / 'new-thyroid1.dat').as_posix()}"
     assert doc["datasets"] == ["glass", "thyroid", "iris"]
     assert doc["sources"]["glass"].endswith("glass.csv")
     one = ok_json("evaluate", EXAMPLES / "balanced" / "glass.csv", "--target", "Type", "--drop",
-                  "Id", "--cv", 3, "-j", 1, "-o", "json")
+                  "Id", "--cv", 3, "-j", 1, "-f", "json")
     assert doc["scores"]["glass"]["gini"]["mean"] == one["accuracy"]["mean"]
 
 
@@ -276,24 +303,24 @@ def test_missing_spec_file():
 
 
 def test_reference_columns_match_by_name_and_initials():
-    assert report.match_columns(["gini", "entropy", "gain-ratio", "ihdw", "tsallis:q=2"],
+    assert reference.match_columns(["gini", "entropy", "gain-ratio", "ihdw", "tsallis:q=2"],
                                 ["Entropy", "Gini", "GR", "iHDw", "Tsallis"]) == {
         "gini": "Gini", "entropy": "Entropy", "gain-ratio": "GR", "ihdw": "iHDw",
         "tsallis:q=2": "Tsallis"}
-    assert report.match_columns(["tsallis:q=2", "tsallis:q=3"], ["Tsallis"]) == {}
+    assert reference.match_columns(["tsallis:q=2", "tsallis:q=3"], ["Tsallis"]) == {}
 
 
 def test_spearman():
-    assert report.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
-    assert report.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
-    assert report.spearman([1.5, 1.5, 3], [1, 2, 3]) == pytest.approx(np.corrcoef([1.5, 1.5, 3], [1, 2, 3])[0, 1])
+    assert reference.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert reference.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert reference.spearman([1.5, 1.5, 3], [1, 2, 3]) == pytest.approx(np.corrcoef([1.5, 1.5, 3], [1, 2, 3])[0, 1])
 
 
 def test_reference_figures_beside_ours():
     data = [EXAMPLES / "imbalanced" / name for name in
             ("new-thyroid1.dat", "ecoli-0-6-7_vs_5.dat", "yeast-2_vs_4.dat")]
     result = dtree("compare", *data, *QUICK, "--metric", "auc", "-j", 1, "--reference", TABLE4,
-                   "-o", "json")
+                   "-f", "json")
     assert result.exit_code == 0, result.output
     ref = json.loads(result.stdout)["reference"]
     assert ref["scale"] == 100 and ref["datasets"] == ["new-thyroid1", "ecoli-0-6-7_vs_5",
@@ -309,3 +336,62 @@ def test_a_reference_without_matching_datasets_says_so():
     doc = ok_json("compare", SMALL[0], SMALL[1], *QUICK, "-j", 1, "--reference", TABLE3)
     assert doc["reference"]["datasets"] == [] and doc["reference"]["missing_datasets"] == [
         "iris", "new-thyroid1"]
+
+
+# --------------------------------------------------------------------------
+# The table at the terminal's width
+# --------------------------------------------------------------------------
+
+IMBALANCED_NAMES = sorted(dataset_name(str(p)) for p in (EXAMPLES / "imbalanced").glob("*.dat"))
+LONG_CRITERIA = ["gini", "entropy", "gain-ratio", "gain-ratio:average_gain=1", "tsallis:q=0.5",
+                 "tsallis:q=3", "tsallis-gain-ratio:q=2", "renyi:gamma=0.5", "pe:alpha=0.5",
+                 "pg:alpha=0.5", "pt:alpha=0.5:gamma=3", "pr:alpha=0.5:gamma=0.5",
+                 "ge", "abi:alpha=0.5:beta=0.5", "dcsm", "hddt", "ccpdt", "ihd", "ihdw"]
+
+
+def rendered(doc, width, show_sd=False):
+    out = io.StringIO()
+    render_comparison(doc, "table", out, width=width, show_sd=show_sd)
+    return out.getvalue()
+
+
+def cells_by_row(text):
+    """Row label -> its cells, concatenated over the column groups (cells are separated by
+    at least two spaces; a best-in-row mark is one space from its number)."""
+    rows = {}
+    for line in text.splitlines():
+        fields = [f for f in re.split(r"\s{2,}", line.strip()) if f]
+        if fields:
+            rows.setdefault(fields[0], []).extend(fields[1:])
+    return rows
+
+
+@pytest.mark.parametrize("width", [80, 200])
+@pytest.mark.parametrize("methods", [LONG_CRITERIA, ["gini", "entropy", "gain-ratio"]])
+def test_table_cuts_no_name_and_no_number_at_the_width(width, methods):
+    assert len(IMBALANCED_NAMES) == 13
+    rng = np.random.default_rng(len(methods))
+    means = rng.uniform(0.5, 1.0, (len(IMBALANCED_NAMES), len(methods)))
+    stds = rng.uniform(0.0, 0.2, means.shape)
+    doc = comparison_document(IMBALANCED_NAMES, methods, means, stds, base="gini",
+                              about={"metric": "auc"})
+    for show_sd in (False, True):
+        text = rendered(doc, width, show_sd)
+        assert max(len(line) for line in text.splitlines()) <= width
+        rows = cells_by_row(text)
+        for i, name in enumerate(IMBALANCED_NAMES):
+            expected = [f"{means[i, j]:.4f}" + (f" ± {stds[i, j]:.4f}" if show_sd else "")
+                        + (" *" if methods[j] in doc["best"][name] else "")
+                        for j in range(len(methods))]
+            assert rows[name] == expected, name
+        assert rows["average rank"] == [f"{doc['average_ranks'][m]:.2f}" for m in methods]
+        headers = [f for line in text.splitlines() for f in re.split(r"\s{2,}", line.strip())]
+        assert all(m in headers for m in methods)
+
+
+def test_a_table_too_narrow_for_two_columns_is_printed_plainly():
+    doc = comparison_document(IMBALANCED_NAMES[:3], ["gini", "tsallis:q=0.5"],
+                              [[0.8, 0.9], [0.7, 0.6], [0.75, 0.75]], about={"metric": "auc"})
+    text = rendered(doc, 30)
+    assert "ecoli-0-1-4-7_vs_2-3-5-6" in text.splitlines()
+    assert "  tsallis:q=0.5: 0.9000 *" in text.splitlines()

@@ -19,8 +19,14 @@ from dtcli.model import model_to_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 IRIS = ROOT / "examples" / "iris.csv"
-PAPERS = ("gini-entropy-splitting.txt", "tsallis-unified-criterion.txt",
-          "parameterised-impurities-s-pruning.txt", "ihd-inter-node-hellinger-distance.txt")
+# The papers the criteria cite (authors, title, venue and year in each `source`).
+PAPERS = ("Akash, M. E. Kadir, A. A. Ali and M. Shoyaib, Inter-node Hellinger Distance based "
+          "Decision Tree, IJCAI 2019",
+          "Wang and S.-T. Xia, Unifying attribute splitting criteria of decision trees by Tsallis "
+          "entropy, IEEE ICASSP 2017",
+          "Stamate, W. Alghamdi, D. Stahl, D. Logofatu and A. Zamyatin, PIDT: a novel decision "
+          "tree algorithm based on parameterised impurities and statistical pruning approaches, "
+          "AIAI 2018")
 
 # Every parameter's valid range, as the papers state it (1 is also accepted as the
 # Shannon limit of the entropy orders).
@@ -134,7 +140,7 @@ def test_cli_parameter_errors(args, needle, tmp_path):
 
 
 def test_criteria_json_lists_every_criterion():
-    result = CliRunner().invoke(cli, ["criteria", "--output", "json"])
+    result = CliRunner().invoke(cli, ["criteria", "--output-format", "json"])
     assert result.exit_code == 0
     rows = json.loads(result.stdout)
     assert [row["name"] for row in rows] == list(CRITERIA)

@@ -10,7 +10,7 @@ from dtcli.cli import cli
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 DATA = [EXAMPLES / "imbalanced" / "new-thyroid1.dat", EXAMPLES / "imbalanced" / "ecoli-0-6-7_vs_5.dat"]
-ARGS = ("--cv", 3, "--criteria", "gini,entropy,gain-ratio", "--metric", "auc", "-q", "-o", "json")
+ARGS = ("--cv", 3, "--criteria", "gini,entropy,gain-ratio", "--metric", "auc", "-q", "-f", "json")
 
 
 def dtree(*args):

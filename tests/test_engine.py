@@ -234,8 +234,9 @@ def test_zero_weight_rows_do_not_count():
     X = np.array([[1.0], [2.0], [3.0], [4.0], [2.5]])
     y = np.array([0, 0, 1, 1, 1])
     tree = DecisionTreeClassifier().fit(X, y, sample_weight=[1, 1, 1, 1, 0]).tree_
-    assert tree.threshold[0] == 2.25  # the zero-weight row is still a value of x
-    assert tree.value[0].tolist() == [2, 2]
+    # as if absent (the estimator drops it): no threshold between 2 and its 2.5
+    assert tree.threshold[0] == 2.5
+    assert tree.value[0].tolist() == [2, 2] and tree.n_node_samples[0] == 4
 
 
 # --- exhaustive search -------------------------------------------------------------------

@@ -1,18 +1,21 @@
 """DecisionTreeClassifier: scikit-learn's estimator conventions, input handling, validation."""
 import math
+import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from dtcli import DecisionTreeClassifier
-from dtcli.errors import ParameterError
+from dtcli.errors import DataConversionWarning, NotFittedError, ParameterError
 from dtcli.tree import TREE_LEAF
 
 pd = pytest.importorskip("pandas")
 
 DEFAULTS = {"criterion": "gini", "criterion_params": None, "max_depth": None,
             "min_samples_split": 2, "min_samples_leaf": 1, "min_gain": 0.0,
-            "nominal_features": None, "n_jobs": None}
+            "nominal_features": None, "n_jobs": None, "class_weight": None}
 
 
 def test_default_params():
@@ -22,7 +25,7 @@ def test_default_params():
 def test_set_params_round_trip_and_returns_self():
     changed = {"criterion": "entropy", "criterion_params": {}, "max_depth": 3,
                "min_samples_split": 5, "min_samples_leaf": 2, "min_gain": 0.01,
-               "nominal_features": [0], "n_jobs": 1}
+               "nominal_features": [0], "n_jobs": 1, "class_weight": "balanced"}
     model = DecisionTreeClassifier()
     assert model.set_params(**changed) is model
     assert model.get_params() == changed
@@ -176,11 +179,15 @@ def test_bad_parameters_raise_a_value_error_at_fit(params, words):
 
 
 @pytest.mark.parametrize("X, y, words", [
-    ([[0.0], [1.0]], [0, 0], "single class"),
+    ([[0.0], [1.0]], [0, 0], "one class"),
     ([[0.0], [np.inf]], [0, 1], "infinite"),
     ([[0.0], [1.0]], [0, 1, 1], "one-dimensional"),
-    ([[0.0], [1.0]], [[0], [1]], "one-dimensional"),
-    ([0.0, 1.0], [0, 1], "two-dimensional"),
+    ([[0.0], [1.0]], [[0, 1], [1, 0]], "one-dimensional"),
+    ([[0.0], [1.0]], None, "target y is None"),
+    ([[1j], [2j]], [0, 1], "Complex data not supported"),
+    ([[0.0, 1.0]] * 2, [1j, 2j], "Complex data not supported"),
+    (np.empty((3, 0)), [0, 1, 0], r"0 feature\(s\)"),
+    ([0.0, 1.0], [0, 1], "two-dimensional.*Reshape your data"),
     (np.empty((0, 2)), [], "zero rows"),
 ])
 def test_bad_data_raises_a_value_error(X, y, words):
@@ -194,11 +201,75 @@ def test_bad_sample_weight(weights):
         DecisionTreeClassifier().fit(X4, Y4, sample_weight=weights)
 
 
-@pytest.mark.parametrize("method", ["predict", "predict_proba", "apply", "score"])
-def test_using_an_unfitted_tree_says_so(method):
-    args = (X4, Y4) if method == "score" else (X4,)
-    with pytest.raises(ValueError, match="not fitted"):
-        getattr(DecisionTreeClassifier(), method)(*args)
+@pytest.mark.parametrize("y, words", [
+    ([0.0, 1.0, np.nan, 1.0], "1 missing label.*row 2"),
+    (np.array(["a", None, "b", "a"], dtype=object), "missing label.*row 1"),
+    (np.array(["a", float("nan"), "b", "a"], dtype=object), "missing label.*row 1"),
+    (pd.Series(["a", "b", None, "a"], dtype="string"), "missing label.*row 2"),
+    ([0.5, 1.25, 2.0, 3.0], "Unknown label type: continuous.*0.5"),
+    ([0.0, 1.0, np.inf, 1.0], "infinity"),
+    (np.array(["a", 1, "b", 2], dtype=object), "Unknown label type"),
+], ids=["nan", "none", "object-nan", "pandas-na", "continuous", "inf", "mixed"])
+def test_labels_that_are_not_classes_are_refused(y, words):
+    with pytest.raises(ValueError, match=words):
+        DecisionTreeClassifier().fit(X4, y)
+
+
+def test_whole_number_floats_are_class_labels():
+    model = DecisionTreeClassifier().fit(X4, [1.0, 1.0, 2.0, 2.0])
+    assert model.classes_.tolist() == [1.0, 2.0] and model.predict([[3.0]]).tolist() == [2.0]
+
+
+def test_a_column_vector_y_is_read_as_one_dimensional_with_a_warning():
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        model = DecisionTreeClassifier().fit(X4, np.array(Y4)[:, None])
+    assert model.predict(X4).tolist() == Y4
+
+
+UNFITTED_CALLS = {
+    "predict": lambda m: m.predict(X4), "predict_proba": lambda m: m.predict_proba(X4),
+    "predict_log_proba": lambda m: m.predict_log_proba(X4), "apply": lambda m: m.apply(X4),
+    "decision_path": lambda m: m.decision_path(X4), "score": lambda m: m.score(X4, Y4),
+    "get_depth": lambda m: m.get_depth(), "get_n_leaves": lambda m: m.get_n_leaves(),
+    "feature_importances_": lambda m: m.feature_importances_,
+}
+
+
+@pytest.mark.parametrize("use", UNFITTED_CALLS.values(), ids=UNFITTED_CALLS.keys())
+def test_using_an_unfitted_tree_raises_not_fitted_error(use):
+    with pytest.raises(NotFittedError, match="not fitted yet") as caught:
+        use(DecisionTreeClassifier())
+    # scikit-learn's NotFittedError has these bases: code catching either catches it
+    assert isinstance(caught.value, ValueError) and isinstance(caught.value, AttributeError)
+
+
+def test_an_unfitted_tree_has_no_feature_importances_attribute():
+    # as in scikit-learn: the property raises an AttributeError until fit
+    assert not hasattr(DecisionTreeClassifier(), "feature_importances_")
+    assert hasattr(DecisionTreeClassifier().fit(X4, Y4), "feature_importances_")
+
+
+def test_not_fitted_error_is_sklearns_once_sklearn_is_loaded():
+    exceptions = pytest.importorskip("sklearn.exceptions")
+    with pytest.raises(exceptions.NotFittedError) as caught:
+        DecisionTreeClassifier().predict(X4)
+    assert isinstance(caught.value, NotFittedError)
+    copy = pickle.loads(pickle.dumps(caught.value))  # e.g. from a joblib worker
+    assert isinstance(copy, exceptions.NotFittedError) and copy.args == caught.value.args
+
+
+def test_not_fitted_error_does_not_import_sklearn():
+    script = ("import sys\n"
+              "from dtcli import DecisionTreeClassifier\n"
+              "from dtcli.errors import NotFittedError\n"
+              "try:\n"
+              "    DecisionTreeClassifier().predict([[0.0]])\n"
+              "except NotFittedError as e:\n"
+              "    assert type(e) is NotFittedError, type(e).__mro__\n"
+              "assert 'sklearn' not in sys.modules\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
 
 
 def test_all_zero_sample_weight_is_rejected():
@@ -218,6 +289,11 @@ def test_repr_shows_changed_parameters_only():
         "DecisionTreeClassifier(criterion='entropy', max_depth=3)"
 
 
+def test_repr_with_a_numpy_mask_of_nominal_features():
+    model = DecisionTreeClassifier(nominal_features=np.array([True, False]))
+    assert repr(model) == "DecisionTreeClassifier(nominal_features=array([ True, False]))"
+
+
 @pytest.mark.parametrize("min_samples_leaf", [1, 7])
 def test_training_accuracy_read_off_the_leaves_equals_scoring_the_training_rows(
         min_samples_leaf):
@@ -232,3 +308,111 @@ def test_training_accuracy_read_off_the_leaves_equals_scoring_the_training_rows(
         X, y, sample_weight=weight)
     assert model.tree_.training_accuracy() == pytest.approx(
         model.score(X, y, sample_weight=weight), rel=1e-12)
+
+
+# --- class_weight -----------------------------------------------------------------------------
+
+def test_balanced_class_weight_is_n_over_classes_times_count():
+    X, y = [[float(i)] for i in range(8)], ["a"] * 6 + ["b"] * 2
+    model = DecisionTreeClassifier(max_depth=0, class_weight="balanced").fit(X, y)
+    # 8 / (2 * 6) per "a" row and 8 / (2 * 2) per "b" row: 6 * 2/3 and 2 * 2
+    np.testing.assert_allclose(model.tree_.value[0], [4.0, 4.0])
+
+
+def test_class_weight_multiplies_sample_weight_and_can_turn_a_leaf():
+    X, y = [[0.0], [1.0], [2.0], [3.0]], [0, 0, 0, 1]
+    unweighted = DecisionTreeClassifier(max_depth=0).fit(X, y)
+    model = DecisionTreeClassifier(max_depth=0, class_weight={1: 4.0}).fit(
+        X, y, sample_weight=[1.0, 0.5, 2.0, 1.0])
+    np.testing.assert_allclose(model.tree_.value[0], [3.5, 4.0])  # class 0 keeps weight 1
+    assert unweighted.predict([[0.0]]).tolist() == [0]
+    assert model.predict([[0.0]]).tolist() == [1]
+
+
+def test_class_weight_applies_to_fit_dataset(load_example):
+    d = load_example("imbalanced/haberman.dat")
+    heavy = d.classes[1]
+    model = DecisionTreeClassifier(max_depth=0, class_weight={heavy: 10.0}).fit_dataset(d)
+    counts = np.bincount(d.y, minlength=2)
+    np.testing.assert_allclose(model.tree_.value[0], [counts[0], 10.0 * counts[1]])
+
+
+@pytest.mark.parametrize("class_weight, words", [
+    ("balance", "'balanced' or a dict"),
+    ({2: 1.0}, r"label\(s\) \[2\]"),
+    ({1: -1.0}, "finite number >= 0"),
+    ({1: math.inf}, "finite number >= 0"),
+    ({1: "heavy"}, "finite number >= 0"),
+    ({0: 0.0, 1: 0.0}, "sums to zero"),
+])
+def test_bad_class_weight(class_weight, words):
+    with pytest.raises(ValueError, match=words):
+        DecisionTreeClassifier(class_weight=class_weight).fit(X4, Y4)
+
+
+def test_rows_of_weight_zero_are_as_if_absent():
+    X, y = [[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1]
+    model = DecisionTreeClassifier().fit(X, y, sample_weight=[1, 1, 0, 1])
+    # the threshold lies between 1 and 3, the nearest rows that count: not at 1.5
+    assert model.tree_.threshold[0] == 2.0 and model.tree_.n_node_samples[0] == 3
+
+
+# --- what users reach for: importances, paths, log-probabilities -------------------------------
+
+def test_feature_importances_by_hand():
+    # root: gini 3/8 of [1, 3]; x0 and x1 tie at a decrease of 1/8 and the lower feature
+    # wins; its impure child [1, 1] then splits on x1, a decrease of 1/2 on 2 rows:
+    # x0 gets 4 * 1/8, x1 gets 2 * 1/2 of a total 3/2
+    X, y = [[0, 0], [0, 1], [1, 0], [1, 1]], [0, 1, 1, 1]
+    model = DecisionTreeClassifier().fit(np.array(X, dtype=float), y)
+    assert model.tree_.feature[0] == 0
+    np.testing.assert_allclose(model.feature_importances_, [1 / 3, 2 / 3])
+
+
+def test_a_single_leaf_has_zero_importances():
+    model = DecisionTreeClassifier(max_depth=0).fit(X4, Y4)
+    np.testing.assert_array_equal(model.feature_importances_, [0.0])
+
+
+def test_importances_of_a_ratio_criterion_weigh_its_own_score(load_example, reference):
+    """Gain ratio is no impurity decrease: each split node's gain ratio, from the rows
+    that reach it (found with decision_path), times its row count."""
+    d = load_example("iris.csv")
+    model = DecisionTreeClassifier(criterion="gain-ratio").fit(d.X, d.y)
+    tree = model.tree_
+    indptr, indices = model.decision_path(d.X)
+    row_of = np.repeat(np.arange(len(d.y)), np.diff(indptr))
+    expected = np.zeros(d.X.shape[1])
+    for node in np.flatnonzero(tree.children_left != TREE_LEAF):
+        counts = [reference.counts(d.y[row_of[indices == n]], 3)
+                  for n in (node, tree.children_left[node], tree.children_right[node])]
+        expected[tree.feature[node]] += sum(counts[0]) * reference.scores["gain-ratio"](*counts)
+    np.testing.assert_allclose(model.feature_importances_, expected / expected.sum(), rtol=1e-9)
+
+
+def test_decision_path_is_the_walk_from_the_root_to_the_leaf(load_example):
+    d = load_example("balanced/wine.csv")
+    model = DecisionTreeClassifier(max_depth=4).fit(d.X, d.y)
+    tree = model.tree_
+    indptr, indices = model.decision_path(d.X)
+    leaves = model.apply(d.X)
+    for i, row in enumerate(d.X):
+        walk, node = [0], 0
+        while tree.children_left[node] != TREE_LEAF:
+            goes_left = row[tree.feature[node]] <= tree.threshold[node]
+            node = tree.children_left[node] if goes_left else tree.children_right[node]
+            walk.append(node)
+        assert indices[indptr[i]:indptr[i + 1]].tolist() == walk and walk[-1] == leaves[i]
+
+
+def test_decision_path_of_a_single_leaf():
+    indptr, indices = DecisionTreeClassifier(max_depth=0).fit(X4, Y4).decision_path(X4[:2])
+    assert indptr.tolist() == [0, 1, 2] and indices.tolist() == [0, 0]
+
+
+def test_predict_log_proba_is_the_log_of_predict_proba():
+    X, y = [[0.0], [0.0], [1.0], [1.0]], [0, 1, 1, 1]
+    model = DecisionTreeClassifier().fit(X, y)
+    # leaf x=0 holds [1, 1], leaf x=1 holds [0, 2]
+    np.testing.assert_allclose(model.predict_log_proba([[0.0], [1.0]]),
+                               [[math.log(0.5), math.log(0.5)], [-math.inf, 0.0]])

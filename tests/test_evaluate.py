@@ -2,6 +2,7 @@
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,7 @@ def one_line_error(result, code, text):
 
 def test_cross_validation_json_has_one_object_per_metric():
     result = dtree("evaluate", THYROID, "--criterion", "entropy", "--cv", 3, "--repeats", 2,
-                   "--seed", 5, "-j", 1, "-o", "json")
+                   "--seed", 5, "-j", 1, "-f", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["classes"] == ["negative", "positive"]
@@ -44,11 +45,22 @@ def test_cross_validation_json_has_one_object_per_metric():
     matrix = np.array(doc["confusion_matrix"])
     assert matrix.sum() == 2 * 215  # every row tested once per repeat
     assert matrix.sum(axis=1).tolist() == [2 * 180, 2 * 35]
+    # the pooled scores against scikit-learn, on the labels the summed matrix stands for
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    y_true = np.repeat([0, 0, 1, 1], matrix.ravel())
+    y_pred = np.repeat([0, 1, 0, 1], matrix.ravel())
+    precision, recall, f1, support = sklearn_metrics.precision_recall_fscore_support(y_true, y_pred)
+    for c, label in enumerate(doc["classes"]):
+        assert doc["per_class"][label] == pytest.approx(
+            {"precision": precision[c], "recall": recall[c], "f1": f1[c], "support": support[c]})
+    assert doc["g_mean"] == pytest.approx(np.sqrt(recall[0] * recall[1]))
+    assert doc["mcc"] == pytest.approx(sklearn_metrics.matthews_corrcoef(y_true, y_pred))
+    assert doc["kappa"] == pytest.approx(sklearn_metrics.cohen_kappa_score(y_true, y_pred))
 
 
 def test_tree_options_reach_the_trees():
     shallow = json.loads(dtree("evaluate", IRIS, "--cv", 3, "--max-depth", 1, "-j", 1,
-                               "-o", "json").stdout)
+                               "-f", "json").stdout)
     assert shallow["depth"]["values"] == [1, 1, 1]
     assert shallow["options"]["max_depth"] == 1
 
@@ -56,7 +68,7 @@ def test_tree_options_reach_the_trees():
 def test_saved_model_is_scored_once(tmp_path):
     model = tmp_path / "iris.json"
     assert dtree("train", IRIS, "-o", model, "-q").exit_code == 0
-    result = dtree("evaluate", model, IRIS, "-o", "json")
+    result = dtree("evaluate", model, IRIS, "-f", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["accuracy"] == {"mean": 1.0, "std": 0.0, "values": [1.0]}
@@ -88,7 +100,7 @@ def test_options_of_cross_validation_do_not_apply_to_a_model(tmp_path):
     (["--param", "q=2"], 2, "has no parameter 'q'"),
     (["--cv", 1], 2, "--cv"),
     (["--cv", 151], 2, "more folds than dataset 'iris' has rows"),
-    (["-o", "yaml"], 2, "--output"),
+    (["-f", "yaml"], 2, "--output-format"),
 ])
 def test_usage_errors_are_one_line(args, code, text):
     one_line_error(dtree("evaluate", IRIS, *args), code, text)
@@ -99,26 +111,44 @@ def test_too_many_arguments_and_missing_files():
     one_line_error(dtree("evaluate", "no/such.csv"), 1, "no/such.csv")
 
 
-def test_table_csv_and_markdown_say_the_same():
+def test_every_format_says_the_same_and_holds_the_confusion_matrix():
     args = ("evaluate", IRIS, "--cv", 3, "-j", 1)
-    doc = json.loads(dtree(*args, "-o", "json").stdout)
-    rows = list(csv.reader(io.StringIO(dtree(*args, "-o", "csv").stdout)))
-    assert rows[0] == ["metric", "mean", "std", "fold_1", "fold_2", "fold_3"]
-    assert [r[0] for r in rows[1:]] == list(METRICS)
-    assert float(rows[1][1]) == doc["accuracy"]["mean"]
-    markdown = dtree(*args, "-o", "markdown").stdout
+    doc = json.loads(dtree(*args, "-f", "json").stdout)
+    setosa = doc["per_class"]["Iris-setosa"]
+    matrix_rows = [[label, *map(str, row)] for label, row in zip(doc["classes"],
+                                                                 doc["confusion_matrix"])]
+    sections = [[]]
+    for row in csv.reader(io.StringIO(dtree(*args, "-f", "csv").stdout)):
+        if row:
+            sections[-1].append(row)
+        else:
+            sections.append([])
+    metric_rows, class_rows, overall_rows, matrix_csv = sections
+    assert metric_rows[0] == ["metric", "mean", "std", "fold_1", "fold_2", "fold_3"]
+    assert [r[0] for r in metric_rows[1:]] == list(METRICS)
+    assert float(metric_rows[1][1]) == doc["accuracy"]["mean"]
+    assert class_rows[0] == ["class", "precision", "recall", "f1", "support"]
+    assert class_rows[1] == ["Iris-setosa", *(repr(setosa[k]) for k in ("precision", "recall",
+                                                                          "f1")), "50"]
+    assert overall_rows[1:] == [[name, repr(doc[name])] for name in ("g_mean", "mcc", "kappa")]
+    assert matrix_csv == [["true \\ predicted", *doc["classes"]], *matrix_rows]
+    markdown = dtree(*args, "-f", "markdown").stdout
     assert f"| accuracy | {doc['accuracy']['mean']:.4f} |" in markdown
+    assert f"| mcc | {doc['mcc']:.4f} |" in markdown
     assert "| Iris-setosa | 50 | 0 | 0 |" in markdown
+    assert f"| Iris-virginica | {doc['per_class']['Iris-virginica']['precision']:.4f} |" in markdown
     table = dtree(*args).stdout
     assert "stratified 3-fold cross-validation" in table
-    assert f"{doc['accuracy']['mean']:.4f}" in table and "Iris-virginica" in table
+    assert f"{doc['accuracy']['mean']:.4f}" in table and f"{doc['kappa']:.4f}" in table
+    for row in matrix_rows:
+        assert re.search(r"\s+".join(map(re.escape, row)), table), row
 
 
 def test_a_class_smaller_than_the_folds_is_a_warning(tmp_path):
     data = tmp_path / "small.csv"
     rows = ["x,y"] + [f"{i},a" for i in range(20)] + ["100,b", "101,b"]
     data.write_text("\n".join(rows) + "\n")
-    result = dtree("evaluate", data, "--cv", 3, "-j", 1, "-o", "json")
+    result = dtree("evaluate", data, "--cv", 3, "-j", 1, "-f", "json")
     assert result.exit_code == 0, result.output
     assert "class 'b' has 2 rows, fewer than --cv 3" in result.stderr
     doc = json.loads(result.stdout)

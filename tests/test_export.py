@@ -81,7 +81,8 @@ def test_text_export_to_a_terminal_has_colour(tmp_path, iris_depth2):
 
 # --- rules ------------------------------------------------------------------------------------
 
-RULE = re.compile(r"^if (?P<conditions>.+) then (?P<label>.+?)  \[(?P<counts>.*)\]$")
+RULE = re.compile(r"^if (?P<conditions>.+) then (?P<label>.+?)  \(coverage (?P<coverage>\d+), "
+                  r"confidence (?P<confidence>[\d.]+)%\)  \[(?P<counts>.*)\]$")
 NUMERIC = re.compile(r"^(?P<name>.+) (?P<op><=|>) (?P<value>\S+)(?P<missing> \(or missing\))?$")
 NOMINAL = re.compile(r"^(?P<name>.+) in \{(?P<cats>.*)\}(?P<missing> \(or missing\))?$")
 PRESENCE = re.compile(r"^(?P<name>.+) is (?P<state>present|missing)$")
@@ -109,9 +110,13 @@ def parse_rules(rendered: str):
         m = RULE.match(line)
         assert m, f"not a rule: {line!r}"
         conditions = [] if m["conditions"] == "true" else m["conditions"].split(" and ")
-        counts = dict(item.rsplit(": ", 1) for item in m["counts"].split(", "))
-        parsed.append(([rule_predicate(c) for c in conditions], m["label"],
-                       {k: float(v) for k, v in counts.items()}))
+        counts = {k: float(v) for k, v in (item.rsplit(": ", 1)
+                                            for item in m["counts"].split(", "))}
+        assert all(counts.values())  # zero counts are left out
+        total = sum(counts.values())
+        assert float(m["confidence"]) == pytest.approx(100 * counts[m["label"]] / total, abs=0.05)
+        parsed.append(([rule_predicate(c) for c in conditions], m["label"], counts,
+                       int(m["coverage"])))
     return parsed
 
 
@@ -140,17 +145,18 @@ def check_rules_select_the_leaves(model, X, y=None):
     assert len(parsed) == len(leaves)  # one rule per leaf
     rows = rows_as_dicts(model, X)
     selected = np.array([[all(c(row) for c in conditions) for row in rows]
-                         for conditions, _, _ in parsed])
+                         for conditions, _, _, _ in parsed])
     assert (selected.sum(axis=0) == 1).all()  # every row meets exactly one rule
     landed = model.tree_.apply(X, model._nominal_mask())
     rule_leaves = set()
-    for (conditions, label, counts), chosen in zip(parsed, selected):
+    for (conditions, label, counts, coverage), chosen in zip(parsed, selected):
         leaf_of_rows = set(landed[chosen].tolist())
         assert len(leaf_of_rows) <= 1  # the rule's rows all share one leaf
         if y is not None:
-            # the counts printed are those of the rows the rule selects
+            # the counts and coverage printed are those of the rows the rule selects
             expected = np.bincount(y[chosen], minlength=len(model.classes_))
-            assert [counts[str(c)] for c in model.classes_] == expected.tolist()
+            assert [counts.get(str(c), 0) for c in model.classes_] == expected.tolist()
+            assert coverage == chosen.sum()
             assert label == str(model.classes_[int(np.argmax(expected))])
         rule_leaves |= leaf_of_rows
     return rule_leaves
@@ -193,7 +199,7 @@ def test_rules_route_missing_and_unseen_values_like_the_tree():
 
 def test_single_leaf_rule():
     model = DecisionTreeClassifier(max_depth=0).fit([[0.0], [1.0], [2.0]], ["a", "b", "b"])
-    assert rules.render(model) == "if true then b  [a: 1, b: 2]\n"
+    assert rules.render(model) == "if true then b  (coverage 3, confidence 66.7%)  [a: 1, b: 2]\n"
 
 
 # --- dot --------------------------------------------------------------------------------------
@@ -240,8 +246,9 @@ def test_dot_has_one_node_statement_per_node_and_one_edge_per_child(load_example
 
 def test_dot_edge_labels_are_the_split_tests(iris_depth2):
     _, edges = parse_dot(dot.render(iris_depth2))
-    assert [label for _, _, label in edges] == ["a3 <= 2.45", "a3 > 2.45", "a4 <= 1.75",
-                                                "a4 > 1.75"]
+    # missing values go to the larger child: right at the root, left below
+    assert [label for _, _, label in edges] == ["a3 <= 2.45", "a3 > 2.45 (or missing)",
+                                                "a4 <= 1.75 (or missing)", "a4 > 1.75"]
 
 
 def test_dot_escapes_quotes_backslashes_and_braces():
@@ -266,7 +273,7 @@ def test_dot_renders_with_graphviz(load_example):
 
 def test_json_export_is_the_model_file(tmp_path, iris_depth2):
     path = saved(tmp_path, iris_depth2)
-    result = CliRunner().invoke(cli, ["export", str(path), "--format", "json"])
+    result = CliRunner().invoke(cli, ["export", str(path), "-f", "json"])
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == json.loads(path.read_text())
 
@@ -283,8 +290,80 @@ def test_export_to_a_file_writes_nothing_on_stdout(tmp_path, iris_depth2, fmt):
 def test_present_versus_missing_split_in_every_format():
     X = np.array([[1.0], [2.0], [1.0], [np.nan], [np.nan]])
     model = DecisionTreeClassifier().fit(X, ["p", "p", "p", "m", "m"])
-    assert rules.render(model) == ("if x0 is present then p  [m: 0, p: 3]\n"
-                                   "if x0 is missing then m  [m: 2, p: 0]\n")
+    assert rules.render(model) == (
+        "if x0 is present then p  (coverage 3, confidence 100.0%)  [p: 3]\n"
+        "if x0 is missing then m  (coverage 2, confidence 100.0%)  [m: 2]\n")
     _, edges = parse_dot(dot.render(model))
     assert [label for _, _, label in edges] == ["x0 is present", "x0 is missing"]
     check_rules_select_the_leaves(model, np.array([[5.0], [np.nan], [-1e300]]))
+
+
+# --- deep trees: linear output, no recursion --------------------------------------------------
+
+def chain(depth: int):
+    """A valid tree built as arrays: a chain of `depth` splits alternating on x0 and x1,
+    split k sending x <= k + 0.5 to a leaf of class k % 2 and the rest (and missing
+    values) down the chain."""
+    from dtcli.io.dataset import Feature
+    from dtcli.tree import Tree
+
+    n = 2 * depth + 1
+    left, right = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    feature, threshold = np.full(n, -2, np.int64), np.full(n, np.nan)
+    value = np.zeros((n, 2))
+    splits = np.arange(depth)
+    left[2 * splits], right[2 * splits] = 2 * splits + 1, 2 * splits + 2
+    feature[2 * splits], threshold[2 * splits] = splits % 2, splits + 0.5
+    value[2 * splits + 1, splits % 2] = 1
+    value[n - 1, 0] = 1
+    for k in reversed(range(depth)):
+        value[2 * k] = value[2 * k + 1] + value[2 * k + 2]
+    model = DecisionTreeClassifier()
+    model.tree_ = Tree(left, right, feature, threshold, np.zeros(n, np.uint8),
+                       np.zeros((n, 0), np.uint8), value, value.sum(axis=1).astype(np.int64),
+                       np.full(n, np.nan))
+    model.features_ = [Feature("x0", "numeric", ()), Feature("x1", "numeric", ())]
+    model.classes_ = np.array(["a", "b"], dtype=object)
+    return model
+
+
+def test_rules_of_a_20000_deep_chain_merge_the_tests_of_each_feature():
+    depth = 20_000
+    rendered = rules.render(chain(depth)).splitlines()
+    assert len(rendered) == depth + 1
+    # leaf 12345 (of x1's split 12345): right at split 12344 on x0 and 12343 on x1, where
+    # missing values went too; left at 12345, where they do not
+    leaf = "(coverage 1, confidence 100.0%)"
+    assert rendered[0] == f"if x0 <= 0.5 then a  {leaf}  [a: 1]"
+    assert rendered[12_345] == ("if x0 > 12344.5 (or missing) and x1 > 12343.5 "
+                                f"and x1 <= 12345.5 then b  {leaf}  [b: 1]")
+    assert rendered[-1] == ("if x0 > 19998.5 (or missing) and x1 > 19999.5 (or missing) "
+                            f"then a  {leaf}  [a: 1]")
+    assert max(map(len, rendered)) < 120
+
+
+def test_rules_of_a_chain_route_rows_like_the_tree():
+    model = chain(40)
+    grid = np.array([[a, b] for a in (-1.0, 3.0, 17.2, 39.5, 99.0, np.nan)
+                     for b in (0.0, 8.0, 21.5, 40.0, np.nan)])
+    check_rules_select_the_leaves(model, grid)
+
+
+def test_dot_of_a_20000_deep_chain_has_a_line_per_node_and_edge():
+    depth = 20_000
+    nodes, edges = parse_dot(dot.render(chain(depth)))
+    assert len(nodes) == 2 * depth + 1 and len(edges) == 2 * depth
+    assert edges[-1] == (2 * depth - 2, 2 * depth, "x1 > 19999.5 (or missing)")
+
+
+def test_text_of_a_deep_chain_continues_in_sections_of_bounded_width():
+    depth = 3_000
+    console = Console(color_system=None, width=10_000, record=True, file=io.StringIO())
+    console.print(text.render(chain(depth), "header"))
+    out = lines(console.export_text())
+    sections = -(-depth // text.SECTION_DEPTH)
+    # every node once, a title per section, a "continued" line where each section ends
+    assert len(out) == 2 * depth + 1 + sections + (sections - 1)
+    assert max(map(len, out)) < 4 * text.SECTION_DEPTH + 80
+    assert out[-1].strip() == "└── x1 > 2999.5 (or missing)  → a  [a: 1]"
+    assert "node 100 at depth 50" in out

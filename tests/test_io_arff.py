@@ -86,7 +86,7 @@ def test_crlf_and_bom(tmp_path):
 
 @pytest.mark.parametrize("rows, expected", [
     ("1,x,2\n1,y\n", ":7: expected 3 fields, found 2"),
-    ("1,x,2\nabc,y,3\n", ":7: column 'a' holds 'abc', which is not a number"),
+    ("1,x,2\nabc,y,3\n", ":7: column 'a' holds 'abc', which is neither a number"),
     ("1,z,2\n", ":6: column 'b' holds 'z', which is not one of its declared values {x, y}"),
     ("1,x,2\n2,y,1.7\n", ":7: integer column 'n' holds 1.7; declare it real"),
     ("1,x,2\n\n% note\ninf,y,3\n", ":9: infinite value in column 'a'"),

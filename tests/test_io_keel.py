@@ -104,7 +104,7 @@ def test_several_outputs_warn(tmp_path):
 
 @pytest.mark.parametrize("rows, expected", [
     ("0.1, 1, p\n0.2, 1.7, q\n", ":7: integer column 'n' holds 1.7; declare it real"),
-    ("0.1, 1, p\n\n0.2, x, q\n", ":8: column 'n' holds 'x', which is not a number"),
+    ("0.1, 1, p\n\n0.2, x, q\n", ":8: column 'n' holds 'x', which is neither a number"),
     ("0.1, 1, r\n", ":6: column 'c' holds 'r', which is not one of its declared values {p, q}"),
     ("0.1, 1, p\n0.2, 2\n", ":7: expected 3 fields, found 2"),
     ("0.1, 1, p, q\n", ":6: expected 3 fields, found 4"),

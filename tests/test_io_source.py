@@ -54,7 +54,7 @@ def test_format_option_beats_the_extension(tmp_path):
 def test_unknown_extension(tmp_path):
     path = tmp_path / "data.xlsx"
     path.write_bytes(b"a,b\n1,2\n")
-    with pytest.raises(DataError, match=r"data.xlsx: cannot tell the format .*--format"):
+    with pytest.raises(DataError, match=r"data.xlsx: cannot tell the format .*--input-format \("):
         read_table(str(path))
     assert read_table(str(path), format="csv").n_rows == 1
 

@@ -90,6 +90,65 @@ def test_label_metrics_reject_mismatched_or_out_of_range_input():
 
 
 # --------------------------------------------------------------------------
+# From the confusion matrix: per class, G-mean, Matthews, kappa
+# --------------------------------------------------------------------------
+
+
+def test_confusion_matrix_metrics_on_a_hand_example():
+    # rows true, columns predicted: class 0 has 4 rows (2 right), 1 has 2 (2 right), 2 has 1 (0)
+    matrix = [[2, 1, 1], [0, 2, 0], [0, 1, 0]]
+    scores = metrics.per_class_scores(matrix)
+    np.testing.assert_allclose(scores["precision"], [1.0, 0.5, 0.0])
+    np.testing.assert_allclose(scores["recall"], [0.5, 1.0, 0.0])
+    np.testing.assert_allclose(scores["f1"], [2 / 3, 2 / 3, 0.0])
+    assert scores["support"].tolist() == [4, 2, 1]
+    assert metrics.g_mean(matrix) == 0.0  # class 2 is never found
+    assert metrics.g_mean([[2, 2], [1, 3]]) == pytest.approx(math.sqrt(0.5 * 0.75))
+    # s = 7, c = 4, t = (4, 2, 1), p = (2, 4, 1): (28 - 17) / sqrt((49 - 21)(49 - 21))
+    assert metrics.matthews_corrcoef(matrix) == pytest.approx(11 / 28)
+    # p_o = 4/7, p_e = 17/49: (28/49 - 17/49) / (32/49)
+    assert metrics.cohen_kappa(matrix) == pytest.approx(11 / 32)
+
+
+def test_undefined_scores_are_nan_or_scikit_learns_convention():
+    only_zero_predicted = [[3, 0], [2, 0]]
+    scores = metrics.per_class_scores(only_zero_predicted)
+    assert math.isnan(scores["precision"][1]) and scores["recall"][1] == 0.0
+    assert metrics.matthews_corrcoef(only_zero_predicted) == 0.0
+    assert metrics.cohen_kappa(only_zero_predicted) == 0.0
+    single_class = [[5, 0], [0, 0]]
+    assert math.isnan(metrics.per_class_scores(single_class)["recall"][1])
+    assert metrics.g_mean(single_class) == 1.0  # over the classes present
+    assert math.isnan(metrics.cohen_kappa(single_class))
+
+
+def g_mean_by_hand(y_true, y_pred):
+    """imbalanced-learn's definition, the geometric mean of the per-class recalls, over the
+    classes in y_true."""
+    recalls = [np.mean(y_pred[y_true == c] == c) for c in np.unique(y_true)]
+    return float(np.prod(recalls) ** (1 / len(recalls)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(labels_and_predictions())
+def test_confusion_matrix_metrics_match_scikit_learn(case):
+    k, y_true, y_pred = case
+    matrix = metrics.confusion_matrix(y_true, y_pred, k)
+    scores = metrics.per_class_scores(matrix)
+    expected = sklearn_metrics.precision_recall_fscore_support(
+        y_true, y_pred, labels=range(k), zero_division=np.nan)
+    for name, column in zip(("precision", "recall", "f1", "support"), expected):
+        np.testing.assert_allclose(scores[name], column, equal_nan=True, err_msg=name)
+    assert metrics.g_mean(matrix) == pytest.approx(g_mean_by_hand(y_true, y_pred), abs=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn warns about a single class
+        mcc = sklearn_metrics.matthews_corrcoef(y_true, y_pred)
+        kappa = sklearn_metrics.cohen_kappa_score(y_true, y_pred)
+    assert metrics.matthews_corrcoef(matrix) == pytest.approx(mcc, abs=1e-12)
+    assert metrics.cohen_kappa(matrix) == pytest.approx(kappa, abs=1e-12, nan_ok=True)
+
+
+# --------------------------------------------------------------------------
 # AUC
 # --------------------------------------------------------------------------
 

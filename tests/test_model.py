@@ -257,6 +257,26 @@ DAMAGE = {
     "duplicate-category": (lambda d: d["features"][1].update(categories=["a", "a", "c"]),
                            "categories"),
     "duplicate-class": (_set(["classes"], ["0", "0"]), "classes"),
+    "count-beyond-float": (_nested("value", 1, 10**400, 0), "value"),
+    "threshold-beyond-float": (lambda d: d["tree"]["threshold"].__setitem__(
+        _numeric_split(d), -(10**400)), "threshold"),
+    "min-gain-beyond-float": (_set(["options", "min_gain"], 10**400), "options"),
+    "no-criterion-params": (lambda d: d["criterion"].pop("params"), "criterion.params"),
+    "param-as-text": (_set(["criterion", "params"], {"q": "2.5"}), "criterion.params.q"),
+    "param-beyond-float": (_set(["criterion", "params"], {"q": 10**400}), "criterion.params.q"),
+    "training-not-object": (_set(["training"], [1, 2]), "training"),
+    "fit-seconds-text": (_set(["training", "fit_seconds"], "slow"), "training.fit_seconds"),
+    "target-not-text": (_set(["target"], {"a": 1}), "target"),
+    "leaf-counts-do-not-add-up": (lambda d: d["tree"]["value"][-1].__setitem__(
+        0, d["tree"]["value"][-1][0] + 2.0), "class counts"),
+    "numeric-split-on-nominal-feature": (lambda d: (
+        d["tree"]["threshold"].__setitem__(first_split(d, "nominal"), 1.5),
+        d["tree"]["left_categories"].__setitem__(first_split(d, "nominal"), [])),
+        "nominal feature"),
+    "categories-on-numeric-split": (lambda d: d["tree"]["left_categories"].__setitem__(
+        _numeric_split(d), [0]), "numeric feature"),
+    "leaf-with-categories": (lambda d: d["tree"]["left_categories"].__setitem__(
+        d["tree"]["children_left"].index(-1), [0]), "leaf"),
 }
 
 
@@ -266,6 +286,19 @@ def test_damaged_files_are_rejected_with_a_message(tmp_path, good_doc, damage):
     message = load_error(tmp_path, mutate(good_doc, change))
     assert "damaged model file" in message
     assert words in message
+
+
+def test_a_number_of_thousands_of_digits_is_damage(tmp_path, good_doc):
+    text = json.dumps(good_doc).replace('"min_gain": 0.0', '"min_gain": ' + "9" * 5000)
+    assert "9" * 5000 in text
+    assert "damaged model file" in load_error(tmp_path, text)
+
+
+def test_weighted_counts_add_up_within_rounding(good_doc):
+    # counts that are sums of float weights: the parent may differ in the last bits
+    doc = mutate(good_doc, lambda d: d["tree"]["value"][0].__setitem__(
+        0, d["tree"]["value"][0][0] * (1 + 1e-13)))
+    model_from_dict(doc)
 
 
 def test_missing_file(tmp_path):

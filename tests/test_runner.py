@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 from dtcli.criteria import CRITERIA
-from dtcli.errors import DataError, ParameterError
+from dtcli.errors import DataError, DtreeError, ParameterError
 from dtcli.estimator import DecisionTreeClassifier
 from dtcli.evaluate import runner
 from dtcli.evaluate.folds import repeat_folds, repeated_stratified_kfold
 from dtcli.evaluate.report import METRICS, TIMING
+from dtcli.evaluate.results import ResultStore
 from dtcli.io import load_dataset
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -197,37 +198,123 @@ def test_worker_processes_give_the_same_results_as_one_process(iris, thyroid):
 def test_results_file_resumes_and_reruns_only_what_changed(tmp_path, iris, thyroid):
     path = str(tmp_path / "results.jsonl")
     seen = []
-    first = run([iris], [GINI], runner.Protocol(3, 2, 0), jobs=1, store=runner.ResultStore(path),
+    first = run([iris], [GINI], runner.Protocol(3, 2, 0), jobs=1, store=ResultStore(path),
                 progress=lambda done, total: seen.append((done, total)))
     assert (first.computed, first.reused) == (6, 0)
     assert seen[0] == (0, 6) and seen[-1] == (6, 6)
     lines = [json.loads(line) for line in open(path)]
     assert len(lines) == 6 and {"key", "dataset", "criterion", "repeat", "fold"} <= set(lines[0])
 
-    again = run([iris], [GINI], runner.Protocol(3, 2, 0), jobs=1, store=runner.ResultStore(path))
+    again = run([iris], [GINI], runner.Protocol(3, 2, 0), jobs=1, store=ResultStore(path))
     assert (again.computed, again.reused) == (0, 6)
     assert again.cells == first.cells  # the same numbers, timings included
 
     more = run([iris, thyroid], [GINI, ENTROPY], runner.Protocol(3, 3, 0), jobs=1,
-               store=runner.ResultStore(path))
+               store=ResultStore(path))
     assert (more.computed, more.reused) == (2 * 2 * 9 - 6, 6)
     assert more.cells[(0, 0)][:6] == first.cells[(0, 0)]
 
-    other_seed = run([iris], [GINI], runner.Protocol(3, 2, 1), jobs=1, store=runner.ResultStore(path))
+    other_seed = run([iris], [GINI], runner.Protocol(3, 2, 1), jobs=1, store=ResultStore(path))
     assert other_seed.reused == 0
 
 
 def test_an_interrupted_line_is_skipped_and_the_next_one_starts_afresh(tmp_path, iris):
     path = tmp_path / "results.jsonl"
-    run([iris], [GINI], jobs=1, store=runner.ResultStore(str(path)))
+    run([iris], [GINI], jobs=1, store=ResultStore(str(path)))
     text = path.read_text()
     path.write_text(text[: len(text) - 40])  # the last line loses its end
-    store = runner.ResultStore(str(path))
-    assert store.damaged == 1 and len(store.cells) == 2
+    store = ResultStore(str(path))
+    assert store.damaged == [3] and len(store.cells) == 2
+    assert path.read_text() == "".join(text.splitlines(keepends=True)[:2])  # rewritten clean
     grid = run([iris], [GINI], jobs=1, store=store)
     assert grid.computed == 1
-    reread = runner.ResultStore(str(path))
-    assert reread.damaged == 1 and len(reread.cells) == 3
+    reread = ResultStore(str(path))
+    assert reread.damaged == [] and len(reread.cells) == 3
+
+
+@pytest.fixture()
+def results_file(tmp_path, iris):
+    """A results file of three good lines, as a run writes it."""
+    path = tmp_path / "results.jsonl"
+    run([iris], [GINI], jobs=1, store=ResultStore(str(path)))
+    return path
+
+
+def _tamper(line: str, **metrics) -> str:
+    record = json.loads(line)
+    record["metrics"].update(metrics)
+    return json.dumps(record)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda line: _tamper(line, auc="abc"),
+    lambda line: _tamper(line, auc=None),  # a fold of three iris classes has an AUC
+    lambda line: _tamper(line, accuracy=1.5),
+    lambda line: _tamper(line, accuracy=0.123),  # not what the confusion matrix says
+    lambda line: _tamper(line, depth=2.5),
+    lambda line: json.dumps({**json.loads(line), "metrics": {}}),
+    lambda line: json.dumps({**json.loads(line), "confusion_matrix": [[1, 2], [3]]}),
+    lambda line: json.dumps(json.loads(line)["metrics"]),
+    lambda line: "[1, 2]",
+], ids=["auc text", "auc null", "accuracy > 1", "accuracy off its matrix", "depth not whole",
+        "metrics empty", "matrix ragged", "no key", "not an object"])
+def test_a_damaged_line_is_skipped_reported_once_and_removed(results_file, damage):
+    lines = results_file.read_text().splitlines()
+    kept = ResultStore(str(results_file)).cells
+    results_file.write_text("\n".join([lines[0], damage(lines[1]), lines[2]]) + "\n")
+    store = ResultStore(str(results_file))
+    assert store.damaged == [2]
+    assert store.cells == {k: v for i, (k, v) in enumerate(kept.items()) if i != 1}
+    assert results_file.read_text().splitlines() == [lines[0], lines[2]]
+    assert ResultStore(str(results_file)).damaged == []  # no warning on the next run
+
+
+def test_invalid_utf8_spoils_only_its_own_line(results_file):
+    good = results_file.read_bytes()
+    results_file.write_bytes(good + b'{"key": "\xff\xfe')
+    store = ResultStore(str(results_file))
+    assert store.damaged == [4] and len(store.cells) == 3
+    assert results_file.read_bytes() == good
+
+
+def test_a_null_auc_is_kept_for_a_single_class_fold(tmp_path):
+    matrix = [[3, 1], [0, 0]]  # every row of the fold is of the first class
+    metrics = {name: 0.0 for name in METRICS} | {"accuracy": 0.75, "auc": None}
+    path = tmp_path / "results.jsonl"
+    path.write_text(json.dumps({"key": "k", "metrics": metrics, "confusion_matrix": matrix}) + "\n")
+    store = ResultStore(str(path))
+    assert store.damaged == [] and store.get("k")["metrics"]["auc"] is None
+
+
+class _FullDisk:
+    """A file whose third write fails as on a full disk, after two complete lines."""
+
+    def __init__(self, path):
+        self.handle, self.writes = open(path, "a", encoding="utf-8"), 0
+
+    def write(self, text):
+        self.writes += 1
+        if self.writes == 3:
+            self.handle.write(text[:10])
+            self.handle.flush()
+            raise OSError(28, "No space left on device")
+        self.handle.write(text)
+
+    def flush(self):
+        self.handle.flush()
+
+    def close(self):
+        self.handle.close()
+
+
+def test_a_full_disk_stops_the_run_and_keeps_every_complete_line(tmp_path, iris, monkeypatch):
+    path = tmp_path / "results.jsonl"
+    store = ResultStore(str(path))
+    monkeypatch.setattr(store, "_open", lambda: _FullDisk(path))
+    with pytest.raises(DtreeError, match="No space left on device"):
+        run([iris], [GINI], jobs=1, store=store)
+    reread = ResultStore(str(path))
+    assert len(reread.cells) == 2 and reread.damaged == [3]
 
 
 def test_grid_table_means_and_repeat_spread(iris):

@@ -101,6 +101,41 @@ def test_root_split_equals_sklearn_on_untied_data(seed, criterion):
     assert ours.score[0] == pytest.approx(sklearn_decrease(theirs, criterion), rel=1e-6)
 
 
+def shape(tree, node=0):
+    """The tree below `node` as nested (feature, threshold, left, right); None for a leaf:
+    what two trees numbered apart (dtree breadth first, scikit-learn depth first) share."""
+    if tree.children_left[node] < 0:
+        return None
+    return (int(tree.feature[node]), round(float(tree.threshold[node]), 6),
+            shape(tree, tree.children_left[node]), shape(tree, tree.children_right[node]))
+
+
+# Seeds whose depth-3 trees involve no tie (where scikit-learn's random feature order
+# may pick another split of the same score) and no rounding of weighted counts.
+SAME_TREE_SEEDS = [1, 2, 4]
+
+
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("seed", SAME_TREE_SEEDS)
+def test_feature_importances_equal_sklearns_on_the_same_tree(seed, criterion):
+    X, y = continuous_data(seed)
+    ours = DecisionTreeClassifier(criterion=criterion, max_depth=3).fit(X, y)
+    theirs = SkTree(criterion=criterion, max_depth=3, random_state=seed).fit(X, y)
+    assert shape(ours.tree_) == shape(theirs.tree_)  # the same tree, numbered apart
+    np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_,
+                               rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", SAME_TREE_SEEDS)
+def test_balanced_class_weight_grows_sklearns_tree(seed):
+    X, y = continuous_data(seed)
+    keep = np.r_[np.flatnonzero(y == 0), np.flatnonzero(y != 0)[::3]]  # imbalance the classes
+    ours = DecisionTreeClassifier(max_depth=3, class_weight="balanced").fit(X[keep], y[keep])
+    theirs = SkTree(max_depth=3, class_weight="balanced", random_state=seed).fit(X[keep], y[keep])
+    assert shape(ours.tree_) == shape(theirs.tree_)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+
+
 @pytest.mark.parametrize("criterion", CRITERIA)
 @pytest.mark.parametrize("seed", range(4))
 def test_whole_tree_equals_sklearn_except_at_exact_ties(reference, seed, criterion):

@@ -18,17 +18,17 @@ table3() {  # the 10 balanced datasets of Table 3 that ship in examples/balanced
 }
 
 # The paper's protocol: one stratified 10-fold split (seed 0).
-table4 --sd --cd-diagram $OUT/ihd_table4_cd.svg -o markdown > $OUT/ihd_table4_auc.md
-table4 -q -o json > $OUT/ihd_table4_auc.json
-table3 --sd --cd-diagram $OUT/ihd_table3_cd.svg -o markdown > $OUT/ihd_table3_accuracy.md
-table3 -q -o json > $OUT/ihd_table3_accuracy.json
+table4 --sd --cd-diagram $OUT/ihd_table4_cd.svg -f markdown > $OUT/ihd_table4_auc.md
+table4 -q -f json > $OUT/ihd_table4_auc.json
+table3 --sd --cd-diagram $OUT/ihd_table3_cd.svg -f markdown > $OUT/ihd_table3_accuracy.md
+table3 -q -f json > $OUT/ihd_table3_accuracy.json
 
 # Ten different 10-fold splits (the first is the one above): how much the
 # figures move with the fold assignment alone.
-table4 --repeats 10 --cd-diagram $OUT/ihd_table4_cd_10x10.svg -o markdown > $OUT/ihd_table4_auc_10x10.md
-table4 --repeats 10 -q -o json > $OUT/ihd_table4_auc_10x10.json
-table3 --repeats 10 --cd-diagram $OUT/ihd_table3_cd_10x10.svg -o markdown > $OUT/ihd_table3_accuracy_10x10.md
-table3 --repeats 10 -q -o json > $OUT/ihd_table3_accuracy_10x10.json
+table4 --repeats 10 --cd-diagram $OUT/ihd_table4_cd_10x10.svg -f markdown > $OUT/ihd_table4_auc_10x10.md
+table4 --repeats 10 -q -f json > $OUT/ihd_table4_auc_10x10.json
+table3 --repeats 10 --cd-diagram $OUT/ihd_table3_cd_10x10.svg -f markdown > $OUT/ihd_table3_accuracy_10x10.md
+table3 --repeats 10 -q -f json > $OUT/ihd_table3_accuracy_10x10.json
 
 # Ten single 10-fold runs with different seeds, as ten papers might have run
 # them: how far the ranks and the agreement with the paper move.
@@ -45,7 +45,7 @@ table3 --repeats 10 -q -o json > $OUT/ihd_table3_accuracy_10x10.json
 # The paper's own figures on the datasets we have, through the same statistics.
 names=$(ls examples/imbalanced | sed 's/\.dat$//' | paste -sd'|' -)
 grep -E "^(dataset|$names)," docs/reference/ihd_table4_auc_imbalanced.csv > $OUT/paper_table4_13.csv
-dtree compare --table $OUT/paper_table4_13.csv --base iHDw -o markdown > $OUT/paper_table4_13.md
+dtree compare --table $OUT/paper_table4_13.csv --base iHDw -f markdown > $OUT/paper_table4_13.md
 names=$(sed -n 's/^\[datasets\.\(.*\)\]$/\1/p' $OUT/ihd_balanced.toml | paste -sd'|' -)
 grep -E "^(dataset|$names)," docs/reference/ihd_table3_accuracy_balanced.csv > $OUT/paper_table3_10.csv
-dtree compare --table $OUT/paper_table3_10.csv --base iHDw -o markdown > $OUT/paper_table3_10.md
+dtree compare --table $OUT/paper_table3_10.csv --base iHDw -f markdown > $OUT/paper_table3_10.md

@@ -1,6 +1,6 @@
 """How much a single 10-fold comparison moves with the fold assignment alone.
 
-Runs `dtree compare ARGS... --seed S -q -o json` for S = 0..9 (each one a
+Runs `dtree compare ARGS... --seed S -q -f json` for S = 0..9 (each one a
 paper-like single 10-fold split) and prints a markdown summary: per criterion,
 the mean, sd and range of its average rank over the seeds; per seed, Spearman's
 rho with the reference ranks, the best-ranked criterion and the Iman-Davenport p.
@@ -21,7 +21,7 @@ def main() -> None:
     split = sys.argv.index("--")
     title, args = " ".join(sys.argv[1:split]), sys.argv[split + 1:]
     docs = [json.loads(subprocess.run(["dtree", "compare", *args, "--seed", str(seed), "-q",
-                                       "-o", "json"], check=True, capture_output=True,
+                                       "-f", "json"], check=True, capture_output=True,
                                       text=True).stdout) for seed in SEEDS]
     criteria = docs[0]["criteria"]
     ranks = {c: [d["average_ranks"][c] for d in docs] for c in criteria}

@@ -7,6 +7,9 @@ talk and progress to stderr. Exit codes: 0 success, 1 bad data or files,
 """
 from __future__ import annotations
 
+import errno
+import os
+import signal
 import sys
 
 import click
@@ -14,11 +17,22 @@ import click
 from dtcli._version import __version__
 from dtcli.cli import evaluate_commands, tree_commands, warm_command
 from dtcli.cli.options import CONTEXT
-from dtcli.errors import DtreeError, ParameterError
+from dtcli.errors import DtreeError, Interrupted, ParameterError, interrupt_exit_code
 
 
 class _BadOption(click.ClickException):
     exit_code = 2  # a usage error, said in one line
+
+
+class _Stopped(click.ClickException):
+    """Ctrl-C, SIGTERM or SIGHUP: one line, exit code 128 + the signal."""
+
+    def __init__(self, exit_code: int):
+        super().__init__("interrupted")
+        self.exit_code = exit_code
+
+    def show(self, file=None):
+        click.echo("interrupted", err=True)
 
 
 class _Group(click.Group):
@@ -30,6 +44,9 @@ class _Group(click.Group):
             return super().main(*args, standalone_mode=False, **kwargs)
         try:
             super().main(*args, standalone_mode=False, **kwargs)
+            sys.stdout.flush()  # a full disk under stdout shows here, not at exit
+        except OSError as exc:
+            _output_failed(exc)
         except click.UsageError as exc:  # Click would add Usage/Try lines around it
             where = f"{exc.ctx.command_path}: " if exc.ctx else ""
             click.echo(f"Error: {where}{exc.format_message()}", err=True)
@@ -46,11 +63,43 @@ class _Group(click.Group):
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
+            return result
+        except BrokenPipeError as exc:  # Click would exit 1 for it
+            _output_failed(exc)
         except ParameterError as exc:
             raise _BadOption(str(exc)) from None
         except DtreeError as exc:
             raise click.ClickException(str(exc)) from None
+        except KeyboardInterrupt as exc:
+            raise _Stopped(interrupt_exit_code(exc)) from None
+
+
+def _output_failed(exc: OSError):
+    """Writing stdout failed. A closed pipe (`dtree predict ... | head`) ends quietly with
+    exit 0, the reader has all it wants; anything else (a full disk) is one line, exit 1."""
+    _discard_stdout()  # stdout can take nothing more: keep the exit flush quiet
+    if exc.errno == errno.EPIPE:
+        sys.exit(0)
+    click.echo(f"Error: cannot write the output ({exc.strerror or exc})", err=True)
+    sys.exit(1)
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit cannot raise again (Python's
+    documented handling of SIGPIPE, but with exit code 0)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # not a file descriptor (e.g. in tests)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 @click.group(cls=_Group, context_settings=CONTEXT)
@@ -60,6 +109,16 @@ def cli():
 
     Reads CSV, ARFF and KEEL .dat files (optionally .gz, or - for stdin).
     Run `dtree COMMAND --help` for a command's options and an example.
+
+    \b
+    An option means the same in every command that takes it:
+      -o, --output FILE      where to write (- for stdout, the default)
+      -f, --output-format    what to write (text, json, csv, ...)
+      --input-format         how to read DATA (csv, arff, keel; default: by extension)
+      -j, --jobs N           CPU cores to use (default: all)
+      -q, --quiet            no notes or progress on stderr
+    Old spellings: `-o json` is refused (write -f json); --format still works,
+    deprecated, for --input-format (in export, for -f).
     """
 
 
@@ -69,5 +128,13 @@ for command in (tree_commands.train, tree_commands.predict, tree_commands.export
     cli.add_command(command)
 
 
+def stop_on_signals():
+    """SIGTERM and SIGHUP stop like Ctrl-C: the exception unwinds, temporary files go."""
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _raise_interrupted)
+
+
 def main():
+    stop_on_signals()
     cli(prog_name="dtree")

@@ -1,20 +1,19 @@
 """Commands that measure trees: evaluate (one criterion or a saved model) and compare."""
 from __future__ import annotations
 
-import sys
-
 import click
 from click.core import ParameterSource
 
-from dtcli.cli.options import (CONTEXT, data_options, stderr_console, target_options,
-                               tree_options)
+from dtcli.cli.options import (CONTEXT, data_options, force_option, jobs_option, output_option,
+                               output_format_option, quiet_option, refuse_unmarked_stdin,
+                               stderr_console, target_options, tree_options)
 from dtcli.errors import ParameterError
 from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
 
 
 def _tree_options_without(*names):
     """`tree_options` minus the named parameters: compare takes --criteria instead of
-    --criterion/--param, and here --jobs counts worker processes, not threads."""
+    --criterion/--param."""
     def decorate(func):
         holder = tree_options(lambda: None)
         kept = [p for p in holder.__click_params__ if p.name not in names]
@@ -32,24 +31,18 @@ def _cv_options(func):
         click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
                      help="Seed of the fold assignment (folds depend only on it, the labels "
                           "and the repeat)."),
-        click.option("--jobs", "-j", type=click.IntRange(min=1),
-                     help="Worker processes (default: all cores, or one for a run of a few "
-                          "seconds); results do not depend on it."),
+        jobs_option("one worker process per core (default: all, or one for a run of a "
+                    "few seconds)"),
     ]
     for option in reversed(options):
         func = option(func)
     return func
 
 
-def _format_option(func):
-    return click.option("--output", "-o", "output_format", type=click.Choice(FORMATS),
-                        default="table", show_default=True,
-                        help="A table for people; json, csv or markdown for scripts.")(func)
-
-
-def _quiet_option(func):
-    return click.option("--quiet", "-q", is_flag=True,
-                        help="No progress bar or notes on stderr.")(func)
+def _report_options(func):
+    func = output_option("Write the report here (- for stdout).", formats=FORMATS)(func)
+    return output_format_option(FORMATS, "table",
+                                "A table for people; json, csv or markdown for scripts.")(func)
 
 
 def _given(ctx, names) -> list[str]:
@@ -75,19 +68,21 @@ def _warn(lines) -> None:
 
 
 def _run_grid(*args, quiet: bool, **kwargs):
-    """runner.run_grid with a progress bar; Ctrl-C stops with one line and exit code 130."""
+    """runner.run_grid with a progress bar; Ctrl-C, SIGTERM or SIGHUP stop with one line and
+    exit code 128 + the signal (130 for Ctrl-C)."""
+    from dtcli.errors import interrupt_exit_code
     from dtcli.evaluate.report import progress_bar
     from dtcli.evaluate.runner import run_grid
 
     try:
         with progress_bar("cross-validating", enabled=not quiet) as progress:
             return run_grid(*args, progress=progress, **kwargs)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         store = kwargs.get("store")
         where = (f"finished folds are saved in {store.path}; rerun to continue"
                  if store is not None and store.path else "use --results FILE to keep finished folds")
         stderr_console().print(f"interrupted; {where}")
-        raise SystemExit(130) from None
+        raise SystemExit(interrupt_exit_code(exc)) from None
 
 
 _TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min_samples_leaf",
@@ -99,13 +94,14 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @click.argument("inputs", metavar="[MODEL] DATA", nargs=-1, required=True)
 @target_options
 @data_options
-@_tree_options_without("jobs")
+@tree_options
 @_cv_options
-@_format_option
-@_quiet_option
+@_report_options
+@force_option
+@quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
 def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-             jobs, output_format, quiet, **tree):
+             jobs, output, output_format, force, quiet, **tree):
     """Measure a tree on labelled DATA: cross-validate a criterion, or score a saved MODEL.
 
     With DATA alone, stratified k-fold cross-validation of the tree that
@@ -114,27 +110,36 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     names another). Metrics: accuracy, balanced_accuracy, auc (ROC AUC for two
     classes, Hand & Till's M for more), log_loss (mean -ln p of the true class,
     p clipped to at least 1e-15), f1_macro, n_nodes, n_leaves, depth,
-    fit_seconds, predict_seconds; mean and std (n - 1) over folds; and the
-    confusion matrix summed over folds.
+    fit_seconds, predict_seconds; mean and std (n - 1) over folds. Then, from
+    the confusion matrix summed over folds (as Weka reports them): precision,
+    recall, F1 and support per class, g_mean (geometric mean of the recalls of
+    the classes present), mcc (Matthews correlation) and kappa (Cohen's); and
+    the matrix itself, in every format (csv: four tables separated by an empty
+    line).
 
     \b
     Example:
       dtree evaluate examples/ecoli2.dat --criterion entropy --cv 10 --repeats 3
-      dtree evaluate examples/iris.csv -o json | jq .accuracy.mean
+      dtree evaluate examples/iris.csv -f json | jq .accuracy.mean
       dtree evaluate iris.json examples/iris.csv
     """
     if len(inputs) > 2:
         raise click.UsageError("expected DATA, or MODEL DATA", ctx)
+    named = {"model": inputs[0], "data": inputs[1]} if len(inputs) == 2 else {"data": inputs[0]}
+    _refuse_outputs_over_inputs({"--output": output}, named)
+    refuse_unmarked_stdin(inputs[-1], data_format)
     if len(inputs) == 2:
-        _refuse(ctx, _TREE + _CV + ("drop",), "applies to cross-validating DATA; a saved MODEL "
-                                             "is evaluated as it is")
+        _refuse(ctx, _TREE + _CV + ("drop", "force"), "applies to cross-validating DATA; a "
+                                                      "saved MODEL is evaluated as it is")
         doc = _evaluate_model(*inputs, target, data_format, no_header, delimiter)
     else:
         doc = _cross_validate(inputs[0], target, drop, data_format, no_header, delimiter, cv,
-                              repeats, seed, jobs, quiet, tree)
+                              repeats, seed, jobs, quiet, tree, force)
+    from dtcli.atomic import open_output
     from dtcli.evaluate.report import render_evaluation
 
-    render_evaluation(doc, output_format, sys.stdout)
+    with open_output(output) as handle:
+        render_evaluation(doc, output_format, handle)
 
 
 def _evaluate_model(model_path, data, target, data_format, no_header, delimiter) -> dict:
@@ -159,7 +164,7 @@ def _evaluate_model(model_path, data, target, data_format, no_header, delimiter)
 
 
 def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-                    jobs, quiet, tree) -> dict:
+                    jobs, quiet, tree, force) -> dict:
     import dataclasses
 
     from dtcli.evaluate.report import evaluation_document
@@ -173,7 +178,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
                             header=not no_header, delimiter=delimiter)[0]
-    dataset = spec.load()
+    dataset = spec.load(force)
     _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
     grid = _run_grid([spec.name], [dataset], [choice], options, protocol, jobs=jobs, quiet=quiet)
     about = {"dataset": spec.name, "source": data, "target": dataset.target,
@@ -189,13 +194,18 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
                    "paths are relative to the file.")
 @click.option("--criteria", "criteria_entries", multiple=True, metavar="LIST",
               help="Comma-separated NAME or NAME:PARAM=VALUE[:PARAM=VALUE...], e.g. "
-                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5 (default: every criterion of "
-                   "`dtree criteria` with default parameters); repeatable.")
+                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5; repeatable. Default: every "
+                   "criterion of `dtree criteria` that is not another one at its default "
+                   "parameters (tsallis at q=2 is gini, renyi at gamma=1 entropy, ...). Two "
+                   "spellings of one method (gini,tsallis:q=2) are refused: a method tied "
+                   "with itself distorts the ranks and the tests.")
 @click.option("--metric", "-m", type=click.Choice(list(METRICS)), default="accuracy",
               show_default=True, metavar="NAME",
               help=f"The score to rank criteria by: {', '.join(METRICS)}.")
 @click.option("--base", metavar="NAME",
-              help="Count wins/ties/losses of this criterion (default: the last one listed).")
+              help="The control: wins/ties/losses, Bonferroni-Dunn, Holm and Wilcoxon "
+                   "signed-rank tests of this criterion against each other one (default: the "
+                   "last one listed).")
 @click.option("--sd", "show_sd", is_flag=True, help="Show the std over folds beside each mean.")
 @click.option("--cd-diagram", metavar="FILE.svg", help="Write the critical-difference diagram.")
 @click.option("--reference", metavar="FILE.csv",
@@ -212,22 +222,27 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
               help='Run on this Dask cluster instead of local processes (pip install "dtcli[dask]").')
 @target_options
 @data_options
-@_tree_options_without("criterion", "criterion_params", "jobs")
-@_format_option
-@_quiet_option
+@_tree_options_without("criterion", "criterion_params")
+@_report_options
+@force_option
+@quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
 def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, reference,
             table_path, lower_is_better, cv, repeats, seed, jobs, results_path, scheduler,
-            target, drop, data_format, no_header, delimiter, output_format, quiet, **tree):
+            target, drop, data_format, no_header, delimiter, output, output_format, force, quiet,
+            **tree):
     """Compare split criteria over datasets, with Demsar's rank statistics.
 
     Every criterion runs on the same stratified folds of every dataset (files
     DATA... and/or a --spec file). Reported: the dataset x criterion table of
-    mean --metric (best per row marked), average ranks, wins/ties/losses of
-    --base against each other criterion, the Friedman and Iman-Davenport
-    tests, the Nemenyi critical difference at alpha 0.05 with the pairs that
-    differ, and, with --cd-diagram, the critical-difference diagram as SVG.
-    With --table, the same statistics on a table of scores you bring.
+    mean --metric (best per row marked; split into column groups when wider
+    than the terminal), average ranks, the Friedman and Iman-Davenport tests,
+    the Nemenyi critical difference at alpha 0.05 with the pairs that differ;
+    against --base: wins/ties/losses, the Bonferroni-Dunn and Holm tests and
+    Wilcoxon's signed-rank test (exact p up to 100 datasets); a warning when
+    there are too few datasets for the tests to mean much; and, with
+    --cd-diagram, the critical-difference diagram as SVG. With --table, the
+    same statistics on a table of scores you bring.
 
     \b
     Example:
@@ -235,49 +250,74 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
           --metric auc --cv 10 --cd-diagram cd.svg --results runs.jsonl
       dtree compare --table docs/reference/ihd_table3_accuracy_balanced.csv --base iHDw
     """
-    from dtcli.evaluate.report import render_comparison
+    from dtcli.evaluate.comparison import render_comparison
 
     if table_path is not None:
         _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
-                      "target", "drop", "data_format", "no_header", "delimiter") + _CV + _TREE,
+                      "target", "drop", "data_format", "no_header", "delimiter", "force")
+                + _CV + _TREE,
                 "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")
+        _refuse_outputs_over_inputs({"--cd-diagram": cd_diagram, "--output": output},
+                                    {"--table": table_path, "--reference": reference})
         doc = _compare_table(table_path, lower_is_better, base)
     else:
         _refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
         doc = _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats,
                                 seed, jobs, results_path, scheduler, target, drop, data_format,
-                                no_header, delimiter, quiet, tree)
+                                no_header, delimiter, quiet, tree, force,
+                                outputs={"--results": results_path, "--cd-diagram": cd_diagram,
+                                         "--output": output},
+                                reference=reference)
+    _warn(doc["warnings"])
     if reference is not None:
-        from dtcli.evaluate.report import reference_comparison
+        from dtcli.evaluate.reference import reference_comparison
 
         doc["reference"] = reference_comparison(doc, reference)
     if cd_diagram is not None:
         _write_cd_diagram(doc, cd_diagram)
-    render_comparison(doc, output_format, sys.stdout, show_sd=show_sd)
+    from dtcli.atomic import open_output
+
+    with open_output(output) as handle:
+        render_comparison(doc, output_format, handle, show_sd=show_sd)
 
 
 def _compare_table(path, lower_is_better, base) -> dict:
-    from dtcli.evaluate.report import comparison_document, read_score_table
+    from dtcli.evaluate.comparison import comparison_document
+    from dtcli.evaluate.reference import read_score_table
 
     datasets, methods, values = read_score_table(path)
     return comparison_document(datasets, methods, values, higher_is_better=not lower_is_better,
                                base=base, about={"table": path})
 
 
+def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str, str | None]):
+    """ParameterError if an output option names an input file, or another output."""
+    from dtcli.atomic import refuse_output_over_input
+
+    for option, path in outputs.items():
+        refuse_output_over_input(path, option, inputs)
+        inputs = {**inputs, option: path}
+
+
 def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats, seed, jobs,
                       results_path, scheduler, target, drop, data_format, no_header, delimiter,
-                      quiet, tree) -> dict:
+                      quiet, tree, force, outputs, reference) -> dict:
     import dataclasses
 
-    from dtcli.criteria import CRITERIA
-    from dtcli.evaluate.report import comparison_document
-    from dtcli.evaluate.runner import (Protocol, ResultStore, TreeOptions, check_protocol,
-                                       parse_criteria)
-    from dtcli.evaluate.spec import check_unique, load_spec, specs_from_paths
+    from dtcli.evaluate.comparison import comparison_document
+    from dtcli.evaluate.results import ResultStore
+    from dtcli.evaluate.runner import Protocol, TreeOptions, check_protocol, parse_criteria
+    from dtcli.evaluate.spec import (check_distinct, check_unique, default_criteria, load_spec,
+                                     specs_from_paths)
 
-    choices = parse_criteria(criteria_entries or [",".join(CRITERIA)])
+    if scheduler is not None:
+        from dtcli.evaluate.distributed import check_address
+
+        check_address(scheduler)
+    choices = parse_criteria(criteria_entries or [",".join(default_criteria())])
+    check_distinct(choices)
     labels = [c.label for c in choices]
     if base is not None and base not in labels:
         raise ParameterError(f"--base {base!r} is not one of the compared criteria "
@@ -290,12 +330,17 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     if not specs:
         raise ParameterError("give DATA files, a --spec file or a --table to compare")
     check_unique(specs)
-    datasets = [spec.load() for spec in specs]
+    if outputs["--cd-diagram"] is not None and len(specs) < 2:
+        raise ParameterError("--cd-diagram needs at least two datasets")
+    _refuse_outputs_over_inputs(outputs, {"--spec file": spec_path, "--reference": reference,
+                                          **{f"data file of '{s.name}'": s.path for s in specs}})
+    datasets = [spec.load(force) for spec in specs]
     names = [spec.name for spec in specs]
     _warn([w for d in datasets for w in d.warnings] + check_protocol(names, datasets, protocol))
     store = ResultStore(results_path)
-    if store.damaged and not quiet:
-        _warn([f"{results_path}: skipped {store.damaged} unreadable line(s), an interrupted write"])
+    if store.damaged:  # said once even with --quiet: the file has been rewritten without them
+        _warn([f"{results_path}: skipped damaged line(s) {_numbers(store.damaged)} (an "
+               "interrupted write or an edit) and rewrote the file without them"])
     grid = _run_grid(names, datasets, choices, options, protocol, jobs=jobs, store=store,
                      scheduler=scheduler, quiet=quiet)
     if results_path and not quiet:
@@ -312,13 +357,18 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     return doc
 
 
+def _numbers(values: list[int], shown: int = 10) -> str:
+    """'3, 7, 9' or '3, 7, 9, ... (25 in all)'."""
+    head = ", ".join(map(str, values[:shown]))
+    return head + (f", ... ({len(values)} in all)" if len(values) > shown else "")
+
+
 def _write_cd_diagram(doc: dict, path: str) -> None:
     from dtcli.atomic import open_output
-    from dtcli.errors import DtreeError
     from dtcli.evaluate.cd_diagram import critical_difference_svg
 
     if doc["nemenyi"] is None:
-        raise DtreeError("--cd-diagram needs at least two datasets")
+        raise ParameterError("--cd-diagram needs at least two datasets")
     methods = doc["criteria"]
     pairs = [(methods.index(a), methods.index(b)) for a, b in doc["nemenyi"]["significant_pairs"]]
     what = doc.get("metric") or doc.get("table", "scores")
@@ -326,8 +376,5 @@ def _write_cd_diagram(doc: dict, path: str) -> None:
                                   doc["nemenyi"]["cd"], pairs,
                                   title=f"{what}: {len(doc['datasets'])} datasets, Nemenyi "
                                         f"alpha {ALPHA}")
-    try:
-        with open_output(path) as handle:
-            handle.write(svg)
-    except OSError as exc:
-        raise DtreeError(f"{path}: cannot write the diagram ({exc.strerror})") from None
+    with open_output(path) as handle:
+        handle.write(svg)

@@ -4,20 +4,26 @@ from __future__ import annotations
 import click
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+# Largest depth or row count an option takes: the engine counts in 64-bit integers, and
+# no tree or data file comes near this.
+LARGEST_COUNT = 2**31 - 1
 
 
 def stderr_console():
     """Where talk and progress go; rich is imported only when something is said."""
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    # markup off: file names and class labels such as "[high]" or "[/x]" are printed as they are
+    return Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
 def data_options(func):
     """Options that say how to read a data file."""
     options = [
-        click.option("--format", "data_format", type=click.Choice(["csv", "arff", "keel"]),
-                     help="Input format (default: from the extension; stdin is CSV)."),
+        click.option("--input-format", "--format", "data_format",
+                     type=click.Choice(["csv", "arff", "keel"]),
+                     help="Format of DATA (default: from the extension; stdin is CSV). "
+                          "--format is its old, deprecated name."),
         click.option("--no-header", is_flag=True,
                      help="CSV has no header row (columns are named V1, V2, ...)."),
         click.option("--delimiter", metavar="CHAR", help="CSV field delimiter (default: sniffed)."),
@@ -34,12 +40,23 @@ def target_options(func):
                         help="Class column (default: KEEL @outputs, else the last column).")(func)
 
 
+def force_option(func):
+    """For the commands that train: accept a target that looks like regression data."""
+    return click.option("--force", is_flag=True,
+                        help="Train even when the class column looks like regression data "
+                             "(numbers that are not whole, or more distinct values than half "
+                             "the rows).")(func)
+
+
 def _parse_param(ctx, param, values):
     parsed = {}
     for item in values:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", ctx, param)
+        if name.strip() in parsed:  # keeping either value silently would hide a typo
+            raise click.BadParameter(f"{name.strip()} is given twice; give each parameter "
+                                     "once", ctx, param)
         try:
             parsed[name.strip()] = float(value)
         except ValueError:
@@ -53,29 +70,87 @@ def tree_options(func):
         click.option("--criterion", "-c", default="gini", show_default=True,
                      help="Split criterion; `dtree criteria` lists them."),
         click.option("--param", "-p", "criterion_params", multiple=True, metavar="NAME=VALUE",
-                     callback=_parse_param, help="Criterion parameter, e.g. q=2.5; repeatable."),
-        click.option("--max-depth", type=click.IntRange(min=0), help="Maximum depth (default: none)."),
-        click.option("--min-samples-split", type=click.IntRange(min=2), default=2, show_default=True,
-                     help="Smallest node that may be split."),
-        click.option("--min-samples-leaf", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="Smallest allowed leaf."),
+                     callback=_parse_param,
+                     help="Criterion parameter, e.g. q=2.5; repeatable, once per parameter."),
+        click.option("--max-depth", type=click.IntRange(min=0, max=LARGEST_COUNT),
+                     help="Maximum depth (default: none)."),
+        click.option("--min-samples-split", type=click.IntRange(min=2, max=LARGEST_COUNT),
+                     default=2, show_default=True, help="Smallest node that may be split."),
+        click.option("--min-samples-leaf", type=click.IntRange(min=1, max=LARGEST_COUNT), default=1,
+                     show_default=True, help="Smallest allowed leaf."),
         click.option("--min-gain", type=float, default=0.0, show_default=True,
                      help="Smallest criterion score a split must reach."),
-        click.option("--jobs", "-j", type=click.IntRange(min=1),
-                     help="Threads (default: all cores); results do not depend on it."),
     ]
     for option in reversed(options):
         func = option(func)
     return func
 
 
-def output_option(help_text):
+def _parse_class_weight(ctx, param, values):
+    """`balanced`, or LABEL=WEIGHT items: the estimator's class_weight (None if not given).
+    A label may contain '=': the weight follows the last one."""
+    if not values:
+        return None
+    if "balanced" in values:
+        if len(values) > 1:
+            raise click.BadParameter("'balanced' cannot be combined with LABEL=WEIGHT", ctx, param)
+        return "balanced"
+    weights = {}
+    for item in values:
+        label, sep, weight = item.rpartition("=")
+        if not sep or not label:
+            raise click.BadParameter(f"expected balanced or LABEL=WEIGHT, got {item!r}", ctx, param)
+        if label in weights:
+            raise click.BadParameter(f"class {label!r} is given twice", ctx, param)
+        try:
+            weights[label] = float(weight)
+        except ValueError:
+            raise click.BadParameter(f"{label}={weight!r} is not a number", ctx, param) from None
+    return weights
+
+
+def class_weight_option(func):
+    return click.option(
+        "--class-weight", multiple=True, metavar="balanced|LABEL=WEIGHT",
+        callback=_parse_class_weight,
+        help="Weigh each class's rows: 'balanced' (rows / (classes x rows of the class)), or "
+             "LABEL=WEIGHT, repeatable (classes not named weigh 1).")(func)
+
+
+def jobs_option(how: str):
+    """-j/--jobs: how many CPU cores a command uses, in every command that takes it."""
+    return click.option("--jobs", "-j", type=click.IntRange(min=1), metavar="N",
+                        help=f"CPU cores to use, {how}; results do not depend on it.")
+
+
+def output_option(help_text: str, formats=()):
+    """-o/--output FILE, in every command. `formats`: the output format names that -o
+    took before -f/--output-format did; naming one is refused as a probable old habit."""
+    def refuse_format(ctx, param, value):
+        if value in formats:
+            raise click.BadParameter(
+                f"{value!r} is an output format; -o names the output FILE now: write "
+                f"-f {value} (or -o ./{value} for a file of that name)", ctx, param)
+        return value
+
     return click.option("--output", "-o", "output", default="-", show_default=True,
-                        metavar="FILE", help=help_text)
+                        metavar="FILE", callback=refuse_format, help=help_text)
+
+
+def output_format_option(choices, default: str, help_text: str, old_names=()):
+    """-f/--output-format: what to write, in every command that offers a choice."""
+    return click.option("--output-format", "-f", *old_names, "output_format",
+                        type=click.Choice(choices), default=default, show_default=True,
+                        help=help_text)
+
+
+def quiet_option(help_text: str = "No notes on stderr (errors are still reported)."):
+    """-q/--quiet, accepted by every command so that scripts can pass it to any."""
+    return click.option("--quiet", "-q", is_flag=True, help=help_text)
 
 
 def make_tree(criterion, criterion_params, max_depth, min_samples_split, min_samples_leaf,
-              min_gain, jobs):
+              min_gain, jobs, class_weight=None):
     """An estimator from `tree_options`, validated before any data is read."""
     from dtcli import criteria
     from dtcli.estimator import DecisionTreeClassifier
@@ -83,7 +158,42 @@ def make_tree(criterion, criterion_params, max_depth, min_samples_split, min_sam
     model = DecisionTreeClassifier(criterion=criterion, criterion_params=criterion_params or None,
                                    max_depth=max_depth, min_samples_split=min_samples_split,
                                    min_samples_leaf=min_samples_leaf, min_gain=min_gain,
-                                   n_jobs=jobs)
+                                   n_jobs=jobs, class_weight=class_weight)
     model._stop_rules()
     criteria.get(criterion).param_vector(criterion_params)
     return model
+
+
+def positional_features(features):
+    """A model's features renamed V1, V2, ... as CSV columns without a header are, so that
+    `predict --no-header` matches them by position in the model's feature order."""
+    import dataclasses
+
+    return [dataclasses.replace(f, name=f"V{i}") for i, f in enumerate(features, start=1)]
+
+
+_STDIN_HEAD = 512  # bytes looked at to recognise KEEL or ARFF on stdin
+
+
+def refuse_unmarked_stdin(data: str, data_format: str | None) -> None:
+    """Stdin is read as CSV unless --input-format says otherwise: refuse KEEL or ARFF
+    text (a first line `@relation ...`, after any ARFF % comments) read so, which would
+    fail with a confusing message about columns."""
+    if data != "-" or data_format is not None:
+        return
+    import sys
+
+    from dtcli.errors import ParameterError
+
+    stream = sys.stdin.buffer
+    if hasattr(stream, "peek"):  # a pipe or file: look without consuming
+        head = stream.peek(_STDIN_HEAD)[:_STDIN_HEAD]
+    else:  # an in-memory stream (tests): read, then rewind
+        head = stream.read(_STDIN_HEAD)
+        stream.seek(-len(head), 1)
+    lines = (line.strip() for line in head.removeprefix(b"\xef\xbb\xbf").splitlines())
+    first = next((line for line in lines if line and not line.startswith(b"%")), b"")
+    if first.lower().startswith(b"@relation"):
+        raise ParameterError("<stdin>: looks like KEEL or ARFF (it begins with @relation) but "
+                             "stdin is read as CSV; give --input-format keel or "
+                             "--input-format arff")

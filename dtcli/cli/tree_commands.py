@@ -5,8 +5,11 @@ import time
 
 import click
 
-from dtcli.cli.options import (CONTEXT, data_options, make_tree, output_option, stderr_console,
-                               target_options, tree_options)
+from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
+                               jobs_option, make_tree, output_format_option, output_option,
+                               positional_features, quiet_option, refuse_unmarked_stdin,
+                               stderr_console, target_options, tree_options)
+from dtcli.errors import ParameterError
 
 
 @click.command(context_settings=CONTEXT)
@@ -14,39 +17,72 @@ from dtcli.cli.options import (CONTEXT, data_options, make_tree, output_option, 
 @target_options
 @data_options
 @tree_options
+@class_weight_option
+@jobs_option("as threads (default: all)")
 @output_option("Write the model JSON here (- for stdout).")
-@click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
-def train(data, target, drop, data_format, no_header, delimiter, output, quiet, **tree):
+@force_option
+@quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
+def train(data, target, drop, data_format, no_header, delimiter, jobs, output, force, quiet,
+          **tree):
     """Fit a tree on DATA and write the model as JSON.
+
+    Without -o, the JSON goes to stdout when it is a file or a pipe; on a
+    terminal, train shows the tree's top levels instead and saves nothing.
+    The summary on stderr names the target column, and a warning names any
+    column that looks like a row identifier.
 
     \b
     Example:
       dtree train examples/iris.csv -o iris.json
       dtree train examples/ecoli2.dat --criterion entropy --min-samples-leaf 2 -o ecoli2.json
     """
-    from dtcli.io import load_dataset
-    from dtcli.model import save_model
+    import sys
 
-    model = make_tree(**tree)
+    from dtcli.atomic import refuse_output_over_input
+    from dtcli.io import load_dataset
+    from dtcli.row_ids import row_identifier_warnings
+
+    model = make_tree(jobs=jobs, **tree)
+    refuse_output_over_input(output, "--output", {"training data": data})
+    refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
-                           header=not no_header, delimiter=delimiter)
+                           header=not no_header, delimiter=delimiter, force=force)
     console = stderr_console()
-    for warning in dataset.warnings:
+    for warning in dataset.warnings + row_identifier_warnings(dataset):
         console.print(f"warning: {warning}", style="yellow")
     start = time.perf_counter()
     model.fit_dataset(dataset)
     seconds = time.perf_counter() - start
-    save_model(model, output, target=dataset.target, source=data)
+    # JSON is for files and pipes; a person at a terminal gets the tree to read.
+    shown = output == "-" and sys.stdout.isatty()
+    _write_model(model, dataset, data, output, shown)
     if quiet:
         return
     tree_ = model.tree_
     accuracy = tree_.training_accuracy()
     console.print(
-        f"trained {model.criterion} tree on {dataset.source}: {dataset.X.shape[0]} rows, "
+        f"trained {model.criterion} tree on {dataset.source}, target column "
+        f"'{dataset.target}': {dataset.X.shape[0]} rows, "
         f"{dataset.X.shape[1]} features, {len(dataset.classes)} classes; "
         f"{tree_.node_count} nodes, {tree_.n_leaves} leaves, depth {tree_.max_depth}; "
         f"training accuracy {accuracy:.4f}; {seconds:.2f} s"
         + ("" if output == "-" else f"; model written to {output}"))
+    if shown:
+        console.print("the model is not saved: add -o MODEL.json to save it (or send stdout "
+                      "to a file or pipe for its JSON); --target NAME chooses another class "
+                      "column")
+
+
+def _write_model(model, dataset, data: str, output: str, shown: bool) -> None:
+    """The model's JSON to `output`, or its tree to the terminal when `shown`."""
+    from dtcli.model import model_to_dict, save_model
+
+    if not shown:
+        save_model(model, output, target=dataset.target, source=data)
+        return
+    from dtcli.cli.preview import print_tree_preview
+
+    print_tree_preview(model, model_to_dict(model, target=dataset.target, source=data))
 
 
 @click.command(context_settings=CONTEXT)
@@ -54,45 +90,66 @@ def train(data, target, drop, data_format, no_header, delimiter, output, quiet, 
 @click.argument("data")
 @data_options
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
+@click.option("--keep", metavar="COL",
+              help="Copy this input column (by name; V1, V2, ... with --no-header) to the "
+                   "output, before the prediction, e.g. an id. A column of numbers is copied "
+                   "as numbers (007 becomes 7).")
+@click.option("--output-header/--no-output-header", default=True, show_default=True,
+              help="Begin the output with a header row.")
 @output_option("Write the predictions CSV here (- for stdout).")
-def predict(model_path, data, data_format, no_header, delimiter, proba, output):
+@quiet_option("No notes on stderr (errors are still reported; predict writes none).")
+def predict(model_path, data, data_format, no_header, delimiter, proba, keep, output_header,
+            output, quiet):
     """Predict the class of every row of DATA with a saved MODEL.
 
-    Columns are matched by name; extra columns (and the class column) are
-    ignored. Output: CSV with a column `prediction`, plus `proba_<class>`
-    columns with --proba.
+    Columns are matched by name, or with --no-header by position: the first
+    columns are the model's features in its order (`dtree export MODEL -f json`
+    lists them). Extra columns (and the class column) are ignored. Output: CSV
+    with a column `prediction`, plus `proba_<class>` columns with --proba.
 
     \b
     Example:
       dtree predict iris.json examples/iris.csv --proba -o predictions.csv
+      dtree predict iris.json examples/iris.csv --keep class --no-output-header | head
     """
     import csv
 
-    from dtcli.atomic import open_output
+    from dtcli.atomic import open_output, refuse_output_over_input
     from dtcli.io import load_features
     from dtcli.model import load_model
 
+    refuse_output_over_input(output, "--output", {"model": model_path, "data": data})
     model, _ = load_model(model_path)
-    X, _ = load_features(data, model.features_, format=data_format, header=not no_header,
-                         delimiter=delimiter)
+    refuse_unmarked_stdin(data, data_format)
+    features = model.features_ if not no_header else positional_features(model.features_)
+    X, kept = load_features(data, features, target=keep, format=data_format,
+                            header=not no_header, delimiter=delimiter)
+    if keep is not None and kept is None:
+        raise ParameterError(f"{data}: --keep '{keep}': no such column")
     probabilities = model.proba_from_matrix(X)
     labels = model.classes_[probabilities.argmax(axis=1)]
+    header = ([keep] if keep is not None else []) + ["prediction"] + (
+        [f"proba_{c}" for c in model.classes_] if proba else [])
+    columns = ([kept] if keep is not None else []) + [labels] + (
+        [[f"{p:.6g}" for p in column] for column in probabilities.T] if proba else [])
     with open_output(output) as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["prediction"] + ([f"proba_{c}" for c in model.classes_] if proba else []))
-        if proba:
-            writer.writerows([label, *(f"{p:.6g}" for p in row)]
-                             for label, row in zip(labels, probabilities))
-        else:
-            writer.writerows([label] for label in labels)
+        if output_header:
+            writer.writerow(header)
+        writer.writerows(zip(*columns))
 
 
 @click.command(context_settings=CONTEXT)
 @click.argument("model_path", metavar="MODEL")
-@click.option("--format", "-f", "export_format", type=click.Choice(["text", "json", "dot", "rules"]),
-              default="text", show_default=True, help="What to write.")
+@output_format_option(["text", "json", "dot", "rules"], "text",
+                      "What to write. --format is its old, deprecated name.",
+                      old_names=("--format",))
 @output_option("Write here (- for stdout).")
-def export(model_path, export_format, output):
+@click.option("--max-depth", type=click.IntRange(min=0), metavar="N",
+              help="Text only: show N levels below the root; a deeper subtree is one "
+                   "'...' line giving its size.")
+@quiet_option("No notes on stderr (errors are still reported; export writes none).")
+def export(model_path, output_format, output, max_depth, quiet):
     """Show a saved MODEL as a tree diagram, JSON, Graphviz DOT or if-then rules.
 
     \b
@@ -103,47 +160,49 @@ def export(model_path, export_format, output):
     """
     import json
 
-    from dtcli.atomic import open_output
+    from dtcli.atomic import open_output, refuse_output_over_input
     from dtcli.model import load_model
 
+    if max_depth is not None and output_format != "text":
+        raise click.UsageError("--max-depth applies to -f text only")
+    refuse_output_over_input(output, "--output", {"model": model_path})
     model, doc = load_model(model_path)
     with open_output(output) as handle:
-        if export_format == "json":
+        if output_format == "json":
             handle.write(json.dumps(doc, indent=1) + "\n")
-        elif export_format == "dot":
+        elif output_format == "dot":
             from dtcli.export import dot
 
             handle.write(dot.render(model))
-        elif export_format == "rules":
+        elif output_format == "rules":
             from dtcli.export import rules
 
             handle.write(rules.render(model))
         else:
             from rich.console import Console
 
+            from dtcli.cli.preview import tree_title
             from dtcli.export import text
 
-            params = doc["criterion"]["params"]
-            header = f"{doc['criterion']['name']}" + (
-                "(" + ", ".join(f"{k}={v:g}" for k, v in params.items()) + ")" if params else "")
-            header += f" tree for {doc.get('target')}: {model.tree_.node_count} nodes"
+            header = tree_title(doc)
             # A terminal gets colour and its width; a file or pipe gets plain, unwrapped lines.
             to_terminal = output == "-" and handle.isatty()
             console = Console(file=handle, highlight=False, force_terminal=to_terminal,
                               width=None if to_terminal else 10_000)
-            console.print(text.render(model, header))
+            console.print(text.render(model, header, max_depth))
 
 
 @click.command(context_settings=CONTEXT)
-@click.option("--output", "-o", "output_format", type=click.Choice(["table", "json"]),
-              default="table", show_default=True, help="Table for people, JSON for scripts.")
-def criteria(output_format):
+@output_format_option(["table", "json"], "table", "Table for people, JSON for scripts.")
+@output_option("Write here (- for stdout).", formats=("table", "json"))
+@quiet_option("No notes on stderr (errors are still reported; criteria writes none).")
+def criteria(output_format, output, quiet):
     """List the split criteria with their parameters and sources.
 
     \b
     Example:
       dtree criteria
-      dtree criteria -o json
+      dtree criteria -f json
     """
     import json
 
@@ -153,11 +212,19 @@ def criteria(output_format):
              "params": [{"name": p.name, "default": p.default, "range": p.describe_range()}
                         for p in c.params],
              "source": c.source, "summary": c.summary} for c in CRITERIA.values()]
-    if output_format == "json":
-        click.echo(json.dumps(rows, indent=1))
-        return
-    from rich.console import Console
+    from dtcli.atomic import open_output
+
+    with open_output(output) as handle:
+        if output_format == "json":
+            handle.write(json.dumps(rows, indent=1) + "\n")
+        else:
+            _print_criteria_table(rows, handle)
+
+
+def _print_criteria_table(rows: list[dict], stream) -> None:
     from rich.table import Table
+
+    from dtcli.evaluate.tables import console
 
     table = Table(show_lines=False)
     table.add_column("criterion", no_wrap=True)
@@ -167,7 +234,4 @@ def criteria(output_format):
         params = ", ".join(f"{p['name']}={p['default']:g} in {p['range']}" for p in row["params"])
         table.add_row(row["name"], params or "-", row["source"], row["summary"])
     # A terminal gets its width; a file or pipe gets one unwrapped line per row.
-    console = Console(highlight=False)
-    if not console.is_terminal:
-        console = Console(highlight=False, width=10_000)
-    console.print(table)
+    console(stream).print(table)

@@ -160,9 +160,13 @@ class Criterion:
         return vector
 
 
-_TSALLIS = "tsallis-unified-criterion.txt"
-_PIDT = "parameterised-impurities-s-pruning.txt"
-_IHD = "ihd-inter-node-hellinger-distance.txt"
+_TSALLIS = ("Y. Wang and S.-T. Xia, Unifying attribute splitting criteria of decision trees by "
+            "Tsallis entropy, IEEE ICASSP 2017")
+_PIDT = ("D. Stamate, W. Alghamdi, D. Stahl, D. Logofatu and A. Zamyatin, PIDT: a novel decision "
+         "tree algorithm based on parameterised impurities and statistical pruning approaches, "
+         "AIAI 2018 (IFIP AICT 519, Springer)")
+_IHD = ("P. S. Akash, M. E. Kadir, A. A. Ali and M. Shoyaib, Inter-node Hellinger Distance based "
+        "Decision Tree, IJCAI 2019")
 
 
 def _order(name: str, default: float) -> Param:
@@ -178,17 +182,21 @@ def _exponent(name: str) -> Param:
 CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("gini", kernels.GINI,
               "Gini index gain (CART); the usual default.",
-              "gini-entropy-splitting.txt, section 1.1", boundary_points=True,
+              "L. Breiman, J. H. Friedman, R. A. Olshen and C. J. Stone, Classification and "
+              f"Regression Trees, Wadsworth 1984; as in {_IHD}, eq. (1), (3)", boundary_points=True,
               score_all_two_class=True),
     Criterion("entropy", kernels.ENTROPY,
               "Shannon information gain in nats (ID3).",
-              "gini-entropy-splitting.txt, eq. (1.1)-(1.3)", boundary_points=True,
+              "J. R. Quinlan, Induction of decision trees, Machine Learning 1, 1986; as in "
+              f"{_IHD}, eq. (1)-(2)", boundary_points=True,
               tables=("xlogx",)),
     Criterion("gain-ratio", kernels.GAIN_RATIO,
               "Information gain over split information (C4.5); on large noisy data cap "
               "the depth or set average_gain=1 (C4.5's rule: only features with at least "
               "the average information gain compete), else trees grow very deep.",
-              f"{_IHD}, eq. (4)-(5); {_TSALLIS}, eq. (4); Quinlan 1993, ch. 2, for average_gain",
+              f"{_IHD}, eq. (4)-(5); {_TSALLIS}, eq. (4); "
+              "J. R. Quinlan, C4.5: Programs for Machine Learning, Morgan Kaufmann 1993, ch. 2, "
+              "for average_gain",
               params=(Param("average_gain", 0.0, low=0.0, high=1.0, choices=(0.0, 1.0)),),
               boundary_points=True, tables=("xlogx",), screen=("average_gain", "entropy")),
     Criterion("tsallis", kernels.TSALLIS,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.evaluate.stats import pairs_beyond_cd
+from dtcli.evaluate.posthoc import pairs_beyond_cd
 
 __all__ = ["critical_difference_svg", "nonsignificant_groups"]
 
@@ -148,7 +148,7 @@ def critical_difference_svg(
     """Draw a critical-difference diagram; returns a self-contained SVG document.
 
     ``significant_pairs`` are index pairs of methods that differ significantly
-    (``stats.nemenyi(...).significant_pairs``); by default, the pairs whose
+    (``posthoc.nemenyi(...).significant_pairs``); by default, the pairs whose
     average ranks differ by more than ``cd``.
     """
     ranks = np.asarray(avg_ranks, dtype=float)

@@ -9,12 +9,26 @@ the workers.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
-from dtcli.errors import DtreeError
+from dtcli.errors import DtreeError, ParameterError
 
 INSTALL_HINT = 'install the extra: pip install "dtcli[dask]"'
 CONNECT_TIMEOUT = "20s"
+
+
+# [protocol://]host:port, the host a name, an IPv4 address or a bracketed IPv6 address
+_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:[^\s/:\[\]]+|\[[0-9a-fA-F:.]+\]):\d{1,5}$")
+
+
+def check_address(address: str) -> str:
+    """ParameterError unless `address` reads as a scheduler address, before any work starts
+    (Dask's client would fail only after it, and then again when it is collected)."""
+    if not _ADDRESS.match(address):
+        raise ParameterError(f"--scheduler {address!r} is not a scheduler address; expected "
+                             "tcp://HOST:PORT")
+    return address
 
 
 def _import_distributed():

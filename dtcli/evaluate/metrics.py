@@ -8,19 +8,24 @@ fold may lack some of them).
 
 from __future__ import annotations
 
+import math
 from itertools import combinations
 
 import numpy as np
 
-from dtcli.evaluate.stats import tied_ranks
+from dtcli.evaluate.ranks import tied_ranks
 
 __all__ = [
     "accuracy",
     "auc",
     "balanced_accuracy",
+    "cohen_kappa",
     "confusion_matrix",
     "f1_macro",
+    "g_mean",
     "log_loss",
+    "matthews_corrcoef",
+    "per_class_scores",
     "roc_auc_binary",
 ]
 
@@ -91,6 +96,80 @@ def f1_macro(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     denominator = matrix.sum(axis=0) + matrix.sum(axis=1)  # 2TP + FP + FN
     seen = denominator > 0
     return float(np.mean(2.0 * true_positive[seen] / denominator[seen]))
+
+
+# --------------------------------------------------------------------------
+# From a confusion matrix (rows: true class, columns: predicted class)
+# --------------------------------------------------------------------------
+
+
+def _check_matrix(matrix) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=float)
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.sum() <= 0:
+        raise ValueError(f"expected a square confusion matrix of counts, got shape {matrix.shape}")
+    return matrix
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, NaN where the denominator is 0 (the score is undefined)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1),
+                        np.nan)
+
+
+def per_class_scores(matrix) -> dict[str, np.ndarray]:
+    """Precision, recall and F1 of every class, and its support (true rows).
+
+    precision = TP / (TP + FP), recall = TP / (TP + FN), F1 = 2TP / (2TP + FP + FN):
+    scikit-learn's precision_recall_fscore_support with zero_division=nan, so a
+    class never predicted has no precision and a class never true no recall (NaN).
+    """
+    matrix = _check_matrix(matrix)
+    true_positive = np.diag(matrix)
+    predicted, support = matrix.sum(axis=0), matrix.sum(axis=1)
+    return {"precision": _ratio(true_positive, predicted),
+            "recall": _ratio(true_positive, support),
+            "f1": _ratio(2 * true_positive, predicted + support),
+            "support": support.astype(np.int64)}
+
+
+def g_mean(matrix) -> float:
+    """Geometric mean of the recalls of the classes present (support > 0).
+
+    sqrt(TPR * TNR) for two classes (Kubat and Matwin 1997); imbalanced-learn's
+    geometric_mean_score for more. A class only predicted, never true, has no
+    recall and is left out, as in `balanced_accuracy` (imbalanced-learn counts it
+    as recall 0, and so G-mean 0). 0 as soon as one present class is never found.
+    """
+    recall = per_class_scores(matrix)["recall"]
+    recall = recall[~np.isnan(recall)]
+    return float(np.exp(np.mean(np.log(recall)))) if (recall > 0).all() else 0.0
+
+
+def matthews_corrcoef(matrix) -> float:
+    """Matthews' correlation, Gorodkin's R_K for K classes (scikit-learn's matthews_corrcoef).
+
+    (c s - sum_k p_k t_k) / sqrt((s^2 - sum_k p_k^2)(s^2 - sum_k t_k^2)) with c the
+    correct predictions, s the samples, t_k and p_k the true and predicted counts
+    of class k. 0 when all true or all predicted labels are one class (the
+    denominator is 0), as scikit-learn.
+    """
+    matrix = _check_matrix(matrix)
+    true, predicted, total = matrix.sum(axis=1), matrix.sum(axis=0), matrix.sum()
+    covariance = np.trace(matrix) * total - true @ predicted
+    scale = (total**2 - predicted @ predicted) * (total**2 - true @ true)
+    return float(covariance / math.sqrt(scale)) if scale > 0 else 0.0
+
+
+def cohen_kappa(matrix) -> float:
+    """Cohen's kappa (p_o - p_e) / (1 - p_e): the observed agreement p_o beyond the agreement
+    p_e = sum_k t_k p_k / s^2 expected from the class frequencies alone. NaN when p_e = 1
+    (a single class, always predicted), as scikit-learn's cohen_kappa_score."""
+    matrix = _check_matrix(matrix)
+    total = matrix.sum()
+    observed = np.trace(matrix) / total
+    expected = float(matrix.sum(axis=1) @ matrix.sum(axis=0)) / total**2
+    return (observed - expected) / (1.0 - expected) if expected < 1.0 else math.nan
 
 
 def roc_auc_binary(y_true01: np.ndarray, score: np.ndarray) -> float:

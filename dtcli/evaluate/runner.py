@@ -12,15 +12,15 @@ Every task has a key (`task_key`): a hash of the dataset's content (X, y, the
 feature kinds, the number of classes), the criterion with all its parameters
 (defaults filled in), the tree options, the number of folds, the seed, the
 repeat and the fold, and dtree's version (another release may grow other
-trees). A `ResultStore` keeps finished tasks as JSON lines under
-that key, so a rerun skips them and a changed option reruns only the tasks it
+trees). A `ResultStore` (`dtcli.evaluate.results`) keeps finished tasks as
+JSON lines under that key, so a rerun skips them and a changed option reruns only the tasks it
 changes. Adding repeats keeps the earlier ones; renaming or moving a data file
 keeps its results.
 
 Workers: a pool of processes ("spawn" start method, so nothing of the parent's
-threads or locks is inherited) that receive the datasets once, through the
-pool's initializer, and then only small `Task` records; each tree is grown on
-one thread. A worker costs a Python start and loading the numba kernels
+threads or locks is inherited; `dtcli.evaluate.workers`) that receive the
+datasets once, through the pool's initializer, and then only small `Task`
+records; each tree is grown on one thread. A worker costs a Python start and loading the numba kernels
 (about 2-3 s), so for a comparison of a few seconds one process is as fast.
 As with any spawn-based pool, a script that calls `run_grid` with jobs > 1
 needs the `if __name__ == "__main__":` guard. `dtcli.evaluate.distributed`
@@ -44,6 +44,7 @@ from dtcli.errors import DataError, DtreeError, ParameterError
 from dtcli.evaluate import metrics
 from dtcli.evaluate.folds import repeat_folds
 from dtcli.evaluate.report import METRICS, TIMING
+from dtcli.evaluate.results import ResultStore
 from dtcli.io.dataset import NOMINAL, Dataset
 
 RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a result changes
@@ -305,86 +306,6 @@ def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
 
 
 # --------------------------------------------------------------------------
-# Stored results
-# --------------------------------------------------------------------------
-
-
-def _none_if_nan(value):
-    return None if isinstance(value, float) and math.isnan(value) else value
-
-
-
-class ResultStore:
-    """Finished tasks by key; with a path, also a JSON-lines file appended as tasks finish.
-
-    Each line is one task: {"key", "dataset", "criterion", "repeat", "fold",
-    "metrics", "confusion_matrix"}; only "key" identifies it, the rest is for
-    people. Lines that do not parse (an interrupted write) are skipped and
-    counted in `damaged`; a key seen twice keeps its last line.
-    """
-
-    def __init__(self, path: str | None = None):
-        self.path = path
-        self.cells: dict[str, dict] = {}
-        self.damaged = 0
-        self._handle = None
-        if path is not None and os.path.exists(path):
-            self._read(path)
-
-    def _read(self, path: str) -> None:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                for line in handle:
-                    try:
-                        record = json.loads(line)
-                        self.cells[record["key"]] = {"metrics": record["metrics"],
-                                                     "confusion_matrix": record["confusion_matrix"]}
-                    except (ValueError, KeyError, TypeError):
-                        self.damaged += line.strip() != ""
-        except OSError as exc:
-            raise DtreeError(f"{path}: cannot read the results file ({exc.strerror})") from None
-        except UnicodeDecodeError:
-            raise DtreeError(f"{path}: not a dtree results file (not UTF-8 text)") from None
-
-    def get(self, key: str) -> dict | None:
-        return self.cells.get(key)
-
-    def add(self, key: str, result: dict, **about) -> None:
-        """Remember a finished task; with a file, append its line and flush it.
-
-        NaN metrics (an AUC on a single-class fold) are kept as None, in memory
-        as in the file, so a resumed run reports exactly what a fresh one does.
-        """
-        result = {"metrics": {k: _none_if_nan(v) for k, v in result["metrics"].items()},
-                  "confusion_matrix": result["confusion_matrix"]}
-        self.cells[key] = result
-        if self.path is None:
-            return
-        if self._handle is None:
-            self._handle = self._open()
-        line = json.dumps({"key": key, **about, **result}, allow_nan=False, separators=(",", ":"))
-        self._handle.write(line + "\n")
-        self._handle.flush()
-
-    def _open(self):
-        try:
-            handle = open(self.path, "a+", encoding="utf-8")
-            handle.seek(0, os.SEEK_END)
-            if handle.tell() > 0:
-                handle.seek(handle.tell() - 1)
-                if handle.read(1) != "\n":  # an interrupted last line: start a fresh one
-                    handle.write("\n")
-            return handle
-        except OSError as exc:
-            raise DtreeError(f"{self.path}: cannot write the results file ({exc.strerror})") from None
-
-    def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
-
-
-# --------------------------------------------------------------------------
 # Running the grid
 # --------------------------------------------------------------------------
 
@@ -502,7 +423,9 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
         elif workers == 1:
             _run_here(list(datasets), batch, finished, describe)
         else:
-            _run_pool(list(datasets), batch, workers, finished, describe)
+            from dtcli.evaluate.workers import run_pool
+
+            run_pool(list(datasets), batch, workers, finished, describe)
     finally:
         store.close()
 
@@ -536,48 +459,6 @@ def _run_here(datasets: list[Dataset], tasks: list[Task], on_done, describe) -> 
         except DtreeError as exc:
             raise task_failed(exc, describe(task)) from None
         on_done(j, result)
-
-
-_WORKER_DATASETS: list[Dataset] = []
-
-
-def _init_worker(datasets: list[Dataset], tasks: list[Task]) -> None:
-    """Pool initializer: keep the datasets (sent once per worker), ignore Ctrl-C (the
-    parent handles it), load the kernels."""
-    import signal
-
-    global _WORKER_DATASETS
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER_DATASETS = datasets
-    warm_up(datasets, tasks)
-
-
-def _run_in_worker(task: Task) -> dict:
-    return run_task(_WORKER_DATASETS[task.dataset], task)
-
-
-def _run_pool(datasets: list[Dataset], tasks: list[Task], workers: int, on_done,
-              describe) -> None:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
-
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_init_worker, initargs=(datasets, tasks))
-    try:
-        futures = {pool.submit(_run_in_worker, task): j for j, task in enumerate(tasks)}
-        for future in as_completed(futures):
-            j = futures[future]
-            try:
-                result = future.result()
-            except DtreeError as exc:
-                raise task_failed(exc, describe(tasks[j])) from None
-            except BrokenProcessPool:
-                raise DtreeError("a worker process died (out of memory?); finished tasks are "
-                                 "kept with --results, rerun to continue") from None
-            on_done(j, result)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 # --------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Which datasets a comparison runs on: files named on the command line or a spec file.
+"""What a comparison runs: datasets (files named on the command line or a spec file) and
+distinct criteria (`default_criteria`, `check_distinct`).
 
 A spec file (TOML) names each dataset and says how to read it, for runs over
 datasets that differ in their target or dropped columns::
@@ -42,12 +43,12 @@ class DatasetSpec:
     header: bool = True
     delimiter: str | None = None
 
-    def load(self):
-        """The `Dataset` (see `dtcli.io.load_dataset`)."""
+    def load(self, force: bool = False):
+        """The `Dataset` (see `dtcli.io.load_dataset`, also for `force`)."""
         from dtcli.io import load_dataset
 
         return load_dataset(self.path, format=self.format, target=self.target, drop=self.drop,
-                            header=self.header, delimiter=self.delimiter)
+                            header=self.header, delimiter=self.delimiter, force=force)
 
 
 @dataclass(frozen=True)
@@ -146,3 +147,38 @@ def check_unique(specs: list[DatasetSpec]) -> None:
                 f"two datasets are named '{spec.name}' ({seen[spec.name]} and {spec.path}); "
                 "name them differently in a --spec file")
         seen[spec.name] = spec.path
+
+
+def method_identity(choice) -> tuple[str, tuple[float, ...]]:
+    """What decides the trees a criterion choice (runner.CriterionChoice) grows: the criterion
+    the engine runs and its parameter vector. The registry maps a criterion at the
+    parameters where it is a classic one to that one (`Criterion.for_engine`: Tsallis at
+    q = 2 is Gini), so two choices with one identity grow identical trees."""
+    from dtcli import criteria
+
+    engine, vector = criteria.get(choice.name).for_engine(dict(choice.params))
+    return engine.name, tuple(float(v) for v in vector)
+
+
+def default_criteria() -> list[str]:
+    """The registered criteria that, at their default parameters, are not another one
+    (of the 17, eight are then exactly gini, entropy or gain-ratio), in registry order."""
+    from dtcli.criteria import CRITERIA
+
+    return [name for name, criterion in CRITERIA.items()
+            if criterion.for_engine()[0].name == name]
+
+
+def check_distinct(choices) -> None:
+    """Refuse two choices that grow the same trees: a method compared with itself ties on
+    every dataset, which shifts the average ranks and inflates k in Friedman's and the
+    post-hoc tests (ParameterError naming both)."""
+    seen = {}
+    for choice in choices:
+        identity = method_identity(choice)
+        if identity in seen:
+            raise ParameterError(
+                f"--criteria: '{seen[identity].label}' and '{choice.label}' are the same "
+                f"method (both grow {identity[0]}'s trees); keep one, as identical methods "
+                "distort the ranks and the tests")
+        seen[identity] = choice

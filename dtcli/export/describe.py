@@ -1,56 +1,98 @@
-"""Words for a split test and a node's contents, shared by every export format."""
+"""Words for a split test and a node's contents, shared by every export format.
+
+Class names are rich `Text` in a colour of their own (a format without colour
+takes `.plain`): never markup strings, so a name holding "[" prints as it is.
+"""
 from __future__ import annotations
 
 import math
 
 import numpy as np
+from rich.text import Text
 
+from dtcli.export.paths import Bounds
 from dtcli.io.dataset import NOMINAL
 
+# One colour per class, repeating after twelve classes. Split tests are bold, not coloured.
+CLASS_STYLES = ("green", "magenta", "blue", "yellow", "cyan", "red", "bright_green",
+                "bright_magenta", "bright_blue", "bright_yellow", "bright_cyan", "bright_red")
+# A node with more classes present than this shows its size and majority share instead.
+MAX_LISTED_CLASSES = 4
+OR_MISSING = " (or missing)"
 
-def _number(x: float) -> str:
+
+def number(x: float) -> str:
     return f"{x:.6g}"
 
 
-def split_test(model, node: int, left: bool = True, missing: bool = False) -> str:
-    """The test that sends a row to the left (or right) child of `node`.
+def percent(share: float) -> str:
+    shown = round(100 * share, 1)
+    if share < 1:  # 0.9996 is not 100%: an impure node never shows it
+        shown = min(shown, 99.9)
+    return f"{shown:.1f}%"
 
-    Where missing values go is left out for readability (the JSON export
-    has it per node as `missing_left`), except for present/missing splits;
-    with `missing=True` the side that takes them says "(or missing)", which
-    makes the test exact (unseen nominal values count as missing).
-    """
+
+def category_test(feature, indices, missing: bool) -> str:
+    """The test that a value of a nominal `feature` is one of the categories `indices`
+    (or missing); "is missing" when no category is left."""
+    if not indices and missing:
+        return f"{feature.name} is missing"
+    listed = ", ".join(c for i, c in enumerate(feature.categories) if i in indices)
+    return f"{feature.name} in {{{listed}}}" + (OR_MISSING if missing else "")
+
+
+def bound_test(name: str, op: str, value: float, missing: bool) -> str:
+    return f"{name} {op} {number(value)}" + (OR_MISSING if missing else "")
+
+
+def split_test(model, node: int, left: bool, bounds: Bounds) -> str:
+    """The test that sends a row to the left (or right) child of `node`, given what the
+    tests above allow of its feature (`bounds`, from `paths`): a nominal test lists only
+    the categories that can reach the node, and "(or missing)" marks the side that takes
+    the missing values, if they can reach the node."""
     tree = model.tree_
     feature = model.features_[tree.feature[node]]
+    takes_missing = bounds.missing and bool(tree.missing_left[node]) == left
     if feature.kind == NOMINAL:
-        chosen = tree.category_left[node] == (1 if left else 0)
-        cats = [c for i, c in enumerate(feature.categories) if chosen[i]]
-        test = f"{feature.name} in {{{', '.join(cats)}}}"
-    elif math.isinf(tree.threshold[node]):
+        side = tree.category_left[node] == (1 if left else 0)
+        indices = {i for i in side.nonzero()[0].tolist()
+                   if bounds.categories is None or i in bounds.categories}
+        return category_test(feature, indices, takes_missing)
+    if math.isinf(tree.threshold[node]):
         return f"{feature.name} is present" if left else f"{feature.name} is missing"
-    else:
-        test = f"{feature.name} {'<=' if left else '>'} {_number(tree.threshold[node])}"
-    if missing and bool(tree.missing_left[node]) == left:
-        test += " (or missing)"
-    return test
+    return bound_test(feature.name, "<=" if left else ">", tree.threshold[node], takes_missing)
 
 
-def class_counts(model, node: int) -> str:
-    counts = model.tree_.value[node]
-    return ", ".join(f"{label}: {_number(c)}" for label, c in zip(model.classes_, counts))
+def class_name(model, k: int) -> Text:
+    return Text(str(model.classes_[k]), style=CLASS_STYLES[k % len(CLASS_STYLES)])
 
 
 def majority(model, node: int) -> str:
-    return str(model.classes_[int(np.argmax(model.tree_.value[node]))])
+    return str(model.classes_[model.tree_.node_class[node]])
 
 
-def walk(model):
-    """Depth-first (node, depth, path) with path the list of (parent, went_left)."""
+def confidence(model, node: int) -> float:
+    """The share of the node's predicted class in its (weighted) training counts."""
     tree = model.tree_
-    stack = [(0, 0, [])]
-    while stack:
-        node, depth, path = stack.pop()
-        yield node, depth, path
-        if tree.children_left[node] >= 0:
-            stack.append((tree.children_right[node], depth + 1, path + [(node, False)]))
-            stack.append((tree.children_left[node], depth + 1, path + [(node, True)]))
+    return float(tree.node_proba[node, tree.node_class[node]])
+
+
+def class_counts(model, node: int, summarise: bool = True) -> Text:
+    """The node's non-zero class counts, "[a: 3, c: 1]"; with more than
+    MAX_LISTED_CLASSES of them (and `summarise`), its training rows and the majority
+    class's share of the counts, "[n = 120, c: 41.7%]"."""
+    tree = model.tree_
+    value = tree.value[node]
+    present = np.flatnonzero(value).tolist()
+    text = Text("[")
+    if summarise and len(present) > MAX_LISTED_CLASSES:
+        text.append(f"n = {tree.n_node_samples[node]}, ")
+        text.append_text(class_name(model, tree.node_class[node]))
+        text.append(f": {percent(confidence(model, node))}")
+    else:
+        for i, k in enumerate(present):
+            text.append(", " if i else "")
+            text.append_text(class_name(model, k))
+            text.append(f": {number(value[k])}")
+    text.append("]")
+    return text

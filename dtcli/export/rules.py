@@ -1,22 +1,50 @@
-"""One if-then rule per leaf, in depth-first order.
+"""One if-then rule per leaf, in depth-first order, with its coverage and confidence.
 
 Each condition says which side takes the missing values ("(or missing)";
 unseen nominal values count as missing), so the rules route every row
-exactly as the tree does.
+exactly as the tree does. A node that saw no missing value in training sends
+them to its larger child, and the model file does not record which nodes saw
+some: "(or missing)" says where missing values go, not that training had any
+there. The tests on one feature along a path are merged into at most a lower
+and an upper bound, or one set of categories (`paths`): a rule stays as long
+as the number of features it tests, not the depth of its leaf, so the rules
+of any tree take time and space linear in its size.
+
+Coverage is the number of training rows that reached the leaf; confidence is
+its predicted class's share of the leaf's (weighted) class counts, which
+follow, the non-zero ones only.
 """
 from __future__ import annotations
 
-from dtcli.export.describe import class_counts, majority, split_test, walk
+import math
+
+from dtcli.export.describe import (bound_test, category_test, class_counts, confidence,
+                                   majority, percent)
+from dtcli.export.paths import Bounds, depth_first
+
+
+def _conditions(feature, bounds: Bounds) -> list[str]:
+    name = feature.name
+    if not bounds.values:
+        return [f"{name} is missing"] + ([] if bounds.missing else [f"{name} is present"])
+    if bounds.categories is not None:
+        return [category_test(feature, bounds.categories, bounds.missing)]
+    tests = ([bound_test(name, ">", bounds.low, bounds.missing)] if bounds.low > -math.inf
+             else []) + ([bound_test(name, "<=", bounds.high, bounds.missing)]
+                         if bounds.high < math.inf else [])
+    return tests or ([] if bounds.missing else [f"{name} is present"])
+
+
+def _rule(model, node: int, path: dict[int, Bounds]) -> str:
+    conditions = [c for f, bounds in path.items()
+                  for c in _conditions(model.features_[f], bounds)]
+    return (f"if {' and '.join(conditions) or 'true'} then {majority(model, node)}"
+            f"  (coverage {model.tree_.n_node_samples[node]}, "
+            f"confidence {percent(confidence(model, node))})"
+            f"  {class_counts(model, node, summarise=False).plain}")
 
 
 def render(model) -> str:
-    tree = model.tree_
-    lines = []
-    for node, _, path in walk(model):
-        if tree.children_left[node] >= 0:
-            continue
-        conditions = " and ".join(split_test(model, parent, left, missing=True)
-                                  for parent, left in path)
-        lines.append(f"if {conditions or 'true'} then {majority(model, node)}"
-                     f"  [{class_counts(model, node)}]")
-    return "\n".join(lines) + "\n"
+    leaves = model.tree_.children_left < 0
+    return "".join(_rule(model, node, path) + "\n" for node, path in depth_first(model)
+                   if leaves[node])

@@ -8,7 +8,8 @@
 gzip-compressed input is recognised by its magic bytes and decompressed, and
 a path's format is read from the extension under a trailing ".gz": .csv, .tsv
 and .txt are CSV, .arff ARFF, .dat KEEL. Every problem with the data is a
-one-line `DataError` naming the file and the line, column or option.
+one-line `DataError` naming the file and the line or column; a `target` or
+`drop` naming no column is a `ParameterError` (an option mistake).
 
 The format modules are imported on first use: pyarrow (CSV) costs a quarter
 of a second, and `dtree --help` imports this package.
@@ -35,8 +36,19 @@ def read_table(source: str, *, format: str | None = None, header: bool = True,
     `header`, `delimiter`, `string_columns` and `numeric_columns` concern CSV
     only, whose column types are inferred (see `dtcli.io.csv`): the last two
     force the named columns to nominal text or to numbers. ARFF and KEEL
-    files declare their types.
+    files declare their types. A column of mostly numbers holding other text is
+    an error (`Column.problem`), here as soon as read; `load_dataset` and
+    `load_features` raise it only for the columns they use.
     """
+    table = _read_table(source, format, header, delimiter, string_columns, numeric_columns)
+    table.check()
+    return table
+
+
+def _read_table(source: str, format: str | None, header: bool, delimiter: str | None,
+                string_columns: Collection[str] = (),
+                numeric_columns: Collection[str] = ()) -> Table:
+    """read_table, leaving each column's problem to whoever uses the column."""
     raw = read_source(source, format)
     if raw.format == "csv":
         from dtcli.io.csv import read_csv
@@ -55,11 +67,12 @@ def read_table(source: str, *, format: str | None = None, header: bool = True,
 
 def load_dataset(source: str, *, format: str | None = None, target: str | None = None,
                  drop: Sequence[str] = (), header: bool = True,
-                 delimiter: str | None = None) -> Dataset:
+                 delimiter: str | None = None, force: bool = False) -> Dataset:
     """Read a file for training; see `dtcli.io.encode.dataset_from_table` for
-    how the target, dropped columns, classes and features are chosen."""
-    table = read_table(source, format=format, header=header, delimiter=delimiter)
-    return dataset_from_table(table, target=target, drop=drop)
+    how the target, dropped columns, classes and features are chosen, and for
+    what `force` allows."""
+    table = _read_table(source, format, header, delimiter)
+    return dataset_from_table(table, target=target, drop=drop, force=force)
 
 
 def load_features(source: str, features: Sequence[Feature], *, target: str | None = None,
@@ -67,8 +80,8 @@ def load_features(source: str, features: Sequence[Feature], *, target: str | Non
                   delimiter: str | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Read a file for prediction: X for a model's `features` (matched by name)
     and the raw labels of the `target` column if the file has it (else None)."""
-    table = read_table(
-        source, format=format, header=header, delimiter=delimiter,
+    table = _read_table(
+        source, format, header, delimiter,
         # CSV types are inferred: make them those the model was trained on.
         string_columns=[f.name for f in features if f.kind == NOMINAL],
         numeric_columns=[f.name for f in features if f.kind == NUMERIC],

@@ -4,9 +4,11 @@ Attribute types: `numeric` and `real` become numeric columns; `integer` too,
 where a fraction is an error (liac-arff alone would truncate it); `{a, b}`
 nominal columns with that declared value list; `string` and `date` free-text
 columns (kind STRING), fine as the class column, an error as a feature unless
-dropped. Missing values are `?`. Sparse rows (`{0 x, 3 y}`) are read as
-liac-arff reads them. liac-arff's errors become DataErrors naming the line
-and, where it can be told, the column.
+dropped. liac-arff splits the rows (quotes, sparse rows `{0 x, 3 y}`) and
+checks nominal values (a declared one, or `?` for missing); dtree reads the
+numeric cells, with the missing values and numbers of every reader
+(`dtcli.io.columns`). liac-arff's errors become DataErrors naming the line and,
+for a nominal value, the column; an @attribute line it would choke on is one too.
 """
 from __future__ import annotations
 
@@ -18,18 +20,20 @@ import numpy as np
 from dtcli.errors import DataError
 from dtcli.io.columns import (
     no_data_rows,
-    not_a_number,
     not_declared,
-    numeric_column,
+    numbers_from_cells,
     ragged_row,
+    shown,
 )
 from dtcli.io.dataset import NOMINAL, STRING, Column, Table
 
 _DATA_LINE = re.compile(r"\s*@data\b.*", re.IGNORECASE)
-# An @attribute line split into "@attribute NAME ", the type word and the rest.
-_TYPED_ATTRIBUTE = re.compile(r"(\s*@attribute\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+)(\w+)(.*)",
-                              re.IGNORECASE)
-_NUMERIC_KINDS = ("NUMERIC", "REAL", "INTEGER")
+_ATTRIBUTE_LINE = re.compile(r"\s*@attribute\b.*", re.IGNORECASE)
+# An @attribute line split into "@attribute NAME" and its type: a word and the rest,
+# or a non-empty value list.
+_TYPED_ATTRIBUTE = re.compile(r"(\s*@attribute\s+(?:'[^']*'|\"[^\"]*\"|[^\s{]+))\s*"
+                              r"(\w+.*|\{.*\S.*\})\s*", re.IGNORECASE)
+_READ_AS_TEXT = ("numeric", "real", "integer", "date")  # in the pass that reads the rows
 
 Attributes = list[tuple[str, object]]  # liac-arff's: (name, "NUMERIC" | "STRING" | [values])
 
@@ -43,36 +47,47 @@ def read_arff(text: str, source: str) -> Table:
     data_at = next((i for i, line in enumerate(lines) if _DATA_LINE.fullmatch(line)), None)
     if data_at is None:
         raise DataError(f"{source}: no @data line; is this an ARFF file?")
-    header = _retype(lines[:data_at], "date", "string")  # liac-arff cannot read dates
-    attributes: Attributes = []
+    _check_attribute_lines(lines[:data_at], source)
+    attributes: list[tuple[str, object]] = []
     try:
-        attributes = arff.load(header + ["@data"])["attributes"]
-        rows = arff.load(_retype(header, "integer", "numeric") + lines[data_at:])["data"]
+        # liac-arff reads no dates: they are free text anyway
+        attributes = arff.load(_retyped(lines[:data_at], ("date",)) + ["@data"])["attributes"]
+        # numeric cells as text (or None for "?"): dtree reads numbers and missing values
+        rows = arff.load(_retyped(lines[:data_at], _READ_AS_TEXT) + lines[data_at:])["data"]
     except arff.ArffException as exc:
         raise _explain(exc, lines, attributes, source) from None
     if not rows:
         raise no_data_rows(source)
-
-    def line_of_row(row: int) -> int:
-        return _data_line_numbers(lines, data_at)[row]
-
-    columns = []
-    for (name, kind), values in zip(attributes, zip(*rows)):
-        if isinstance(kind, list):
-            columns.append(Column(name, NOMINAL, np.array(values, dtype=object), tuple(kind)))
-        elif kind == "STRING":
-            columns.append(Column(name, STRING, np.array(values, dtype=object)))
-        else:  # None (missing) becomes NaN
-            columns.append(numeric_column(name, np.array(values, dtype=np.float64), source,
-                                          line_of_row, integer=kind == "INTEGER"))
-    return Table(source, columns)
+    line_numbers = _data_line_numbers(lines, data_at)
+    return Table(source, [_column(name, kind, cells, source, line_numbers.__getitem__)
+                          for (name, kind), cells in zip(attributes, zip(*rows))])
 
 
-def _retype(lines: list[str], old: str, new: str) -> list[str]:
-    """Declare the attributes of type `old` as type `new` (line count unchanged)."""
+def _column(name: str, kind: object, cells: tuple, source: str, line_of_row) -> Column:
+    """A column from liac-arff's declared type and its cells (numeric ones as text)."""
+    if isinstance(kind, list):
+        return Column(name, NOMINAL, np.array(cells, dtype=object), tuple(kind))
+    if kind == "STRING":
+        return Column(name, STRING, np.array(cells, dtype=object))
+    return numbers_from_cells(cells, name, source, line_of_row, integer=kind == "INTEGER")
+
+
+def _check_attribute_lines(header: list[str], source: str) -> None:
+    """liac-arff fails on some malformed @attribute lines with an IndexError or a
+    ValueError: refuse them first, naming the line."""
+    for number, line in enumerate(header, 1):
+        if _ATTRIBUTE_LINE.fullmatch(line) and not _TYPED_ATTRIBUTE.fullmatch(line):
+            raise DataError(f"{source}:{number}: cannot read the @attribute line "
+                            f"'{shown(line.strip())}'; expected @attribute NAME TYPE")
+
+
+def _retyped(lines: list[str], kinds: tuple[str, ...]) -> list[str]:
+    """Declare the attributes of the given types as strings (line count unchanged)."""
     def retyped(line: str) -> str:
         match = _TYPED_ATTRIBUTE.fullmatch(line)
-        return match.group(1) + new if match and match.group(2).lower() == old else line
+        if match is None or match.group(2).split()[0].lower() not in kinds:
+            return line
+        return match.group(1) + " string"
     return [retyped(line) for line in lines]
 
 
@@ -82,32 +97,21 @@ def _data_line_numbers(lines: list[str], data_at: int) -> list[int]:
             if line.strip() and not line.strip().startswith("%")]
 
 
-def _explain(exc: Exception, lines: list[str], attributes: Attributes, source: str) -> DataError:
-    """A one-line DataError for a liac-arff error, naming the column when it can be told."""
+def _explain(exc: Exception, lines: list[str], attributes: list, source: str) -> DataError:
+    """A one-line DataError for a liac-arff error, naming the line and, for a bad row
+    or nominal value, the column."""
     import arff
 
     line = exc.line
     if attributes and 0 < line <= len(lines) and isinstance(
-            exc, (arff.BadDataFormat, arff.BadNumericalValue, arff.BadNominalValue)):
+            exc, (arff.BadDataFormat, arff.BadNominalValue)):
         fields = [f.strip() for f in next(csv.reader([lines[line - 1].strip()], quotechar="'",
                                                      skipinitialspace=True))]
         if isinstance(exc, arff.BadDataFormat) and len(fields) != len(attributes):
             return ragged_row(source, line, len(attributes), len(fields))
         for (name, kind), field in zip(attributes, fields):
-            if field == "?":
-                continue
-            if isinstance(kind, list) and field not in kind:
+            if isinstance(kind, list) and field not in kind and field != "?":
                 return not_declared(source, line, name, field, kind)
-            if kind in _NUMERIC_KINDS and not _is_number(field):
-                return not_a_number(source, line, name, field)
     # liac-arff puts the line inside its message ("..., at line 7."): say it once, up front.
     message = re.sub(r",? (?:at|in) line -?\d+\.?", "", str(exc))
     return DataError(f"{source}:{line}: {message}")
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True

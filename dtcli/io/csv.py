@@ -3,6 +3,7 @@
 Rules, in the order they apply:
 
 - Encoding: UTF-8, with or without a byte-order mark. Line ends LF, CRLF or CR.
+  A NUL byte is an error naming its line (it is no text).
 - Delimiter: `,` `;` tab or `|`, sniffed from the first 64 KB unless given: the
   one that splits every sampled line into the same number (> 1) of fields,
   else the one giving the header the most fields, else `,`.
@@ -11,16 +12,19 @@ Rules, in the order they apply:
   R's `read.csv(header = FALSE)`.
 - Quoting: `"` quotes a field, `""` inside quotes is a literal quote. Line
   breaks inside quoted fields are not supported. Blank lines are skipped.
-- Missing values: a cell that is, after stripping surrounding whitespace, one
-  of `MISSING_TOKENS`.
-- Types: a column whose non-missing cells are all numbers is numeric
-  (float64); any other column is nominal, holding the stripped text.
+  A field may be of any length.
+- Missing values and numbers: as `dtcli.io.columns` defines them for every reader.
+- Types: a column whose present cells are all numbers is numeric (float64); one
+  of mostly numbers holding some other text is an error naming the first such
+  line, raised where the column is used (`Column.problem`); any other column is
+  nominal, holding the stripped text.
   `string_columns` forces nominal, `numeric_columns` forces numeric (a cell
   that is not a number is then an error naming its line).
 - Infinite values ("inf", "1e999") are an error naming the line.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import re
@@ -30,29 +34,30 @@ import numpy as np
 
 from dtcli.errors import DataError, ParameterError
 from dtcli.io.columns import (
+    MISSING,
+    NUMBER,
     check_unique_names,
+    mostly_numbers,
     no_data_rows,
     not_a_number,
     numeric_column,
+    parse_number,
     ragged_row,
+    stray_text,
 )
 from dtcli.io.dataset import NOMINAL, Column, Table
 from dtcli.io.source import FileContent, decode_utf8
 
-MISSING_TOKENS = ("", "?", "NA", "N/A", "NaN", "nan")
 DELIMITERS = (",", ";", "\t", "|")
 _SNIFF_BYTES = 64 * 1024
 _SNIFF_LINES = 50
 # Up to this size Python's csv module parses faster than pyarrow can be imported;
 # both paths follow the rules above (the tests run each fixture through both).
 SMALL_FILE_BYTES = 1 << 20
-# What a number looks like to both parsers: decimal and scientific notation,
-# inf, and hexadecimal integers (which pyarrow's type inference takes).
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity)"
-                    r"|[+-]?0x[0-9a-f]+", re.IGNORECASE)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LINE_END = re.compile(rb"[\r\n]")
 _NOT_LINE_END = re.compile(rb"[^\r\n]")
+_NUL = re.compile(rb"\x00")
 
 
 def read_csv(
@@ -65,8 +70,15 @@ def read_csv(
     numeric_columns: Collection[str] = (),
 ) -> Table:
     """Parse CSV bytes (see the module docstring for the rules) into a Table."""
-    if delimiter is not None and (len(delimiter) != 1 or delimiter in "\"\r\n"):
+    if delimiter is not None and (len(delimiter) != 1 or delimiter in "\"\r\n\0"):
         raise ParameterError(f"the delimiter must be one character, not {delimiter!r}")
+    _check_no_nul(data, source)
+    with _fields_up_to(len(data)):
+        return _read(data, source, header, delimiter, string_columns, numeric_columns)
+
+
+def _read(data: FileContent, source: str, header: bool, delimiter: str | None,
+          string_columns: Collection[str], numeric_columns: Collection[str]) -> Table:
     head = _head_lines(data, source)
     first = next(i for i, line in enumerate(head) if line)  # pyarrow skips only empty lines
     delimiter = delimiter or sniff_delimiter(head[first:])
@@ -106,40 +118,34 @@ def _read_small(data: FileContent, source: str, names: list[str], delimiter: str
         rows.append(fields)
     if not rows:
         raise no_data_rows(source)
+    return [_small_column(name, [_cell(fields[j]) for fields in rows], source, lines,
+                          as_text=name in as_text, as_number=name in as_number)
+            for j, name in enumerate(names)]
 
-    def line_of_row(row: int) -> int:
-        return lines[row]
 
-    columns = []
-    for j, name in enumerate(names):
-        cells = [_cell(fields[j]) for fields in rows]
-        numbers = None if name in as_text else _as_numbers(cells)
-        if numbers is not None:
-            columns.append(numeric_column(name, numbers, source, line_of_row))
-            continue
-        if name in as_number:
-            row = next(i for i, cell in enumerate(cells)
-                       if cell is not None and not NUMBER.fullmatch(cell))
-            raise not_a_number(source, lines[row], name, cells[row])
-        columns.append(Column(name, NOMINAL, np.array(cells, dtype=object)))
-    return columns
+def _small_column(name: str, cells: list[str | None], source: str, lines: list[int], *,
+                  as_text: bool, as_number: bool) -> Column:
+    """Numeric if every present cell is a number, nominal if most are not (or as_text)."""
+    if not as_text:
+        texts = [i for i, cell in enumerate(cells)
+                 if cell is not None and not NUMBER.fullmatch(cell)]
+        if not texts:
+            values = np.array([np.nan if cell is None else parse_number(cell) for cell in cells],
+                              dtype=np.float64)
+            return numeric_column(name, values, source, lines.__getitem__)
+        first = texts[0]
+        if as_number:
+            raise not_a_number(source, lines[first], name, cells[first])
+        n_present = sum(cell is not None for cell in cells)
+        if mostly_numbers(n_present - len(texts), len(texts)):
+            return Column(name, NOMINAL, np.array(cells, dtype=object), problem=stray_text(
+                source, lines[first], name, cells[first], n_present - len(texts), n_present))
+    return Column(name, NOMINAL, np.array(cells, dtype=object))
 
 
 def _cell(text: str) -> str | None:
     text = text.strip()
-    return None if text in MISSING_TOKENS else text
-
-
-def _as_numbers(cells: list[str | None]) -> np.ndarray | None:
-    """The cells as float64 (None -> NaN) if every present one is a number, else None."""
-    if not all(cell is None or NUMBER.fullmatch(cell) for cell in cells):
-        return None
-    return np.array([np.nan if cell is None else _number(cell) for cell in cells],
-                    dtype=np.float64)
-
-
-def _number(cell: str) -> float:
-    return float(int(cell, 16)) if "x" in cell or "X" in cell else float(cell)
+    return None if MISSING.fullmatch(text) else text
 
 
 def sniff_delimiter(lines: list[str]) -> str:
@@ -176,8 +182,28 @@ def _data_records(data: FileContent, source: str, delimiter: str,
         for fields in reader:
             if fields and reader.line_num > skip_lines:
                 yield reader.line_num, fields
-    except csv.Error:  # e.g. a huge field: give up locating
-        return
+    except csv.Error as exc:  # never stop quietly: the rows after would be lost
+        raise DataError(f"{source}:{reader.line_num + 1}: cannot parse as CSV ({exc})") from None
+
+
+def _check_no_nul(data: FileContent, source: str) -> None:
+    """A NUL byte is no text (and would end a C string early): an error naming its line."""
+    nul = _NUL.search(data)
+    if nul is not None:
+        line = bytes(data[:nul.start()]).count(b"\n") + 1
+        raise DataError(f"{source}:{line}: NUL byte (0x00) in the text; is this a CSV file?")
+
+
+@contextlib.contextmanager
+def _fields_up_to(n_chars: int) -> Iterator[None]:
+    """Let Python's csv module take fields of up to n_chars (its default limit, 128 K
+    characters, is an error otherwise); the process-wide limit is restored after."""
+    default = csv.field_size_limit()
+    csv.field_size_limit(max(default, n_chars))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(default)
 
 
 def _line_of_row(data: FileContent, source: str, delimiter: str, skip_lines: int,

@@ -18,8 +18,18 @@ import pyarrow.compute as pc
 from pyarrow import csv as arrow_csv
 
 from dtcli.errors import DataError
-from dtcli.io.columns import LineOfRow, no_data_rows, not_a_number, numeric_column
-from dtcli.io.csv import MISSING_TOKENS, NUMBER
+from dtcli.io.columns import (
+    MISSING,
+    MISSING_WORDS,
+    NUMBER,
+    LineOfRow,
+    mostly_numbers,
+    no_data_rows,
+    not_a_number,
+    numeric_column,
+    parse_number,
+    stray_text,
+)
 from dtcli.io.dataset import NOMINAL, NUMERIC, Column
 from dtcli.io.source import FileContent
 
@@ -65,7 +75,9 @@ def _parse(data: FileContent, names: list[str], delimiter: str, skip_lines: int,
 
     def read(as_text: set[str]) -> pa.Table:
         convert_options = arrow_csv.ConvertOptions(
-            null_values=list(MISSING_TOKENS), strings_can_be_null=True,
+            # NaN in any case and sign pyarrow reads as a float NaN, or leaves as text
+            # in a text column, which _clean_text then makes missing
+            null_values=list(MISSING_WORDS), strings_can_be_null=True,
             quoted_strings_can_be_null=True,
             true_values=[], false_values=[],  # no boolean inference: keep "true" as text
             check_utf8=True,  # text that is not UTF-8 fails as string, is inferred binary
@@ -97,17 +109,31 @@ def _is_numeric(kind: pa.DataType) -> bool:
 def _text_column(name: str, values: pa.ChunkedArray, source: str, line_of_row: LineOfRow, *,
                  as_text: bool, as_number: bool) -> Column:
     """A column pyarrow kept as text: numbers after all if every cell is one once
-    stripped and with missing tokens removed, else nominal."""
+    stripped and with missing values removed (e.g. numbers next to " ?", or next to
+    decimals hexadecimal ones), an error if most are, else nominal."""
     text = _clean_text(values)
     if not as_text:
         not_numbers = _not_numbers(text)
-        if not pc.any(not_numbers).as_py():  # e.g. numbers next to " ?": pyarrow saw text
-            return numeric_column(name, _to_float64(pc.cast(text, pa.float64())), source,
-                                  line_of_row)
+        n_texts = pc.sum(not_numbers).as_py() or 0
+        if n_texts == 0:
+            return numeric_column(name, _text_to_float64(text), source, line_of_row)
+        row = pc.indices_nonzero(not_numbers)[0].as_py()
         if as_number:
-            row = pc.indices_nonzero(not_numbers)[0].as_py()
             raise not_a_number(source, line_of_row(row), name, text[row].as_py())
+        n_present = len(text) - text.null_count
+        if mostly_numbers(n_present - n_texts, n_texts):
+            return Column(name, NOMINAL, text.to_numpy(zero_copy_only=False), problem=stray_text(
+                source, line_of_row(row), name, text[row].as_py(), n_present - n_texts,
+                n_present))
     return Column(name, NOMINAL, text.to_numpy(zero_copy_only=False))
+
+
+def _text_to_float64(text: pa.ChunkedArray) -> np.ndarray:
+    """Cells that all are numbers as float64; pyarrow's cast takes no hexadecimal."""
+    if pc.any(pc.match_substring(text, "x", ignore_case=True)).as_py():
+        return np.array([np.nan if cell is None else parse_number(cell)
+                          for cell in text.to_pylist()], dtype=np.float64)
+    return _to_float64(pc.cast(text, pa.float64()))
 
 
 def _float_matrix(table: pa.Table) -> tuple[np.ndarray, bool]:
@@ -152,14 +178,13 @@ def _to_float64(values: pa.ChunkedArray) -> np.ndarray:
 
 
 def _clean_text(values: pa.ChunkedArray) -> pa.ChunkedArray:
-    """Strip cells and turn missing tokens (e.g. " ?") into nulls."""
+    """Strip cells and turn missing values (e.g. " ?", "NAN") into nulls."""
     stripped = pc.utf8_trim_whitespace(values)
-    missing = pc.is_in(stripped, value_set=pa.array(MISSING_TOKENS))
+    missing = pc.match_substring_regex(stripped, f"^(?:{MISSING.pattern})$")
     return pc.if_else(missing, pa.scalar(None, pa.string()), stripped)
 
 
 def _not_numbers(text: pa.ChunkedArray) -> pa.ChunkedArray:
-    """True where a cell is present but not a number as `dtcli.io.csv.NUMBER` defines it
-    (pyarrow's own cast would also take hexadecimal)."""
+    """True where a cell is present but not a number as `dtcli.io.columns.NUMBER` defines it."""
     numbers = pc.match_substring_regex(text, f"^(?:{NUMBER.pattern})$", ignore_case=True)
     return pc.fill_null(pc.invert(numbers), False)

@@ -35,13 +35,17 @@ class Column:
     Numeric columns hold float64 with NaN for missing. Nominal and string
     columns hold an object array of `str`, `None` for missing; `categories` is
     a nominal column's declared value list (ARFF/KEEL) or empty when the file
-    declares none (CSV).
+    declares none (CSV). `problem` is why the column cannot be used as read (a
+    CSV column of mostly numbers holding other text, read as text meanwhile):
+    raised where the column is used, so that a column left out (--drop, or one a
+    model does not need) cannot stop the rest.
     """
 
     name: str
     kind: str
     values: np.ndarray
     categories: tuple[str, ...] = ()
+    problem: Exception | None = None
 
 
 @dataclass
@@ -58,6 +62,12 @@ class Table:
     @property
     def n_rows(self) -> int:
         return len(self.columns[0].values) if self.columns else 0
+
+    def check(self, columns: list[Column] | None = None) -> None:
+        """Raise the problem of the first of `columns` (default: all) that has one."""
+        for column in self.columns if columns is None else columns:
+            if column.problem is not None:
+                raise column.problem
 
 
 @dataclass

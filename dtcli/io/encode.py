@@ -8,22 +8,26 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from dtcli.errors import DataError
+from dtcli.errors import DataError, ParameterError
 from dtcli.io.dataset import NOMINAL, NUMERIC, STRING, Column, Dataset, Feature, Table
+from dtcli.io.limits import check_class_target, check_node_records
 
 _NAMES_SHOWN = 8  # columns listed in an "unknown column" message
 _BAND_BYTES = 1 << 20  # rows of X filled at a time by stack_columns
 
 
 def dataset_from_table(table: Table, *, target: str | None = None,
-                       drop: Sequence[str] = ()) -> Dataset:
+                       drop: Sequence[str] = (), force: bool = False) -> Dataset:
     """Training data: choose the target, drop columns, encode features and classes.
 
     `target` and `drop` entries are column names, or 0-based indices into the
-    file's columns written as digits ("3", "-1"); a name wins over an index.
-    The default target is the table's (KEEL @outputs), else the last column
-    not dropped. Rows without a class value are dropped, with a warning.
-    X may share memory with the table's columns (see `stack_columns`).
+    file's columns written as digits ("3", "-1"); a name wins over an index; one
+    naming no column is a ParameterError. The default target is the table's (KEEL
+    @outputs), else the last column not dropped. Rows without a class value are
+    dropped, with a warning. A target that looks like regression data is an error
+    unless `force`, and so is data beyond the engine's memory limit (see
+    `dtcli.io.limits`). X may share memory with the table's columns (see
+    `stack_columns`).
     """
     dropped = {_column_index(table, spec, "--drop") for spec in drop}
     target_at = _target_index(table, target, dropped)
@@ -32,6 +36,7 @@ def dataset_from_table(table: Table, *, target: str | None = None,
     if not inputs:
         raise DataError(f"{table.source}: no feature columns besides the target "
                         f"'{target_column.name}'")
+    table.check([*inputs, target_column])
     for column in inputs:
         if column.kind == STRING:
             raise DataError(f"{table.source}: column '{column.name}' is free text (ARFF string "
@@ -44,12 +49,18 @@ def dataset_from_table(table: Table, *, target: str | None = None,
         found = f"only one class '{classes[0]}'" if classes else "no class values"
         raise DataError(f"{table.source}: target column '{target_column.name}' has {found}; "
                         "need at least two")
+    numbers = target_column.values[labelled] if target_column.kind == NUMERIC else None
+    check_class_target(target_column.name, numbers, len(classes), len(y), table.source,
+                       force=force)
     warnings = list(table.warnings)
     if n_missing:
         warnings.append(f"dropped {n_missing} row{'s' if n_missing > 1 else ''} with a "
                         f"missing class value in {table.source}")
 
     features = [_feature(column) for column in inputs]
+    check_node_records(len(y), len(classes), target_column.name,
+                       {f.name: len(f.categories) for f in features if f.kind == NOMINAL},
+                       table.source)
     encoded = [column.values[rows] if feature.kind == NUMERIC
                else encode_nominal(column.values[rows], feature.categories)
                for feature, column in zip(features, inputs)]
@@ -73,6 +84,8 @@ def features_from_table(table: Table, features: Sequence[Feature], *,
     of the `target` column (None for a missing label), or None without one.
     """
     by_name = {column.name: column for column in table.columns}
+    table.check([by_name[name] for name in [f.name for f in features] + [target]
+                 if name in by_name])
     encoded = []
     for feature in features:
         column = by_name.get(feature.name)
@@ -206,8 +219,8 @@ def _target_index(table: Table, target: str | None, dropped: set[int]) -> int:
     else:
         index = max(set(range(len(table.columns))) - dropped, default=-1)
     if index < 0 or index in dropped:
-        raise DataError(f"{table.source}: the target column is dropped (--drop); "
-                        "keep it or choose another with --target")
+        raise ParameterError(f"{table.source}: the target column is dropped (--drop); "
+                             "keep it or choose another with --target")
     return index
 
 
@@ -228,5 +241,5 @@ def _column_index(table: Table, spec: str, option: str) -> int:
     if re.fullmatch(r"-?\d+", spec) and -len(names) <= int(spec) < len(names):
         return int(spec) % len(names)
     shown = ", ".join(names[:_NAMES_SHOWN]) + (", ..." if len(names) > _NAMES_SHOWN else "")
-    raise DataError(f"{table.source}: {option} '{spec}': no such column "
-                    f"({len(names)} columns: {shown})")
+    raise ParameterError(f"{table.source}: {option} '{spec}': no such column "
+                         f"({len(names)} columns: {shown})")

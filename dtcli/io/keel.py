@@ -6,8 +6,9 @@ where TYPE is `real`, `integer` or `numeric`, optionally followed by a range
 accepted), or a nominal list `{a, b, c}`; `@inputs a, b` and `@outputs c`
 (also singular). `@outputs` names the default target; when `@inputs` is given,
 columns in neither list are left out. Then `@data` and one comma-separated row
-per line. Missing values: `?`, `<null>` or an empty field. Lines starting with
-`%` are comments; surrounding spaces are ignored.
+per line. Missing values and numbers as for every reader (`dtcli.io.columns`),
+and KEEL's own `<null>`. Lines starting with `%` are comments; surrounding
+spaces are ignored.
 
 Errors name the line: a row with the wrong number of fields, a non-number in a
 numeric column, a fraction in an `integer` column, a nominal value missing
@@ -15,25 +16,20 @@ from its declared list, an infinite value.
 """
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from dtcli.errors import DataError
 from dtcli.io.columns import (
     check_unique_names,
+    is_missing,
     no_data_rows,
-    not_a_number,
-    not_declared,
-    numeric_column,
+    nominal_from_cells,
+    numbers_from_cells,
     ragged_row,
 )
 from dtcli.io.dataset import NOMINAL, Column, Table
-
-_MISSING = frozenset({"?", "<null>", ""})
 _ATTRIBUTE = re.compile(r"@attribute\s+('[^']*'|\"[^\"]*\"|[^\s{\[]+)\s*(.*)", re.IGNORECASE)
 _NUMERIC_TYPE = re.compile(r"(real|integer|numeric)\s*(\[[^\]]*\])?", re.IGNORECASE)
 
@@ -112,27 +108,15 @@ def _parse_attribute(line: str, source: str, number: int) -> _Attribute:
 
 def _column(attribute: _Attribute, cells: Sequence[str], row_lines: list[int],
             source: str) -> Column:
-    name = attribute.name
     if attribute.kind == NOMINAL:
-        allowed = set(attribute.categories)
-        values = np.empty(len(cells), dtype=object)
-        for i, cell in enumerate(cells):
-            cell = cell.strip()
-            if cell in allowed:
-                values[i] = cell
-            elif cell not in _MISSING:
-                raise not_declared(source, row_lines[i], name, cell, attribute.categories)
-        return Column(name, NOMINAL, values, attribute.categories)
+        return nominal_from_cells(cells, attribute.name, attribute.categories, source,
+                                  row_lines.__getitem__, missing=_is_missing)
+    return numbers_from_cells(cells, attribute.name, source, row_lines.__getitem__,
+                              integer=attribute.kind == "integer", missing=_is_missing)
 
-    values = np.empty(len(cells), dtype=np.float64)
-    for i, cell in enumerate(cells):
-        cell = cell.strip()
-        try:
-            values[i] = math.nan if cell in _MISSING else float(cell)
-        except ValueError:
-            raise not_a_number(source, row_lines[i], name, cell) from None
-    return numeric_column(name, values, source, row_lines.__getitem__,
-                          integer=attribute.kind == "integer")
+
+def _is_missing(cell: str) -> bool:
+    return cell == "<null>" or is_missing(cell)
 
 
 def _apply_roles(table: Table, roles: dict[str, tuple[int, list[str]]]) -> Table:

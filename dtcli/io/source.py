@@ -84,7 +84,7 @@ def _format_from_extension(path: str) -> str:
     except KeyError:
         raise DataError(
             f"{path}: cannot tell the format from the extension '{ext}'; "
-            f"give --format ({', '.join(FORMATS)})"
+            f"give --input-format ({', '.join(FORMATS)})"
         ) from None
 
 

@@ -1,0 +1,68 @@
+"""What a tree can be trained on, checked when a dataset is made, before training
+allocates anything.
+
+- The target must be classes. As scikit-learn's `type_of_target` and
+  `check_classification_targets` tell: numbers that are not all whole are
+  "continuous", regression data; and more distinct values than half the rows
+  (with over 20 rows) look like a regression target or an identifier. Either is an
+  error unless `force` (the CLI's --force) says the values really are classes.
+- Memory: the engine reserves a record for each of up to 2 x rows nodes, holding a
+  byte per category of the widest nominal feature (`category_left`) and 8 bytes per
+  class (`value`) (dtcli/engine/nodes.py, `new_store`). Those records may take at
+  most NODE_RECORD_BYTES; a feature or target beyond that is an error saying how
+  many categories or classes fit, whatever `force` says (the allocation would fail
+  or exhaust the machine).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from dtcli.errors import DataError
+
+NODE_RECORD_BYTES = 4 << 30
+_MIN_ROWS_FOR_CLASS_COUNT = 20  # scikit-learn's: fewer rows are too few to judge
+_FORCE_HINT = "give --force (force=True) if its values really are classes"
+
+
+def check_class_target(name: str, values: np.ndarray | None, n_classes: int, n_labelled: int,
+                       source: str, *, force: bool = False) -> None:
+    """Refuse a target that looks like regression data (see the module docstring).
+
+    `values` are the labelled values of a numeric target (None for a text one)."""
+    if force:
+        return
+    if values is not None:
+        fractions = values[values != np.round(values)]
+        if fractions.size:
+            raise DataError(f"{source}: target column '{name}' holds numbers that are not whole, "
+                            f"such as {float(fractions[0])!r}: continuous values, regression data "
+                            f"rather than classes; choose the class column with --target, or "
+                            f"{_FORCE_HINT}")
+    if n_labelled > _MIN_ROWS_FOR_CLASS_COUNT and n_classes > round(0.5 * n_labelled):
+        raise DataError(f"{source}: target column '{name}' has {n_classes} distinct values in "
+                        f"{n_labelled} rows, more than half: regression data or an identifier "
+                        f"rather than classes? choose the class column with --target, or "
+                        f"{_FORCE_HINT}")
+
+
+def check_node_records(n_rows: int, n_classes: int, target: str,
+                       categories: dict[str, int], source: str) -> None:
+    """Refuse data whose node records would exceed NODE_RECORD_BYTES (module docstring).
+
+    `categories` maps each nominal feature to its number of categories."""
+    slots = 2 * max(n_rows, 1)
+    widest = max(categories, key=categories.get, default=None)
+    n_categories = categories[widest] if widest is not None else 0
+    if slots * (n_categories + 8 * n_classes) <= NODE_RECORD_BYTES:
+        return
+    why = (f"the tree's node records take (categories of the widest nominal feature + 8 x "
+           f"classes) bytes for each of 2 x {n_rows} rows, at most {NODE_RECORD_BYTES >> 30} GiB "
+           f"(dtcli/engine/nodes.py)")
+    if slots * 8 * n_classes > NODE_RECORD_BYTES // 2:
+        fit = NODE_RECORD_BYTES // 2 // (8 * slots)
+        raise DataError(f"{source}: target column '{target}' has {n_classes} classes; with "
+                        f"{n_rows} rows at most {fit} are supported: {why}")
+    fit = NODE_RECORD_BYTES // slots - 8 * n_classes
+    raise DataError(f"{source}: column '{widest}' has {n_categories} categories; with {n_rows} "
+                    f"rows at most {fit} are supported: {why}; --drop it or group its rare "
+                    "values")
