@@ -7,6 +7,8 @@ string, category and bool columns become nominal features).
 """
 from __future__ import annotations
 
+import dataclasses
+import math
 import numbers
 import os
 import time
@@ -21,7 +23,8 @@ from dtcli.tree import Tree
 from dtcli.validation import as_2d_array, class_labels, not_fitted, row_weights
 
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
-           "min_samples_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight")
+           "min_samples_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight",
+           "max_features", "random_state")
 
 
 class DecisionTreeClassifier:
@@ -38,13 +41,20 @@ class DecisionTreeClassifier:
     not depend on it. `class_weight`: None, a dict {label: weight} (labels left
     out weigh 1) or "balanced" (scikit-learn's n_samples / (n_classes *
     bincount(y))); multiplied into sample_weight. A row of weight zero counts as
-    absent: the tree is the one grown without it.
+    absent: the tree is the one grown without it. `max_features`: the features
+    searched at each node, drawn at random (None: all; "sqrt", "log2", a count
+    or a fraction, as in scikit-learn; a node none of whose drawn features can
+    split becomes a leaf, where scikit-learn would draw more). `random_state`
+    (None, an int or a numpy generator) seeds those draws, which depend on the
+    seed and the node only: the same seed grows the same tree on any number of
+    threads.
     """
 
     def __init__(self, criterion: str = "gini", criterion_params: dict | None = None,
                  max_depth: int | None = None, min_samples_split: int = 2,
                  min_samples_leaf: int = 1, min_gain: float = 0.0,
-                 nominal_features=None, n_jobs: int | None = None, class_weight=None):
+                 nominal_features=None, n_jobs: int | None = None, class_weight=None,
+                 max_features=None, random_state=None):
         self.criterion = criterion
         self.criterion_params = criterion_params
         self.max_depth = max_depth
@@ -54,6 +64,8 @@ class DecisionTreeClassifier:
         self.nominal_features = nominal_features
         self.n_jobs = n_jobs
         self.class_weight = class_weight
+        self.max_features = max_features
+        self.random_state = random_state
 
     # scikit-learn's estimator protocol -------------------------------------------------
     def get_params(self, deep: bool = True) -> dict[str, Any]:
@@ -105,8 +117,10 @@ class DecisionTreeClassifier:
 
     def _fit_encoded(self, X, y, features, classes, sample_weight):
         from dtcli.engine.builder import grow, prepare
+        from dtcli.engine.rng import seed_of
 
-        rules = self._stop_rules()
+        rules = dataclasses.replace(self._stop_rules(),
+                                    max_features=self._max_features(X.shape[1]))
         engine = criteria.get(self.criterion).engine(self.criterion_params)
         if X.shape[0] == 0:
             raise ParameterError("cannot fit a tree on zero rows")
@@ -115,18 +129,15 @@ class DecisionTreeClassifier:
                 f"y has one class ({classes[0]!r}); a classifier needs at least two")
         if np.isinf(X).any():
             raise ParameterError("X contains infinite values")
+        # rows of weight zero are left out by the engine (builder.grow)
         weights = row_weights(sample_weight, self.class_weight, y, classes)
-        if weights is not None and not weights.all():
-            # Rows of weight zero would still place thresholds and break ties: drop them,
-            # so that weights act as repetitions (scikit-learn's sample-weight checks).
-            kept = weights > 0
-            X, y, weights = X[kept], y[kept], weights[kept]
         is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
         n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
         start = time.perf_counter()
         prepared = prepare(np.ascontiguousarray(X, dtype=np.float64), y, classes.shape[0],
                            is_nominal, n_categories, self.n_jobs)
-        self.tree_ = grow(prepared, engine, rules, weights, self.n_jobs)
+        self.tree_ = grow(prepared, engine, rules, weights, self.n_jobs,
+                          seed=seed_of(self.random_state), reuse=False)
         self.fit_seconds_ = time.perf_counter() - start
         self.classes_ = classes
         self.n_classes_ = classes.shape[0]
@@ -152,6 +163,22 @@ class DecisionTreeClassifier:
                          min_samples_split=check_int("min_samples_split", 2),
                          min_samples_leaf=check_int("min_samples_leaf", 1),
                          min_gain=float(min_gain))
+
+    def _max_features(self, n_features: int) -> int | None:
+        """max_features as a count of features, scikit-learn's way; None for all."""
+        value = self.max_features
+        if value is None:
+            return None
+        if value in ("sqrt", "log2"):
+            root = math.sqrt(n_features) if value == "sqrt" else math.log2(max(n_features, 1))
+            return max(1, int(root))
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            if 1 <= value <= n_features:
+                return int(value)
+        elif isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
+            return max(1, int(value * n_features))
+        raise ParameterError(f"max_features must be None, 'sqrt', 'log2', an integer in "
+                             f"[1, {n_features}] or a fraction in (0, 1], got {value!r}")
 
     # prediction -------------------------------------------------------------------------
     def _check_fitted(self):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from dtcli.cli.options import CONTEXT, stderr_console
+from dtcli.cli.options import CONTEXT, jobs_option, quiet_option, stderr_console
 
 
 @click.command(context_settings=CONTEXT)
@@ -13,9 +13,8 @@ from dtcli.cli.options import CONTEXT, stderr_console
               help="Only the two-class forms (what imbalanced binary data needs).")
 @click.option("--numeric/--any-features", default=False,
               help="Only the forms for data without nominal features.")
-@click.option("--jobs", "-j", type=click.IntRange(1), default=None, metavar="N",
-              help="Processes compiling side by side (default: all cores).")
-@click.option("--quiet", "-q", is_flag=True, help="Say nothing on stderr.")
+@jobs_option("one process compiling per core (default: all cores)")
+@quiet_option()
 def warm(criteria_entries, two_class, numeric, jobs, quiet):
     """Compile the kernels of the given criteria for every form of data, in parallel.
 

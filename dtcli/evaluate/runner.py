@@ -22,8 +22,10 @@ threads or locks is inherited; `dtcli.evaluate.workers`) that receive the
 datasets once, through the pool's initializer, and then only small `Task`
 records; each tree is grown on one thread. A worker costs a Python start and loading the numba kernels
 (about 2-3 s), so for a comparison of a few seconds one process is as fast.
-As with any spawn-based pool, a script that calls `run_grid` with jobs > 1
-needs the `if __name__ == "__main__":` guard. `dtcli.evaluate.distributed`
+Before the tasks start, the kernels of every (criterion, form of data) they
+need are compiled ahead, side by side in processes (`compile_ahead`), so that
+no worker compiles. As with any spawn-based pool, a script that calls
+`run_grid` needs the `if __name__ == "__main__":` guard. `dtcli.evaluate.distributed`
 does the same on a Dask cluster.
 """
 from __future__ import annotations
@@ -278,6 +280,18 @@ def evaluate_model(model, fit_seconds: float, X: np.ndarray, labels: np.ndarray,
     return result, int(known.sum())
 
 
+def compile_ahead(datasets: Sequence[Dataset], tasks: Sequence[Task], jobs: int | None) -> None:
+    """Compile the kernels of every (criterion, form of data) the tasks need, side by
+    side in processes (`jobs` if given, else all cores: compiling is a one-time cost),
+    before any worker starts: no two processes compile the same kernel, and workers
+    only load code (engine.warm)."""
+    from dtcli.engine.warm import WarmTask, form_of, warm
+
+    forms = [form_of(d.X, len(d.classes), np.array([f.kind == NOMINAL for f in d.features]))
+             for d in datasets]
+    warm(sorted({WarmTask(t.criterion, t.params, forms[t.dataset]) for t in tasks}), jobs)
+
+
 def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
     """Load (or compile) the engine's kernels before timing anything.
 
@@ -420,12 +434,14 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
             from dtcli.evaluate.distributed import run_on_dask
 
             run_on_dask(scheduler, list(datasets), batch, finished, describe)
-        elif workers == 1:
-            _run_here(list(datasets), batch, finished, describe)
         else:
-            from dtcli.evaluate.workers import run_pool
+            compile_ahead(datasets, batch, jobs)
+            if workers == 1:
+                _run_here(list(datasets), batch, finished, describe)
+            else:
+                from dtcli.evaluate.workers import run_pool
 
-            run_pool(list(datasets), batch, workers, finished, describe)
+                run_pool(list(datasets), batch, workers, finished, describe)
     finally:
         store.close()
 
