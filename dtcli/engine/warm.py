@@ -19,10 +19,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-# Rows of the data that warms a level-driver form: above numpy's sort's limit in
-# presort, so that the radix sort compiles too.
-LEVEL_ROWS = 5000
 SMALL_ROWS = 64
+# Features of the warming data: two numeric and, for the nominal forms, one nominal.
+N_FEATURES = 3
 
 
 class Form(NamedTuple):
@@ -49,19 +48,27 @@ def form_of(X: np.ndarray, n_classes: int, is_nominal: np.ndarray) -> Form:
     return Form(n_classes == 2, bool(np.any(is_nominal)), X.shape[0] > rows_per_subtree)
 
 
+def _level_rows() -> int:
+    """Rows whose root the level driver grows (and above numpy's sort's limit in
+    presort, so that the radix sort compiles too)."""
+    from dtcli.engine.builder import SUBTREE_BYTES
+
+    return SUBTREE_BYTES // (16 * N_FEATURES) + 1000
+
+
 def _small_data(form: Form):
-    """Data of `form`: two numeric features (and a nominal one), noisy classes."""
-    n = LEVEL_ROWS if form.levels else SMALL_ROWS
+    """Data of `form`: two numeric features and a third, nominal or numeric; noisy
+    classes; for a level form, enough rows that the root is grown by the level driver
+    and the small nodes below it as subtrees."""
+    n = _level_rows() if form.levels else SMALL_ROWS
     rng = np.random.default_rng(0)
     n_classes = 2 if form.two_classes else 3
     y = rng.integers(0, n_classes, n)
-    columns = [y + rng.normal(0, 1.5, n), rng.normal(0, 1, n)]
-    if form.nominal:
-        columns.append(((y + rng.integers(0, 2, n)) % 3).astype(float))
-    X = np.column_stack(columns)
+    third = ((y + rng.integers(0, 2, n)) % 3).astype(float) if form.nominal else rng.normal(0, 1, n)
+    X = np.column_stack([y + rng.normal(0, 1.5, n), rng.normal(0, 1, n), third])
     X[rng.random(X.shape) < 0.05] = np.nan
-    is_nominal = np.array([0, 0, 1][:X.shape[1]], np.uint8)
-    n_categories = np.array([0, 0, 3][:X.shape[1]], np.int64)
+    is_nominal = np.array([0, 0, form.nominal], np.uint8)
+    n_categories = np.array([0, 0, 3 if form.nominal else 0], np.int64)
     return X, y, n_classes, is_nominal, n_categories
 
 
@@ -71,8 +78,6 @@ def run_task(task: WarmTask) -> None:
     from dtcli.engine import builder
 
     X, y, n_classes, is_nominal, n_categories = _small_data(task.form)
-    if task.form.levels:
-        builder.SUBTREE_BYTES = 0  # this process only warms: every node by the level driver
     prepared = builder.prepare(X, y, n_classes, is_nominal, n_categories, n_threads=1)
     engine = criteria.get(task.criterion).engine(dict(task.params))
     tree = builder.grow(prepared, engine, builder.StopRules(max_depth=4), n_threads=1)
