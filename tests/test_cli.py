@@ -157,6 +157,7 @@ def test_train_class_weight_reaches_the_tree(tmp_path, weights):
         factor = {w.split("=")[0]: float(w.split("=")[1]) for w in weights}
     expected = [counts[c] * factor.get(c, 1.0) for c in doc["classes"]]
     assert doc["tree"]["value"][0] == pytest.approx(expected)
+    assert doc["training"]["class_weight"] == ("balanced" if weights == ["balanced"] else factor)
 
 
 @pytest.mark.parametrize("weights, words", [
