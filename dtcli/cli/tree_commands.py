@@ -40,7 +40,6 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
 
     from dtcli.atomic import refuse_output_over_input
     from dtcli.io import load_dataset
-    from dtcli.row_ids import row_identifier_warnings
 
     model = make_tree(jobs=jobs, **tree)
     refuse_output_over_input(output, "--output", {"training data": data})
@@ -48,7 +47,7 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
                            header=not no_header, delimiter=delimiter, force=force)
     console = stderr_console()
-    for warning in dataset.warnings + row_identifier_warnings(dataset):
+    for warning in dataset.warnings:
         console.print(f"warning: {warning}", style="yellow")
     start = time.perf_counter()
     model.fit_dataset(dataset)
