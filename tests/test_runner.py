@@ -138,7 +138,8 @@ def test_tree_options_give_the_estimator_its_class_weights():
     assert options.estimator_params() == {"max_depth": 2, "min_samples_split": 2,
                                           "min_samples_leaf": 1, "min_gain": 0.0,
                                           "class_weight": {"a": 2.0, "b": 0.5}}
-    assert tasks.TreeOptions(class_weight="balanced").estimator_params()["class_weight"] == "balanced"
+    balanced = tasks.TreeOptions(class_weight="balanced")
+    assert balanced.estimator_params()["class_weight"] == "balanced"
     assert hash(options) == hash(tasks.TreeOptions(max_depth=2, class_weight={"a": 2.0, "b": 0.5}))
 
 
