@@ -46,7 +46,8 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
         "options": {"max_depth": model.max_depth, "min_samples_split": model.min_samples_split,
                     "min_samples_leaf": model.min_samples_leaf, "min_gain": model.min_gain},
         "training": {"source": source, "n_samples": int(tree.n_node_samples[0]),
-                     "fit_seconds": round(getattr(model, "fit_seconds_", 0.0), 6)},
+                     "fit_seconds": round(getattr(model, "fit_seconds_", 0.0), 6),
+                     "class_weight": _class_weight(model.class_weight)},
         "tree": {
             "node_count": tree.node_count,
             "children_left": tree.children_left.tolist(),
@@ -68,6 +69,13 @@ def _criterion_params(model) -> dict[str, float]:
     criterion = criteria.get(model.criterion)
     vector = criterion.param_vector(model.criterion_params)
     return {p.name: float(vector[i]) for i, p in enumerate(criterion.params)}
+
+
+def _class_weight(class_weight):
+    """None, "balanced", or {label: weight} with labels as text, as `classes` stores them."""
+    if class_weight is None or isinstance(class_weight, str):
+        return class_weight
+    return {str(label): float(weight) for label, weight in class_weight.items()}
 
 
 def _encode_float(x: float):
@@ -127,7 +135,7 @@ def model_from_dict(doc: Any, path: str = "<model>"):
         check.fail("classes must list at least two distinct class labels")
     if not isinstance(doc.get("target", ""), str):
         check.fail("target must be a string")
-    check.training(doc.get("training", {}))
+    class_weight = check.training(doc.get("training", {}), classes)
     criterion = check.mapping(doc.get("criterion"), "criterion")
     options = check.mapping(doc.get("options"), "options")
     params = check.numbers(check.mapping(criterion.get("params"), "criterion.params"),
@@ -138,7 +146,7 @@ def model_from_dict(doc: Any, path: str = "<model>"):
     model = DecisionTreeClassifier()
     try:
         model.set_params(criterion=criterion.get("name"), criterion_params=dict(params),
-                         **{k: options[k] for k in _OPTIONS})
+                         class_weight=class_weight, **{k: options[k] for k in _OPTIONS})
         model._stop_rules()
         criteria.get(model.criterion).param_vector(model.criterion_params)
     except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
@@ -191,8 +199,9 @@ class _Checker:
                 self.fail(f"{name}.{key} must be a number")
         return value
 
-    def training(self, value) -> None:
-        """The information-only `training` block: an object of the right types if present."""
+    def training(self, value, classes: list[str]):
+        """The `training` block: an object of the right types if present. Returns its
+        class_weight (None when absent, as in files written before it was recorded)."""
         value = self.mapping(value, "training")
         if not isinstance(value.get("source"), (str, type(None))):
             self.fail("training.source must be a string or null")
@@ -200,6 +209,21 @@ class _Checker:
             if value.get(key) is not None and (not _is_number(value[key]) or value[key] < 0
                                                 or not math.isfinite(value[key])):
                 self.fail(f"training.{key} must be a non-negative number")
+        return self.class_weight(value.get("class_weight"), classes)
+
+    def class_weight(self, value, classes: list[str]):
+        """null, "balanced", or an object of known class labels to weights >= 0."""
+        if value is None or value == "balanced":
+            return value
+        if not isinstance(value, dict):
+            self.fail('training.class_weight must be null, "balanced" or an object '
+                      "{class label: weight}")
+        for label, weight in value.items():
+            if label not in classes:
+                self.fail(f"training.class_weight names {label!r}, not one of the classes")
+            if not _is_number(weight) or not math.isfinite(weight) or weight < 0:
+                self.fail(f"training.class_weight.{label} must be a non-negative number")
+        return {label: float(weight) for label, weight in value.items()}
 
     def string_list(self, value, name) -> list[str]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -282,6 +282,32 @@ def test_row_identifier_warning_for_text_but_not_for_measurements(tmp_path):
     assert result.exit_code == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if "row identifier" in line]
     assert len(warnings) == 1 and "'name'" in warnings[0]  # height has fractions, group repeats
+    assert f"{data}: column 'name'" in warnings[0]
+
+
+GLASS = EXAMPLES / "balanced" / "glass.csv"
+
+
+def test_evaluate_warns_once_about_a_row_identifier_naming_the_file():
+    result = invoke("evaluate", GLASS, "--target", "Type", "--cv", 3, "-j", 1, "-q")
+    assert result.exit_code == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "row identifier" in line]
+    assert warnings == [f"warning: {GLASS}: column 'Id' looks like a row identifier (a "
+                        "different whole number in every row); drop it with --drop Id unless "
+                        "it means something"]
+    dropped = invoke("evaluate", GLASS, "--target", "Type", "--drop", "Id", "--cv", 3, "-j", 1)
+    assert dropped.exit_code == 0 and "row identifier" not in dropped.stderr
+
+
+def test_compare_warns_once_per_file_about_a_row_identifier(tmp_path):
+    other = tmp_path / "glass2.csv"
+    other.write_bytes(GLASS.read_bytes())
+    result = invoke("compare", GLASS, other, "--target", "Type", "--cv", 3, "-j", 1, "-q",
+                    "--criteria", "gini,entropy")
+    assert result.exit_code == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "row identifier" in line]
+    assert len(warnings) == 2
+    assert f"{GLASS}: column 'Id'" in warnings[0] and f"{other}: column 'Id'" in warnings[1]
 
 
 # --- the README's quick start -----------------------------------------------------------------

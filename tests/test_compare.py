@@ -14,7 +14,7 @@ from dtcli.criteria import CRITERIA
 from dtcli.errors import ParameterError
 from dtcli.evaluate import reference
 from dtcli.evaluate.comparison import comparison_document, render_comparison
-from dtcli.evaluate.runner import CriterionChoice, parse_criteria
+from dtcli.evaluate.tasks import CriterionChoice, parse_criteria
 from dtcli.evaluate.spec import check_distinct, dataset_name, default_criteria, method_identity
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -172,6 +172,26 @@ def test_results_file_makes_a_rerun_free(tmp_path):
     assert leafier.exit_code == 0 and len(results.read_text().splitlines()) == 9 + 6
 
 
+def test_class_weights_are_other_results_and_are_recorded(tmp_path):
+    results = tmp_path / "runs.jsonl"
+    args = ("compare", SMALL[1], "--cv", 3, "--criteria", "gini,entropy", "-j", 1,
+            "--results", results, "-f", "json")
+    plain = dtree(*args)
+    weighted = dtree(*args, "--class-weight", "positive=5")
+    assert "0 fold(s) taken from" in weighted.stderr and "6 computed" in weighted.stderr
+    assert json.loads(plain.stdout)["options"]["class_weight"] is None
+    assert json.loads(weighted.stdout)["options"]["class_weight"] == {"positive": 5.0}
+    balanced = dtree(*args, "--class-weight", "balanced")
+    assert "6 computed" in balanced.stderr
+    assert json.loads(balanced.stdout)["options"]["class_weight"] == "balanced"
+    again = dtree(*args, "--class-weight", "positive=5")
+    assert "6 fold(s) taken from" in again.stderr and "0 computed" in again.stderr
+    table = dtree("compare", SMALL[1], *QUICK, "-j", 1, "--class-weight", "balanced")
+    assert "class weights balanced" in table.stdout
+    one_line_error(dtree("compare", "--table", TABLE3, "--class-weight", "balanced"), 2,
+                   "--class-weight does not apply to --table")
+
+
 def test_table_marks_the_best_and_shows_sd():
     result = dtree("compare", *SMALL[1:], *QUICK, "--sd", "--metric", "accuracy", "-j", 1)
     assert result.exit_code == 0, result.output
@@ -197,6 +217,9 @@ def test_one_dataset_has_ranks_but_no_tests(tmp_path):
     (["--cv", 300], 2, "more folds than dataset"),
     (["--criteria", "gini,tsallis:q=2"], 2, "'gini' and 'tsallis:q=2' are the same method"),
     (["--criteria", "renyi,entropy,pe:alpha=1"], 2, "'renyi' and 'entropy' are the same method"),
+    (["--criteria", "gini,tsallis:q=2:q=3"], 2, "'tsallis:q=2:q=3' gives q twice"),
+    (["--criteria", "gini,entropy", "--class-weight", "negative=2", "--class-weight", "sick=3"],
+     2, "--class-weight: dataset 'new-thyroid1' has no class 'sick'"),
 ])
 def test_usage_errors(args, code, text):
     one_line_error(dtree("compare", SMALL[1], "-j", 1, "-q", *args), code, text)

@@ -52,7 +52,7 @@ def test_local_cluster_gives_the_local_results(tmp_path, cluster):
 def test_every_worker_holds_each_dataset_once(cluster):
     import distributed
 
-    from dtcli.evaluate import runner
+    from dtcli.evaluate import runner, tasks
     from dtcli.io import load_dataset
 
     datasets = [load_dataset(str(path)) for path in DATA]
@@ -64,8 +64,8 @@ def test_every_worker_holds_each_dataset_once(cluster):
                 held.update(client.run(lambda dask_worker: sorted(
                     type(value).__name__ for value in dask_worker.data.values())))
 
-    runner.run_grid(["a", "b"], datasets, runner.parse_criteria(["gini,entropy"]),
-                    runner.TreeOptions(), runner.Protocol(3, 1, 0),
+    runner.run_grid(["a", "b"], datasets, tasks.parse_criteria(["gini,entropy"]),
+                    tasks.TreeOptions(), tasks.Protocol(3, 1, 0),
                     scheduler=cluster.scheduler_address, progress=look)
     assert len(held) == 2
     # At most one copy of each dataset per worker, never one per task. (Not

@@ -154,3 +154,26 @@ def test_a_class_smaller_than_the_folds_is_a_warning(tmp_path):
     doc = json.loads(result.stdout)
     assert None in doc["auc"]["values"]  # the fold without a 'b'
     assert doc["auc"]["mean"] is not None
+
+
+def test_cross_validation_with_class_weights_records_them():
+    args = ("evaluate", THYROID, "--cv", 3, "-j", 1, "--max-depth", 2)
+    plain = json.loads(dtree(*args, "-f", "json").stdout)
+    weighted = json.loads(dtree(*args, "--class-weight", "positive=20", "-f", "json").stdout)
+    assert plain["options"]["class_weight"] is None
+    assert weighted["options"]["class_weight"] == {"positive": 20.0}
+    # a heavy minority class is predicted more often
+    assert (np.array(weighted["confusion_matrix"])[:, 1].sum()
+            > np.array(plain["confusion_matrix"])[:, 1].sum())
+    table = dtree(*args, "--class-weight", "balanced")
+    assert table.exit_code == 0 and "class weights balanced" in table.stdout
+
+
+def test_class_weight_errors_are_one_line(tmp_path):
+    one_line_error(dtree("evaluate", THYROID, "--class-weight", "sick=2"), 2,
+                   "dataset 'new-thyroid1' has no class 'sick'")
+    one_line_error(dtree("evaluate", THYROID, "--class-weight", "positive=x"), 2, "is not a number")
+    model = tmp_path / "m.json"
+    assert dtree("train", THYROID, "-o", model, "-q").exit_code == 0
+    one_line_error(dtree("evaluate", model, THYROID, "--class-weight", "balanced"), 2,
+                   "--class-weight applies to cross-validating DATA")

@@ -119,6 +119,22 @@ def test_rows_without_a_class_are_dropped_with_a_warning(tmp_path):
     np.testing.assert_array_equal(dataset.y, [0, 1, 0])
 
 
+def test_a_column_that_looks_like_a_row_identifier_is_a_warning(tmp_path):
+    n = 25
+    rows = [f"{10 * i},{i % 4},{i + 0.5},id{i},{'' if i == 3 else i},{i % 2}" for i in range(n)]
+    path = write(tmp_path, "spaced,group,height,name,gappy,y\n" + "\n".join(rows) + "\n")
+    dataset = load_dataset(path)
+    # spaced: distinct whole numbers (a wide range); name: distinct text; group repeats,
+    # height has fractions, gappy has a missing value
+    assert [w.split(" looks like")[0] for w in dataset.warnings] == [
+        f"{path}: column 'spaced'", f"{path}: column 'name'"]
+    assert "drop it with --drop spaced" in dataset.warnings[0]
+    assert load_dataset(path, drop=["spaced", "name"]).warnings == []
+    few = write(tmp_path, "id,y\n" + "\n".join(f"{i},{i % 2}" for i in range(20)) + "\n",
+                "few.csv")
+    assert load_dataset(few).warnings == []  # 20 rows: distinct values may be chance
+
+
 def test_missing_nominal_feature_values_are_nan(tmp_path):
     dataset = load_dataset(write(tmp_path, "c,y\nu,a\n?,b\nNA,a\n"))
     assert dataset.features[0].categories == ("u",)

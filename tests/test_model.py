@@ -266,6 +266,17 @@ DAMAGE = {
     "param-beyond-float": (_set(["criterion", "params"], {"q": 10**400}), "criterion.params.q"),
     "training-not-object": (_set(["training"], [1, 2]), "training"),
     "fit-seconds-text": (_set(["training", "fit_seconds"], "slow"), "training.fit_seconds"),
+    "class-weight-number": (_set(["training", "class_weight"], 2.0), "training.class_weight"),
+    "class-weight-other-text": (_set(["training", "class_weight"], "even"),
+                                "training.class_weight"),
+    "class-weight-unknown-class": (_set(["training", "class_weight"], {"2": 1.0}),
+                                   "training.class_weight names '2'"),
+    "class-weight-negative": (_set(["training", "class_weight"], {"1": -1.0}),
+                              "training.class_weight.1"),
+    "class-weight-text": (_set(["training", "class_weight"], {"1": "2"}),
+                          "training.class_weight.1"),
+    "class-weight-beyond-float": (_set(["training", "class_weight"], {"1": 10**400}),
+                                  "training.class_weight.1"),
     "target-not-text": (_set(["target"], {"a": 1}), "target"),
     "leaf-counts-do-not-add-up": (lambda d: d["tree"]["value"][-1].__setitem__(
         0, d["tree"]["value"][-1][0] + 2.0), "class counts"),
@@ -326,3 +337,22 @@ def test_the_example_in_the_format_document_loads_and_predicts(tmp_path):
     # missing and unseen values follow missing_left = true
     assert model.predict(X).tolist() == ["no", "yes", "no", "no"]
     np.testing.assert_allclose(model.predict_proba(X)[0], [0.8, 0.2])
+
+
+@pytest.mark.parametrize("class_weight, recorded", [
+    (None, None), ("balanced", "balanced"), ({1: 3, 0: 0.5}, {"1": 3.0, "0": 0.5})])
+def test_class_weight_is_recorded_and_loaded(tmp_path, class_weight, recorded):
+    X = np.arange(12, dtype=float).reshape(6, 2)
+    model = DecisionTreeClassifier(class_weight=class_weight).fit(X, [0, 0, 1, 0, 1, 1])
+    path = tmp_path / "m.json"
+    save_model(model, str(path))
+    doc = json.loads(path.read_text())
+    assert doc["training"]["class_weight"] == recorded
+    loaded, _ = load_model(str(path))
+    assert loaded.class_weight == recorded
+
+
+def test_a_file_without_class_weight_loads(good_doc):
+    doc = mutate(good_doc, lambda d: d["training"].pop("class_weight"))
+    model, _ = model_from_dict(doc)
+    assert model.class_weight is None

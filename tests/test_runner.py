@@ -10,14 +10,14 @@ import pytest
 from dtcli.criteria import CRITERIA
 from dtcli.errors import DataError, DtreeError, ParameterError
 from dtcli.estimator import DecisionTreeClassifier
-from dtcli.evaluate import runner
+from dtcli.evaluate import runner, tasks
 from dtcli.evaluate.folds import repeat_folds, repeated_stratified_kfold
 from dtcli.evaluate.report import METRICS, TIMING
 from dtcli.evaluate.results import ResultStore
 from dtcli.io import load_dataset
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-GINI, ENTROPY = runner.CriterionChoice("gini"), runner.CriterionChoice("entropy")
+GINI, ENTROPY = tasks.CriterionChoice("gini"), tasks.CriterionChoice("entropy")
 # a criterion whose first parameter takes a range of values (not a 0/1 switch)
 WITH_PARAMS = next((c for c in CRITERIA.values() if c.params and not c.params[0].choices), None)
 
@@ -43,7 +43,7 @@ def without_timing(grid):
 
 
 def test_parse_criteria_splits_commas_and_repeats():
-    choices = runner.parse_criteria(["gini, entropy", "gain-ratio"])
+    choices = tasks.parse_criteria(["gini, entropy", "gain-ratio"])
     assert [c.label for c in choices] == ["gini", "entropy", "gain-ratio"]
     assert all(c.params == () for c in choices)
 
@@ -54,7 +54,7 @@ def test_parse_criteria_reads_parameters_and_labels_them():
     values = [v for v in (param.default + 0.5, param.default - 0.25, 0.5, 1.5, 2.5, 3.0)
               if param.accepts(v) and v != param.default][:2]
     entries = [f"{WITH_PARAMS.name}:{param.name}={v}" for v in values]
-    choices = runner.parse_criteria([",".join(entries)])
+    choices = tasks.parse_criteria([",".join(entries)])
     assert [c.label for c in choices] == [f"{WITH_PARAMS.name}:{param.name}={v:g}" for v in values]
     assert choices[0].resolved()[param.name] == values[0]
 
@@ -65,18 +65,19 @@ def test_parse_criteria_reads_parameters_and_labels_them():
     ("gini:q", "expected NAME:PARAM=VALUE"),
     ("gini:=3", "expected NAME:PARAM=VALUE"),
     ("gini,entropy,gini", "the same criterion"),
+    ("tsallis:q=2:q=3", "'tsallis:q=2:q=3' gives q twice"),
     (" , ", "no criterion"),
 ])
 def test_parse_criteria_errors(text, message):
     with pytest.raises(ParameterError, match=message):
-        runner.parse_criteria([text])
+        tasks.parse_criteria([text])
 
 
 @pytest.mark.skipif(WITH_PARAMS is None, reason="no registered criterion has parameters")
 def test_a_parameter_at_its_default_is_the_same_criterion():
     param = WITH_PARAMS.params[0]
     with pytest.raises(ParameterError, match="the same criterion"):
-        runner.parse_criteria([f"{WITH_PARAMS.name},{WITH_PARAMS.name}:{param.name}={param.default}"])
+        tasks.parse_criteria([f"{WITH_PARAMS.name},{WITH_PARAMS.name}:{param.name}={param.default}"])
 
 
 # --------------------------------------------------------------------------
@@ -85,33 +86,80 @@ def test_a_parameter_at_its_default_is_the_same_criterion():
 
 
 def test_task_key_changes_with_every_part_and_only_then(iris):
-    digest = runner.dataset_digest(iris)
-    options = runner.TreeOptions()
-    base = runner.task_key(digest, GINI, options, 10, 0, 0, 0)
-    assert base == runner.task_key(digest, runner.CriterionChoice("gini"), runner.TreeOptions(),
+    digest = tasks.dataset_digest(iris)
+    options = tasks.TreeOptions()
+    base = tasks.task_key(digest, GINI, options, 10, 0, 0, 0)
+    assert base == tasks.task_key(digest, tasks.CriterionChoice("gini"), tasks.TreeOptions(),
                                    10, 0, 0, 0)
     variants = [
-        runner.task_key("0" * 32, GINI, options, 10, 0, 0, 0),
-        runner.task_key(digest, ENTROPY, options, 10, 0, 0, 0),
-        runner.task_key(digest, GINI, runner.TreeOptions(min_samples_leaf=2), 10, 0, 0, 0),
-        runner.task_key(digest, GINI, runner.TreeOptions(max_depth=3), 10, 0, 0, 0),
-        runner.task_key(digest, GINI, options, 5, 0, 0, 0),
-        runner.task_key(digest, GINI, options, 10, 1, 0, 0),
-        runner.task_key(digest, GINI, options, 10, 0, 1, 0),
-        runner.task_key(digest, GINI, options, 10, 0, 0, 1),
+        tasks.task_key("0" * 32, GINI, options, 10, 0, 0, 0),
+        tasks.task_key(digest, ENTROPY, options, 10, 0, 0, 0),
+        tasks.task_key(digest, GINI, tasks.TreeOptions(min_samples_leaf=2), 10, 0, 0, 0),
+        tasks.task_key(digest, GINI, tasks.TreeOptions(max_depth=3), 10, 0, 0, 0),
+        tasks.task_key(digest, GINI, options, 5, 0, 0, 0),
+        tasks.task_key(digest, GINI, options, 10, 1, 0, 0),
+        tasks.task_key(digest, GINI, options, 10, 0, 1, 0),
+        tasks.task_key(digest, GINI, options, 10, 0, 0, 1),
     ]
     assert len({base, *variants}) == len(variants) + 1
 
 
+def test_task_key_without_class_weights_is_the_key_from_before_them(iris):
+    """Stored results of runs without class weights stay valid (RESULTS_FORMAT unchanged)."""
+    import hashlib
+
+    from dtcli._version import __version__
+
+    digest = tasks.dataset_digest(iris)
+    before = {"format": 1, "dtree": __version__, "data": digest, "criterion": "gini",
+              "params": {}, "options": {"max_depth": 3, "min_samples_split": 2,
+                                        "min_samples_leaf": 1, "min_gain": 0.0},
+              "cv": 10, "seed": 0, "repeat": 0, "fold": 0}
+    expected = hashlib.sha256(json.dumps(before, sort_keys=True).encode()).hexdigest()[:32]
+    assert tasks.task_key(digest, GINI, tasks.TreeOptions(max_depth=3), 10, 0, 0, 0) == expected
+
+
+def test_task_key_follows_class_weights_not_their_order(iris):
+    digest = tasks.dataset_digest(iris)
+
+    def key(class_weight):
+        return tasks.task_key(digest, GINI, tasks.TreeOptions(class_weight=class_weight),
+                              10, 0, 0, 0)
+
+    keys = {key(None), key("balanced"), key({"Iris-setosa": 2.0}), key({"Iris-setosa": 3.0})}
+    assert len(keys) == 4
+    assert (key({"Iris-setosa": 2.0, "Iris-virginica": 0.5})
+            == key({"Iris-virginica": 0.5, "Iris-setosa": 2.0}))
+
+
+def test_tree_options_give_the_estimator_its_class_weights():
+    options = tasks.TreeOptions(max_depth=2, class_weight={"b": 0.5, "a": 2.0})
+    assert options.class_weight == (("a", 2.0), ("b", 0.5))
+    assert options.estimator_params() == {"max_depth": 2, "min_samples_split": 2,
+                                          "min_samples_leaf": 1, "min_gain": 0.0,
+                                          "class_weight": {"a": 2.0, "b": 0.5}}
+    balanced = tasks.TreeOptions(class_weight="balanced")
+    assert balanced.estimator_params()["class_weight"] == "balanced"
+    assert hash(options) == hash(tasks.TreeOptions(max_depth=2, class_weight={"a": 2.0, "b": 0.5}))
+
+
+def test_check_class_weight_names_the_dataset_without_the_label(iris, thyroid):
+    options = tasks.TreeOptions(class_weight={"positive": 4.0})
+    tasks.check_class_weight(["thyroid"], [thyroid], options)
+    with pytest.raises(ParameterError, match="dataset 'iris' has no class 'positive'"):
+        tasks.check_class_weight(["thyroid", "iris"], [thyroid, iris], options)
+    tasks.check_class_weight(["iris"], [iris], tasks.TreeOptions(class_weight="balanced"))
+
+
 def test_dataset_digest_follows_content_not_name(iris):
     renamed = dataclasses.replace(iris, source="elsewhere.csv", target="species")
-    assert runner.dataset_digest(renamed) == runner.dataset_digest(iris)
+    assert tasks.dataset_digest(renamed) == tasks.dataset_digest(iris)
     X = iris.X.copy()
     X[0, 0] += 0.1
-    assert runner.dataset_digest(dataclasses.replace(iris, X=X)) != runner.dataset_digest(iris)
+    assert tasks.dataset_digest(dataclasses.replace(iris, X=X)) != tasks.dataset_digest(iris)
     y = iris.y.copy()
     y[[0, -1]] = y[[-1, 0]]
-    assert runner.dataset_digest(dataclasses.replace(iris, y=y)) != runner.dataset_digest(iris)
+    assert tasks.dataset_digest(dataclasses.replace(iris, y=y)) != tasks.dataset_digest(iris)
 
 
 def test_one_repeat_of_folds_equals_the_repeated_split(iris):
@@ -124,11 +172,11 @@ def test_one_repeat_of_folds_equals_the_repeated_split(iris):
 
 def test_check_protocol_warns_about_small_classes_and_rejects_too_many_folds(thyroid):
     counts = np.bincount(thyroid.y)
-    warnings = runner.check_protocol(["thyroid"], [thyroid], runner.Protocol(cv=int(counts.min()) + 1))
+    warnings = tasks.check_protocol(["thyroid"], [thyroid], tasks.Protocol(cv=int(counts.min()) + 1))
     assert len(warnings) == 1 and "fewer than --cv" in warnings[0]
-    assert runner.check_protocol(["thyroid"], [thyroid], runner.Protocol(cv=5)) == []
+    assert tasks.check_protocol(["thyroid"], [thyroid], tasks.Protocol(cv=5)) == []
     with pytest.raises(ParameterError, match="more folds than dataset 'thyroid' has rows"):
-        runner.check_protocol(["thyroid"], [thyroid], runner.Protocol(cv=len(thyroid.y) + 1))
+        tasks.check_protocol(["thyroid"], [thyroid], tasks.Protocol(cv=len(thyroid.y) + 1))
 
 
 # --------------------------------------------------------------------------
@@ -136,8 +184,21 @@ def test_check_protocol_warns_about_small_classes_and_rejects_too_many_folds(thy
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("class_weight", ["balanced", {"positive": 5.0}])
+def test_run_task_fits_with_the_class_weights(thyroid, class_weight):
+    options = tasks.TreeOptions(max_depth=3, class_weight=class_weight)
+    result = runner.run_task(thyroid, tasks.Task(0, "gini", (), options, 5, 0, 0, 2))
+    train, test = repeat_folds(thyroid.y, 5, 0, 0)[2]
+    for weights, same in ((class_weight, True), (None, False)):
+        model = DecisionTreeClassifier(max_depth=3, class_weight=weights)
+        model.fit_dataset(dataclasses.replace(thyroid, X=thyroid.X[train], y=thyroid.y[train]))
+        proba = model.proba_from_matrix(thyroid.X[test])
+        expected = runner.score_predictions(thyroid.y[test], proba)["metrics"]["log_loss"]
+        assert (result["metrics"]["log_loss"] == pytest.approx(expected)) == same
+
+
 def test_run_task_is_a_fit_on_the_training_fold(iris):
-    task = runner.Task(0, "entropy", (), runner.TreeOptions(min_samples_leaf=2), 5, 7, 1, 3)
+    task = tasks.Task(0, "entropy", (), tasks.TreeOptions(min_samples_leaf=2), 5, 7, 1, 3)
     result = runner.run_task(iris, task)
     assert set(result["metrics"]) == set(METRICS)
     train, test = repeat_folds(iris.y, 5, 7, 1)[3]
@@ -182,9 +243,9 @@ def test_mean_std_is_the_sample_std_over_finite_values():
 # --------------------------------------------------------------------------
 
 
-def run(datasets, criteria, protocol=runner.Protocol(3, 1, 0), **kwargs):
+def run(datasets, criteria, protocol=tasks.Protocol(3, 1, 0), **kwargs):
     names = [f"d{i}" for i in range(len(datasets))]
-    return runner.run_grid(names, datasets, criteria, runner.TreeOptions(), protocol, **kwargs)
+    return runner.run_grid(names, datasets, criteria, tasks.TreeOptions(), protocol, **kwargs)
 
 
 def test_worker_processes_give_the_same_results_as_one_process(iris, thyroid):
@@ -198,23 +259,23 @@ def test_worker_processes_give_the_same_results_as_one_process(iris, thyroid):
 def test_results_file_resumes_and_reruns_only_what_changed(tmp_path, iris, thyroid):
     path = str(tmp_path / "results.jsonl")
     seen = []
-    first = run([iris], [GINI], runner.Protocol(3, 2, 0), jobs=1, store=ResultStore(path),
+    first = run([iris], [GINI], tasks.Protocol(3, 2, 0), jobs=1, store=ResultStore(path),
                 progress=lambda done, total: seen.append((done, total)))
     assert (first.computed, first.reused) == (6, 0)
     assert seen[0] == (0, 6) and seen[-1] == (6, 6)
     lines = [json.loads(line) for line in open(path)]
     assert len(lines) == 6 and {"key", "dataset", "criterion", "repeat", "fold"} <= set(lines[0])
 
-    again = run([iris], [GINI], runner.Protocol(3, 2, 0), jobs=1, store=ResultStore(path))
+    again = run([iris], [GINI], tasks.Protocol(3, 2, 0), jobs=1, store=ResultStore(path))
     assert (again.computed, again.reused) == (0, 6)
     assert again.cells == first.cells  # the same numbers, timings included
 
-    more = run([iris, thyroid], [GINI, ENTROPY], runner.Protocol(3, 3, 0), jobs=1,
+    more = run([iris, thyroid], [GINI, ENTROPY], tasks.Protocol(3, 3, 0), jobs=1,
                store=ResultStore(path))
     assert (more.computed, more.reused) == (2 * 2 * 9 - 6, 6)
     assert more.cells[(0, 0)][:6] == first.cells[(0, 0)]
 
-    other_seed = run([iris], [GINI], runner.Protocol(3, 2, 1), jobs=1, store=ResultStore(path))
+    other_seed = run([iris], [GINI], tasks.Protocol(3, 2, 1), jobs=1, store=ResultStore(path))
     assert other_seed.reused == 0
 
 
@@ -318,7 +379,7 @@ def test_a_full_disk_stops_the_run_and_keeps_every_complete_line(tmp_path, iris,
 
 
 def test_grid_table_means_and_repeat_spread(iris):
-    grid = run([iris], [GINI, ENTROPY], runner.Protocol(3, 2, 0), jobs=1)
+    grid = run([iris], [GINI, ENTROPY], tasks.Protocol(3, 2, 0), jobs=1)
     means, stds, repeat_stds = grid.table("accuracy")
     folds = grid.cells[(0, 1)]
     values = [f["metrics"]["accuracy"] for f in folds]
@@ -330,7 +391,7 @@ def test_grid_table_means_and_repeat_spread(iris):
 
 
 def test_small_runs_stay_in_one_process_by_default(iris):
-    tasks, _ = runner.plan([iris], [GINI], runner.TreeOptions(), runner.Protocol(10, 1, 0))
-    assert runner.default_jobs([iris], tasks) == 1
+    planned, _ = runner.plan([iris], [GINI], tasks.TreeOptions(), tasks.Protocol(10, 1, 0))
+    assert runner.default_jobs([iris], planned) == 1
     big = dataclasses.replace(iris, X=np.zeros((200_000, 4)), y=np.zeros(200_000, dtype=np.int64))
-    assert runner.default_jobs([big], tasks) == runner.default_jobs()
+    assert runner.default_jobs([big], planned) == runner.default_jobs()

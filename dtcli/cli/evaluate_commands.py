@@ -4,9 +4,10 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
-from dtcli.cli.options import (CONTEXT, data_options, force_option, jobs_option, output_option,
-                               output_format_option, quiet_option, refuse_unmarked_stdin,
-                               stderr_console, target_options, tree_options)
+from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
+                               jobs_option, output_format_option, output_option, quiet_option,
+                               refuse_unmarked_stdin, stderr_console, target_options,
+                               tree_options)
 from dtcli.errors import ParameterError
 from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
 
@@ -86,7 +87,7 @@ def _run_grid(*args, quiet: bool, **kwargs):
 
 
 _TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min_samples_leaf",
-         "min_gain")
+         "min_gain", "class_weight")
 _CV = ("cv", "repeats", "seed", "jobs")
 
 
@@ -95,6 +96,7 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @target_options
 @data_options
 @tree_options
+@class_weight_option
 @_cv_options
 @_report_options
 @force_option
@@ -165,12 +167,11 @@ def _evaluate_model(model_path, data, target, data_format, no_header, delimiter)
 
 def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
                     jobs, quiet, tree, force) -> dict:
-    import dataclasses
-
     from dtcli.evaluate.report import evaluation_document
-    from dtcli.evaluate.runner import (CriterionChoice, Protocol, TreeOptions, check_protocol,
-                                       summarize)
+    from dtcli.evaluate.runner import summarize
     from dtcli.evaluate.spec import specs_from_paths
+    from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, check_class_weight,
+                                      check_protocol)
 
     choice = CriterionChoice(tree.pop("criterion"), tuple(tree.pop("criterion_params").items()))
     params = choice.resolved()
@@ -179,11 +180,12 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
                             header=not no_header, delimiter=delimiter)[0]
     dataset = spec.load(force)
+    check_class_weight([spec.name], [dataset], options)
     _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
     grid = _run_grid([spec.name], [dataset], [choice], options, protocol, jobs=jobs, quiet=quiet)
     about = {"dataset": spec.name, "source": data, "target": dataset.target,
              "n_rows": int(len(dataset.y)), "criterion": {"name": choice.name, "params": params},
-             "options": dataclasses.asdict(options), "cv": cv, "repeats": repeats, "seed": seed}
+             "options": options.estimator_params(), "cv": cv, "repeats": repeats, "seed": seed}
     return evaluation_document(summarize(grid.cells[(0, 0)]), dataset.classes, about)
 
 
@@ -223,6 +225,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
 @target_options
 @data_options
 @_tree_options_without("criterion", "criterion_params")
+@class_weight_option
 @_report_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
@@ -304,11 +307,10 @@ def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str
 def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats, seed, jobs,
                       results_path, scheduler, target, drop, data_format, no_header, delimiter,
                       quiet, tree, force, outputs, reference) -> dict:
-    import dataclasses
-
     from dtcli.evaluate.comparison import comparison_document
     from dtcli.evaluate.results import ResultStore
-    from dtcli.evaluate.runner import Protocol, TreeOptions, check_protocol, parse_criteria
+    from dtcli.evaluate.tasks import (Protocol, TreeOptions, check_class_weight, check_protocol,
+                                      parse_criteria)
     from dtcli.evaluate.spec import (check_distinct, check_unique, default_criteria, load_spec,
                                      specs_from_paths)
 
@@ -336,6 +338,7 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
                                           **{f"data file of '{s.name}'": s.path for s in specs}})
     datasets = [spec.load(force) for spec in specs]
     names = [spec.name for spec in specs]
+    check_class_weight(names, datasets, options)
     _warn([w for d in datasets for w in d.warnings] + check_protocol(names, datasets, protocol))
     store = ResultStore(results_path)
     if store.damaged:  # said once even with --quiet: the file has been rewritten without them
@@ -348,7 +351,7 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
                                f"{grid.computed} computed")
     means, stds, repeat_stds = grid.table(metric)
     about = {"metric": metric, "cv": cv, "repeats": repeats, "seed": seed,
-             "options": dataclasses.asdict(options),
+             "options": options.estimator_params(),
              "sources": {spec.name: spec.path for spec in specs}}
     doc = comparison_document(names, labels, means, stds, higher_is_better=METRICS[metric],
                               base=base, repeat_stds=repeat_stds if repeats > 1 else None,

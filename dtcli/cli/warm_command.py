@@ -32,7 +32,7 @@ def warm(criteria_entries, two_class, numeric, jobs, quiet):
 
     from dtcli.criteria import CRITERIA
     from dtcli.engine.warm import Form, WarmTask, warm as compile_ahead
-    from dtcli.evaluate.runner import parse_criteria
+    from dtcli.evaluate.tasks import parse_criteria
 
     choices = parse_criteria(criteria_entries or [",".join(CRITERIA)])
     forms = [Form(two, nominal, levels) for two, nominal, levels

@@ -134,6 +134,17 @@ def evaluation_document(summary: dict, classes: Sequence[str], about: dict) -> d
     return doc
 
 
+def class_weight_note(options: dict) -> str:
+    """'; class weights balanced' or '; class weights a=2, b=0.5' for a report's title
+    ('' without class weights)."""
+    weights = options.get("class_weight")
+    if weights is None:
+        return ""
+    if isinstance(weights, str):
+        return f"; class weights {weights}"
+    return "; class weights " + ", ".join(f"{label}={w:g}" for label, w in weights.items())
+
+
 def _evaluation_title(doc: dict) -> str:
     if doc.get("model"):
         return f"model {doc['model']} on {doc['dataset']}"
@@ -141,7 +152,7 @@ def _evaluation_title(doc: dict) -> str:
     params = "".join(f":{k}={v:g}" for k, v in criterion["params"].items())
     repeats = f" x {doc['repeats']} repeats" if doc["repeats"] > 1 else ""
     return (f"{criterion['name']}{params} on {doc['dataset']}: stratified {doc['cv']}-fold "
-            f"cross-validation{repeats}, seed {doc['seed']}")
+            f"cross-validation{repeats}, seed {doc['seed']}{class_weight_note(doc['options'])}")
 
 
 def _csv_value(value) -> str:

@@ -1,7 +1,7 @@
 """The `--results` file: finished cross-validation tasks as JSON lines, to resume a run.
 
 Each line is one task: {"key", "dataset", "criterion", "repeat", "fold",
-"metrics", "confusion_matrix"}; only "key" identifies it (`runner.task_key`),
+"metrics", "confusion_matrix"}; only "key" identifies it (`tasks.task_key`),
 the rest is for people. A line is used only if every value in it is one a
 task can produce (`check_record`); any other line (an interrupted write, a
 tampered value, bytes that are not UTF-8) is skipped, its line number

@@ -8,14 +8,12 @@ deterministic, so a task's result does not depend on where or in which order
 it runs: `--jobs 1`, `--jobs 8` and a Dask cluster give the same numbers
 (timings aside).
 
-Every task has a key (`task_key`): a hash of the dataset's content (X, y, the
-feature kinds, the number of classes), the criterion with all its parameters
-(defaults filled in), the tree options, the number of folds, the seed, the
-repeat and the fold, and dtree's version (another release may grow other
-trees). A `ResultStore` (`dtcli.evaluate.results`) keeps finished tasks as
-JSON lines under that key, so a rerun skips them and a changed option reruns only the tasks it
-changes. Adding repeats keeps the earlier ones; renaming or moving a data file
-keeps its results.
+Every task has a key (`tasks.task_key`: the dataset's content, the criterion,
+the tree options, the protocol, the repeat and the fold, and dtree's version).
+A `ResultStore` (`dtcli.evaluate.results`) keeps finished tasks as JSON lines
+under that key, so a rerun skips them and a changed option reruns only the
+tasks it changes. Adding repeats keeps the earlier ones; renaming or moving a
+data file keeps its results.
 
 Workers: a pool of processes ("spawn" start method, so nothing of the parent's
 threads or locks is inherited; `dtcli.evaluate.workers`) that receive the
@@ -31,8 +29,6 @@ does the same on a Dask cluster.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import math
 import os
 import time
@@ -41,160 +37,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli._version import __version__
-from dtcli.errors import DataError, DtreeError, ParameterError
+from dtcli.errors import DataError, DtreeError
 from dtcli.evaluate import metrics
 from dtcli.evaluate.folds import repeat_folds
 from dtcli.evaluate.report import METRICS, TIMING
 from dtcli.evaluate.results import ResultStore
+from dtcli.evaluate.tasks import (CriterionChoice, Protocol, Task, TreeOptions, dataset_digest,
+                                  task_key)
 from dtcli.io.dataset import NOMINAL, Dataset
-
-RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a result changes
-
-
-# --------------------------------------------------------------------------
-# What to run
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CriterionChoice:
-    """A criterion with parameters, as written in --criteria: `NAME[:P=V[:P=V...]]`."""
-
-    name: str
-    params: tuple[tuple[str, float], ...] = ()
-
-    @property
-    def label(self) -> str:
-        """How reports name it: 'gini', 'tsallis:q=2.5'."""
-        return self.name + "".join(f":{k}={v:g}" for k, v in self.params)
-
-    def resolved(self) -> dict[str, float]:
-        """Every parameter of the criterion, defaults filled in; validates the choice."""
-        from dtcli import criteria
-
-        criterion = criteria.get(self.name)
-        vector = criterion.param_vector(dict(self.params))
-        return {p.name: float(vector[i]) for i, p in enumerate(criterion.params)}
-
-
-def parse_criteria(entries: Sequence[str]) -> list[CriterionChoice]:
-    """Parse --criteria values: comma-separated `NAME[:P=V[:P=V...]]` entries.
-
-    'gini,tsallis:q=2.5,tsallis:q=0.5' is three criteria. Unknown names,
-    parameters and out-of-range values raise ParameterError, and so do two
-    entries that describe the same tree (e.g. a parameter given at its default).
-    """
-    choices: list[CriterionChoice] = []
-    for entry in (part.strip() for value in entries for part in value.split(",")):
-        if not entry:
-            continue
-        name, *assignments = (piece.strip() for piece in entry.split(":"))
-        params = []
-        for assignment in assignments:
-            key, sep, value = assignment.partition("=")
-            try:
-                if not sep or not key.strip():
-                    raise ValueError
-                params.append((key.strip(), float(value)))
-            except ValueError:
-                raise ParameterError(f"--criteria: expected NAME:PARAM=VALUE in {entry!r}, "
-                                     f"got {assignment!r}") from None
-        choice = CriterionChoice(name, tuple(params))
-        resolved = choice.resolved()
-        for other in choices:
-            if other.name == name and other.resolved() == resolved:
-                raise ParameterError(f"--criteria: '{other.label}' and '{choice.label}' are "
-                                     "the same criterion with the same parameters")
-        choices.append(choice)
-    if not choices:
-        raise ParameterError("--criteria: no criterion given")
-    return choices
-
-
-@dataclass(frozen=True)
-class TreeOptions:
-    """The stopping rules of every tree in a run (as `train`'s options)."""
-
-    max_depth: int | None = None
-    min_samples_split: int = 2
-    min_samples_leaf: int = 1
-    min_gain: float = 0.0
-
-    def check(self) -> "TreeOptions":
-        """Validate the options (ParameterError) before any data is read."""
-        from dtcli.estimator import DecisionTreeClassifier
-
-        DecisionTreeClassifier(**dataclasses.asdict(self))._stop_rules()
-        return self
-
-
-@dataclass(frozen=True)
-class Protocol:
-    """Stratified `cv`-fold cross-validation, repeated `repeats` times, seeded."""
-
-    cv: int = 10
-    repeats: int = 1
-    seed: int = 0
-
-
-@dataclass(frozen=True)
-class Task:
-    """One fold of one criterion on one dataset: all a worker needs besides the data."""
-
-    dataset: int  # index into the datasets shipped to the workers
-    criterion: str
-    params: tuple[tuple[str, float], ...]
-    options: TreeOptions
-    cv: int
-    seed: int
-    repeat: int
-    fold: int
-
-
-def dataset_digest(dataset: Dataset) -> str:
-    """Hash of what a tree sees of a dataset: X, y, feature kinds and categories, classes."""
-    digest = hashlib.sha256()
-    for array in (np.ascontiguousarray(dataset.X, dtype=np.float64),
-                  np.ascontiguousarray(dataset.y, dtype=np.int64)):
-        digest.update(str(array.shape).encode())
-        digest.update(array.tobytes())
-    digest.update(json.dumps([[f.kind, len(f.categories)] for f in dataset.features]).encode())
-    digest.update(str(len(dataset.classes)).encode())
-    return digest.hexdigest()[:32]
-
-
-def task_key(digest: str, choice: CriterionChoice, options: TreeOptions, cv: int, seed: int,
-             repeat: int, fold: int) -> str:
-    """The identity of a task's result (see the module docstring)."""
-    identity = {"format": RESULTS_FORMAT, "dtree": __version__, "data": digest,
-                "criterion": choice.name,
-                "params": choice.resolved(), "options": dataclasses.asdict(options),
-                "cv": cv, "seed": seed, "repeat": repeat, "fold": fold}
-    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
-
-
-def check_protocol(names: Sequence[str], datasets: Sequence[Dataset],
-                   protocol: Protocol) -> list[str]:
-    """Raise ParameterError if a dataset is too small for the folds; return warnings."""
-    if protocol.cv < 2:
-        raise ParameterError(f"--cv must be at least 2, got {protocol.cv}")
-    if protocol.repeats < 1:
-        raise ParameterError(f"--repeats must be at least 1, got {protocol.repeats}")
-    warnings = []
-    for name, dataset in zip(names, datasets):
-        n = len(dataset.y)
-        if protocol.cv > n:
-            raise ParameterError(f"--cv {protocol.cv} is more folds than dataset '{name}' "
-                                 f"has rows ({n})")
-        counts = np.bincount(dataset.y, minlength=len(dataset.classes))
-        smallest = int(np.argmin(counts))
-        if counts[smallest] < protocol.cv:
-            warnings.append(
-                f"dataset '{name}': class '{dataset.classes[smallest]}' has {counts[smallest]} "
-                f"rows, fewer than --cv {protocol.cv}: some test folds lack it (their AUC "
-                "covers the classes present, or is left out if only one is)")
-    return warnings
 
 
 # --------------------------------------------------------------------------
@@ -241,7 +91,7 @@ def run_task(dataset: Dataset, task: Task) -> dict:
 
     train, test = repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold]
     model = DecisionTreeClassifier(criterion=task.criterion, criterion_params=dict(task.params),
-                                   n_jobs=1, **dataclasses.asdict(task.options))
+                                   n_jobs=1, **task.options.estimator_params())
     model.fit_dataset(_subset(dataset, train))
     start = time.perf_counter()
     proba = model.proba_from_matrix(np.ascontiguousarray(dataset.X[test]))
@@ -296,13 +146,17 @@ def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
     """Load (or compile) the engine's kernels before timing anything.
 
     numba compiles the engine per criterion, and per form of data (with or
-    without nominal features, two classes or more): a small tree of every
-    criterion the tasks use on one dataset of each form runs every kernel the
-    real fits will, so no fold's time includes a compilation.
+    without nominal features, two classes or more, weighted rows or not): a
+    small tree of every criterion the tasks use, with their class weights, on
+    one dataset of each form runs every kernel the real fits will, so no fold's
+    time includes a compilation.
     """
     from dtcli.estimator import DecisionTreeClassifier
 
-    choices = sorted({(task.criterion, task.params) for task in tasks}) or [("gini", ())]
+    # default stopping rules with the tasks' class weights
+    choices = list(dict.fromkeys((task.criterion, task.params,
+                                  TreeOptions(class_weight=task.options.class_weight))
+                                 for task in tasks)) or [("gini", (), TreeOptions())]
     seen = set()
     for dataset in datasets:
         form = (any(f.kind == NOMINAL for f in dataset.features), len(dataset.classes) == 2)
@@ -313,9 +167,9 @@ def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
         small = _subset(dataset, np.unique(np.linspace(0, len(dataset.y) - 1, 300).astype(int)))
         if len(np.unique(small.y)) < 2:
             continue
-        for name, params in choices:
-            model = DecisionTreeClassifier(criterion=name, criterion_params=dict(params),
-                                           n_jobs=1).fit_dataset(small)
+        for name, params, weighted in choices:
+            model = DecisionTreeClassifier(criterion=name, criterion_params=dict(params), n_jobs=1,
+                                           **weighted.estimator_params()).fit_dataset(small)
             model.proba_from_matrix(small.X)
 
 

@@ -150,7 +150,7 @@ def check_unique(specs: list[DatasetSpec]) -> None:
 
 
 def method_identity(choice) -> tuple[str, tuple[float, ...]]:
-    """What decides the trees a criterion choice (runner.CriterionChoice) grows: the criterion
+    """What decides the trees a criterion choice (tasks.CriterionChoice) grows: the criterion
     the engine runs and its parameter vector. The registry maps a criterion at the
     parameters where it is a classic one to that one (`Criterion.for_engine`: Tsallis at
     q = 2 is Gini), so two choices with one identity grow identical trees."""

@@ -11,6 +11,7 @@ import numpy as np
 from dtcli.errors import DataError, ParameterError
 from dtcli.io.dataset import NOMINAL, NUMERIC, STRING, Column, Dataset, Feature, Table
 from dtcli.io.limits import check_class_target, check_node_records
+from dtcli.io.row_ids import row_identifier_warnings
 
 _NAMES_SHOWN = 8  # columns listed in an "unknown column" message
 _BAND_BYTES = 1 << 20  # rows of X filled at a time by stack_columns
@@ -24,7 +25,8 @@ def dataset_from_table(table: Table, *, target: str | None = None,
     file's columns written as digits ("3", "-1"); a name wins over an index; one
     naming no column is a ParameterError. The default target is the table's (KEEL
     @outputs), else the last column not dropped. Rows without a class value are
-    dropped, with a warning. A target that looks like regression data is an error
+    dropped, with a warning, and so is a column that looks like a row identifier
+    (`dtcli.io.row_ids`). A target that looks like regression data is an error
     unless `force`, and so is data beyond the engine's memory limit (see
     `dtcli.io.limits`). X may share memory with the table's columns (see
     `stack_columns`).
@@ -64,7 +66,7 @@ def dataset_from_table(table: Table, *, target: str | None = None,
     encoded = [column.values[rows] if feature.kind == NUMERIC
                else encode_nominal(column.values[rows], feature.categories)
                for feature, column in zip(features, inputs)]
-    return Dataset(
+    dataset = Dataset(
         X=stack_columns(encoded, y.shape[0]),
         y=y,
         features=features,
@@ -73,6 +75,8 @@ def dataset_from_table(table: Table, *, target: str | None = None,
         source=table.source,
         warnings=warnings,
     )
+    dataset.warnings.extend(row_identifier_warnings(dataset))
+    return dataset
 
 
 def features_from_table(table: Table, features: Sequence[Feature], *,

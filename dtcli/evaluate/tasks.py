@@ -1,0 +1,208 @@
+"""What a cross-validation runs: criteria, tree options, protocol, tasks and their keys.
+
+Every task has a key (`task_key`): a hash of the dataset's content (X, y, the
+feature kinds, the number of classes), the criterion with all its parameters
+(defaults filled in), the tree options (class weights only when given, so that
+the keys of runs without them are those of dtree releases before them), the
+number of folds, the seed, the repeat and the fold, and dtree's version
+(another release may grow other trees). `dtcli.evaluate.runner` runs the tasks
+and keeps their results under these keys.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dtcli._version import __version__
+from dtcli.errors import ParameterError
+from dtcli.io.dataset import Dataset
+
+RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a result changes
+
+
+@dataclass(frozen=True)
+class CriterionChoice:
+    """A criterion with parameters, as written in --criteria: `NAME[:P=V[:P=V...]]`."""
+
+    name: str
+    params: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def label(self) -> str:
+        """How reports name it: 'gini', 'tsallis:q=2.5'."""
+        return self.name + "".join(f":{k}={v:g}" for k, v in self.params)
+
+    def resolved(self) -> dict[str, float]:
+        """Every parameter of the criterion, defaults filled in; validates the choice."""
+        from dtcli import criteria
+
+        criterion = criteria.get(self.name)
+        vector = criterion.param_vector(dict(self.params))
+        return {p.name: float(vector[i]) for i, p in enumerate(criterion.params)}
+
+
+def parse_criteria(entries: Sequence[str]) -> list[CriterionChoice]:
+    """Parse --criteria values: comma-separated `NAME[:P=V[:P=V...]]` entries.
+
+    'gini,tsallis:q=2.5,tsallis:q=0.5' is three criteria. Unknown names,
+    parameters, out-of-range values and a parameter given twice in one entry
+    raise ParameterError, and so do two entries that describe the same tree
+    (e.g. a parameter given at its default).
+    """
+    choices: list[CriterionChoice] = []
+    for entry in (part.strip() for value in entries for part in value.split(",")):
+        if not entry:
+            continue
+        name, *assignments = (piece.strip() for piece in entry.split(":"))
+        params = []
+        for assignment in assignments:
+            key, sep, value = assignment.partition("=")
+            try:
+                if not sep or not key.strip():
+                    raise ValueError
+                params.append((key.strip(), float(value)))
+            except ValueError:
+                raise ParameterError(f"--criteria: expected NAME:PARAM=VALUE in {entry!r}, "
+                                     f"got {assignment!r}") from None
+            if params[-1][0] in (key for key, _ in params[:-1]):  # keeping either hides a typo
+                raise ParameterError(f"--criteria: {entry!r} gives {params[-1][0]} twice; "
+                                     "give each parameter once per criterion")
+        choice = CriterionChoice(name, tuple(params))
+        resolved = choice.resolved()
+        for other in choices:
+            if other.name == name and other.resolved() == resolved:
+                raise ParameterError(f"--criteria: '{other.label}' and '{choice.label}' are "
+                                     "the same criterion with the same parameters")
+        choices.append(choice)
+    if not choices:
+        raise ParameterError("--criteria: no criterion given")
+    return choices
+
+
+@dataclass(frozen=True)
+class TreeOptions:
+    """The stopping rules and class weights of every tree in a run (as `train`'s options).
+
+    `class_weight`: None, "balanced", or {label: weight} (kept as sorted (label, weight)
+    pairs, so that the options stay hashable and their key does not depend on order).
+    """
+
+    max_depth: int | None = None
+    min_samples_split: int = 2
+    min_samples_leaf: int = 1
+    min_gain: float = 0.0
+    class_weight: str | tuple[tuple[str, float], ...] | None = None
+
+    def __post_init__(self):
+        if isinstance(self.class_weight, dict):
+            object.__setattr__(self, "class_weight", tuple(sorted(self.class_weight.items())))
+
+    def estimator_params(self) -> dict:
+        """The options as `DecisionTreeClassifier` takes them (and reports record them)."""
+        params = dataclasses.asdict(self)
+        if isinstance(self.class_weight, tuple):
+            params["class_weight"] = dict(self.class_weight)
+        return params
+
+    def identity(self) -> dict:
+        """The options as they enter a task's key: class_weight only when given, so that
+        a run without class weights keeps the keys (and stored results) it had before
+        there were any."""
+        params = self.estimator_params()
+        if params["class_weight"] is None:
+            del params["class_weight"]
+        return params
+
+    def check(self) -> "TreeOptions":
+        """Validate the options (ParameterError) before any data is read."""
+        from dtcli.estimator import DecisionTreeClassifier
+
+        DecisionTreeClassifier(**self.estimator_params())._stop_rules()
+        return self
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Stratified `cv`-fold cross-validation, repeated `repeats` times, seeded."""
+
+    cv: int = 10
+    repeats: int = 1
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Task:
+    """One fold of one criterion on one dataset: all a worker needs besides the data."""
+
+    dataset: int  # index into the datasets shipped to the workers
+    criterion: str
+    params: tuple[tuple[str, float], ...]
+    options: TreeOptions
+    cv: int
+    seed: int
+    repeat: int
+    fold: int
+
+
+def dataset_digest(dataset: Dataset) -> str:
+    """Hash of what a tree sees of a dataset: X, y, feature kinds and categories, classes."""
+    digest = hashlib.sha256()
+    for array in (np.ascontiguousarray(dataset.X, dtype=np.float64),
+                  np.ascontiguousarray(dataset.y, dtype=np.int64)):
+        digest.update(str(array.shape).encode())
+        digest.update(array.tobytes())
+    digest.update(json.dumps([[f.kind, len(f.categories)] for f in dataset.features]).encode())
+    digest.update(str(len(dataset.classes)).encode())
+    return digest.hexdigest()[:32]
+
+
+def task_key(digest: str, choice: CriterionChoice, options: TreeOptions, cv: int, seed: int,
+             repeat: int, fold: int) -> str:
+    """The identity of a task's result (see the module docstring)."""
+    identity = {"format": RESULTS_FORMAT, "dtree": __version__, "data": digest,
+                "criterion": choice.name,
+                "params": choice.resolved(), "options": options.identity(),
+                "cv": cv, "seed": seed, "repeat": repeat, "fold": fold}
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def check_protocol(names: Sequence[str], datasets: Sequence[Dataset],
+                   protocol: Protocol) -> list[str]:
+    """Raise ParameterError if a dataset is too small for the folds; return warnings."""
+    if protocol.cv < 2:
+        raise ParameterError(f"--cv must be at least 2, got {protocol.cv}")
+    if protocol.repeats < 1:
+        raise ParameterError(f"--repeats must be at least 1, got {protocol.repeats}")
+    warnings = []
+    for name, dataset in zip(names, datasets):
+        n = len(dataset.y)
+        if protocol.cv > n:
+            raise ParameterError(f"--cv {protocol.cv} is more folds than dataset '{name}' "
+                                 f"has rows ({n})")
+        counts = np.bincount(dataset.y, minlength=len(dataset.classes))
+        smallest = int(np.argmin(counts))
+        if counts[smallest] < protocol.cv:
+            warnings.append(
+                f"dataset '{name}': class '{dataset.classes[smallest]}' has {counts[smallest]} "
+                f"rows, fewer than --cv {protocol.cv}: some test folds lack it (their AUC "
+                "covers the classes present, or is left out if only one is)")
+    return warnings
+
+
+def check_class_weight(names: Sequence[str], datasets: Sequence[Dataset],
+                       options: TreeOptions) -> None:
+    """Raise ParameterError if a class weight names a label that is not a class of every
+    dataset (before any task runs, rather than in the first task of that dataset)."""
+    if not isinstance(options.class_weight, tuple):
+        return
+    for name, dataset in zip(names, datasets):
+        unknown = [label for label, _ in options.class_weight if label not in dataset.classes]
+        if unknown:
+            raise ParameterError(f"--class-weight: dataset '{name}' has no class "
+                                 f"{', '.join(map(repr, unknown))} (its classes: "
+                                 f"{', '.join(dataset.classes)})")
