@@ -465,39 +465,38 @@ def test_predictions_equal_the_library(tmp_path, load_example, iris_model):
     np.testing.assert_allclose(proba, model.proba_from_matrix(d.X), atol=5e-7)
 
 
-# A fresh process: train, then the same fit again in that process, whose kernels are
-# loaded by then. Prints (the fit time train recorded, the second fit's time).
-_FIT_TWICE = """
-import json, sys
-from click.testing import CliRunner
-from dtcli.cli import cli
-from dtcli.estimator import DecisionTreeClassifier
-from dtcli.io import load_dataset
+def _loaded_kernel_forms() -> int:
+    """How many compiled forms the engine's dispatchers hold in this process."""
+    import sys as _sys
 
-data, model, criterion, class_weight = sys.argv[1:5]
-result = CliRunner().invoke(cli, ["train", data, "--criterion", criterion, "-o", model]
-                            + (["--class-weight", class_weight] if class_weight else []))
-assert result.exit_code == 0, result.output
-assert "fit in " in result.stderr, result.stderr
-recorded = json.load(open(model))["training"]["fit_seconds"]
-again = DecisionTreeClassifier(criterion=criterion, class_weight=class_weight or None)
-print(recorded, again.fit_dataset(load_dataset(data)).fit_seconds_)
-"""
+    from numba.core.registry import CPUDispatcher
+
+    seen, total = set(), 0
+    for name, module in list(_sys.modules.items()):
+        if not name.startswith(("dtcli.engine", "dtcli.criteria")):
+            continue
+        for value in vars(module).values():
+            for each in value.values() if isinstance(value, dict) else (value,):
+                if isinstance(each, CPUDispatcher) and id(each) not in seen:
+                    seen.add(id(each))
+                    total += len(each.signatures)
+    return total
 
 
-@pytest.mark.parametrize("data, criterion, class_weight", [
-    (EXAMPLES / "iris.csv", "gini", ""),
+@pytest.mark.parametrize("example, criterion, class_weight", [
+    ("iris.csv", "gini", None),
     # weights that are not whole numbers run other kernels than unweighted rows
-    (EXAMPLES / "imbalanced" / "haberman.dat", "entropy", "balanced"),
+    ("imbalanced/haberman.dat", "entropy", "balanced"),
 ])
-def test_train_fit_time_excludes_loading_the_kernels(tmp_path, data, criterion, class_weight):
-    import sys
+def test_train_loads_its_kernels_before_the_fit_it_times(example, criterion, class_weight,
+                                                          load_example):
+    """What train times loads no kernel: _load_kernels loaded them all before."""
+    from dtcli.cli.tree_commands import _load_kernels
+    from dtcli.estimator import DecisionTreeClassifier
 
-    result = subprocess.run([sys.executable, "-c", _FIT_TWICE, str(data), str(tmp_path / "m.json"),
-                             criterion, class_weight], capture_output=True, text=True,
-                            timeout=600)
-    assert result.returncode == 0, result.stderr
-    recorded, again = map(float, result.stdout.split())
-    # loading the kernels from the cache takes 0.3 s, and the weighted ones 15 ms more;
-    # these fits take a millisecond
-    assert recorded < 3 * again + 0.008, (recorded, again)
+    dataset = load_example(example)
+    model = DecisionTreeClassifier(criterion=criterion, class_weight=class_weight)
+    _load_kernels(model, dataset)
+    before = _loaded_kernel_forms()
+    model.fit_dataset(dataset)
+    assert _loaded_kernel_forms() == before

@@ -71,43 +71,34 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
 
 
 def _load_kernels(model, dataset) -> None:
-    """Load (or compile) the engine's kernels that fitting `model` on `dataset` runs, by
-    fits of tiny data of the same form in this process, so that the reported fit time
-    is the fit's alone. Data large enough for the level driver also grows its small
-    nodes as subtrees: both forms are loaded. Class weights that are not whole numbers
-    run other kernels than the warm fit's unweighted rows: a fit of rows spread over the
-    dataset, with their weights, loads those."""
+    """Load (or compile) the kernels that fitting `model` on `dataset` runs, so that the
+    reported fit time is the fit's alone: the same tree on rows spread over the dataset,
+    with their class weights (weights that are not whole numbers run kernels of their
+    own), and, for data large enough for the level driver, a warm fit of that form."""
     import dataclasses
 
     import numpy as np
 
-    from dtcli.engine import builder
     from dtcli.engine.warm import WarmTask, form_of, run_task
     from dtcli.estimator import DecisionTreeClassifier
     from dtcli.io.dataset import NOMINAL
     from dtcli.validation import row_weights
 
-    is_nominal = np.array([f.kind == NOMINAL for f in dataset.features])
-    form = form_of(dataset.X, len(dataset.classes), is_nominal)
-    params = tuple((model.criterion_params or {}).items())
-    subtree_bytes = builder.SUBTREE_BYTES  # run_task of a level form sets it to 0
-    try:
-        for each in {form, form._replace(levels=False)}:
-            run_task(WarmTask(model.criterion, params, each))
-    finally:
-        builder.SUBTREE_BYTES = subtree_bytes
-    if model.class_weight is None:
-        return
+    rows = np.unique(np.linspace(0, len(dataset.y) - 1, _SPREAD_ROWS).astype(np.int64))
     weights = row_weights(None, model.class_weight, dataset.y,
                           np.array(dataset.classes, dtype=object))
-    rows = np.unique(np.linspace(0, len(dataset.y) - 1, _SPREAD_ROWS).astype(np.int64))
-    if weights[rows].sum() > 0:
-        tiny = dataclasses.replace(dataset, X=dataset.X[rows], y=dataset.y[rows], warnings=[])
+    weights = None if weights is None else weights[rows]
+    tiny = dataclasses.replace(dataset, X=dataset.X[rows], y=dataset.y[rows], warnings=[])
+    if np.unique(tiny.y).shape[0] > 1 and (weights is None or weights.sum() > 0):
         DecisionTreeClassifier(**{**model.get_params(), "class_weight": None, "n_jobs": 1}
-                               ).fit_dataset(tiny, sample_weight=weights[rows])
+                               ).fit_dataset(tiny, sample_weight=weights)
+    form = form_of(dataset.X, len(dataset.classes),
+                   np.array([f.kind == NOMINAL for f in dataset.features]))
+    if form.levels:
+        run_task(WarmTask(model.criterion, tuple((model.criterion_params or {}).items()), form))
 
 
-_SPREAD_ROWS = 64  # rows of the dataset that load the kernels of its class weights
+_SPREAD_ROWS = 64  # rows of the dataset whose fit loads the kernels
 
 
 def _write_model(model, dataset, data: str, output: str, shown: bool) -> None:
