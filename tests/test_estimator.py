@@ -15,7 +15,8 @@ pd = pytest.importorskip("pandas")
 
 DEFAULTS = {"criterion": "gini", "criterion_params": None, "max_depth": None,
             "min_samples_split": 2, "min_samples_leaf": 1, "min_gain": 0.0,
-            "nominal_features": None, "n_jobs": None, "class_weight": None}
+            "nominal_features": None, "n_jobs": None, "class_weight": None,
+            "max_features": None, "random_state": None}
 
 
 def test_default_params():
@@ -25,7 +26,8 @@ def test_default_params():
 def test_set_params_round_trip_and_returns_self():
     changed = {"criterion": "entropy", "criterion_params": {}, "max_depth": 3,
                "min_samples_split": 5, "min_samples_leaf": 2, "min_gain": 0.01,
-               "nominal_features": [0], "n_jobs": 1, "class_weight": "balanced"}
+               "nominal_features": [0], "n_jobs": 1, "class_weight": "balanced",
+               "max_features": "sqrt", "random_state": 7}
     model = DecisionTreeClassifier()
     assert model.set_params(**changed) is model
     assert model.get_params() == changed

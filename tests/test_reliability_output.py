@@ -332,7 +332,7 @@ def test_a_stop_signal_waits_until_the_workers_have_started():
     # signal in the main thread is not enough: another thread can take it (as pyarrow's or
     # numba's did, under load), and Python then runs the handler in the main thread.
     from dtcli.errors import Interrupted
-    from dtcli.evaluate.workers import _stop_signals_held
+    from dtcli.processes import _stop_signals_held
 
     def stop(signum, frame):
         raise Interrupted(signum)

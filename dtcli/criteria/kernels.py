@@ -22,16 +22,11 @@ applied to the best (`Kernel`). Its
 code is an int, but the only member of an IntEnum class of its own: numba
 types an IntEnum member by its class, so the engine is compiled once per
 criterion used, and `node_term` / `split_score` (numba overloads, inlined)
-put only that criterion's arithmetic into the scan loop. Measured with
-numba 0.68: one kernel branching on all seventeen codes made Gini twice as
-slow (a big or calling branch anywhere in the scan loop slows every
-branch) and the first compilation 6 s longer; specialised, Gini and entropy
-compile and run as before and every other criterion costs only its own
-arithmetic, at the price of a first compilation per criterion (a few
-seconds, then cached). Anything that times fits should warm up every
-criterion it uses. numba's disk cache keys the engine's kernels on the
-engine's own files: after editing this module, delete the numba files in
-dtcli/engine/__pycache__ (installs replace every file, so users are safe).
+put only that criterion's arithmetic into the scan loop, at the price of a
+first compilation per criterion (docs/criteria.md, "Speed and compilation",
+has the measurements). Anything that times fits should warm up every
+criterion it uses (engine/warm.py). The disk cache is keyed on the sources of
+every kernel module (engine/cache.py): an edit here recompiles what inlines it.
 
 Logarithms are natural (nats). docs/criteria.md has the formulas and our
 readings of the papers.

@@ -4,8 +4,8 @@ numba compiles the engine per criterion and per form of data (`Form`: two
 classes or more, nominal features or not, and whether nodes are large enough
 for the level driver), the first time a fit needs it, on one core. `warm`
 fits a small tree of every (criterion, form) asked for, each in a process of
-a pool, so that the compilations run side by side and no two processes
-compile the same kernel; the code lands in the disk cache (cache.py), where
+a pool (dtcli.processes: they die with dtree), so that the compilations run
+side by side and no two processes compile the same kernel; the code lands in the disk cache (cache.py), where
 the fits that follow, in this process or in workers, load it. A marker per
 (criterion, form) in the cache directory makes a second `warm` free.
 """
@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from typing import NamedTuple
 
 import numpy as np
@@ -99,9 +97,15 @@ def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
     pending = sorted({t for t in tasks if not _marked(t, root)})
     if not pending:
         return 0
-    workers = min(jobs or len(os.sched_getaffinity(0)), len(pending))
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        for task, _ in zip(pending, pool.map(run_task, pending)):
+    from concurrent.futures import as_completed
+
+    from dtcli.processes import process_pool
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    workers = min(jobs or cores or 1, len(pending))
+    with process_pool(run_task, pending, workers) as futures:
+        for future in as_completed(futures):
+            future.result()
             (root / "warmed").mkdir(exist_ok=True)
-            (root / "warmed" / task.marker).touch()
+            (root / "warmed" / pending[futures[future]].marker).touch()
     return len(pending)

@@ -1,0 +1,118 @@
+"""Process pools whose processes never outlive dtree and stop as soon as it stops.
+
+Used for the workers of a cross-validation (evaluate.workers) and for compiling
+ahead (engine.warm). The pools use the "spawn" start method (nothing of the
+parent's threads or locks is inherited). A process dies with its parent however
+the parent ends: on Linux the kernel kills it (prctl PR_SET_PDEATHSIG),
+elsewhere a thread watches the parent's pid. When the parent stops early (an
+error, Ctrl-C, SIGTERM), it ends the processes at once instead of waiting for
+their running tasks.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
+
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+_WATCH_SECONDS = 1.0
+
+# Held while a pool starts its processes (`_stop_signals_held`).
+_STOP_SIGNALS = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                 if hasattr(signal, name)}
+
+
+@contextmanager
+def _stop_signals_held():
+    """Delay Ctrl-C, SIGTERM and SIGHUP until the pool's processes have started: stopped
+    half-way through writing a starting worker's start-up data, this process would leave
+    it to print a traceback (EOFError). Blocked here, they are blocked in the workers too,
+    which inherit the mask and release it in their initializer. Blocking covers only this
+    thread, though: another one (pyarrow's, numba's) may take the signal, and Python then
+    runs its handler in the main thread all the same; so meanwhile the handlers only note
+    a signal, and it is raised again once the processes have started."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    caught: list[int] = []
+    handlers = {}
+    if threading.current_thread() is threading.main_thread():  # handlers can change there
+        handlers = {number: signal.signal(number, lambda signum, frame: caught.append(signum))
+                    for number in _STOP_SIGNALS if callable(signal.getsignal(number))}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a pending signal is noted now
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        if caught:
+            signal.raise_signal(caught[0])
+
+
+def _kernel_kills_orphans() -> bool:
+    """Ask Linux to SIGKILL this process when its parent dies; False where it cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(_WATCH_SECONDS)
+    os._exit(1)
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process when process `parent` ends (see the module docstring)."""
+    if _kernel_kills_orphans():
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os._exit(1)
+        return
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _init_process(parent: int, initializer: Callable | None, initargs: tuple) -> None:
+    """Pool initializer: die with the parent, ignore Ctrl-C (the parent handles it), then
+    the caller's initializer."""
+    die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+@contextmanager
+def process_pool(func: Callable, items: Sequence, workers: int, initializer: Callable | None = None,
+                 initargs: tuple = ()) -> Iterator[dict[Future, int]]:
+    """func(item) for every item in `workers` processes: yields {future: item index}. Leaving
+    the block with an exception (or a signal) ends the processes at once."""
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init_process,
+                               initargs=(os.getpid(), initializer, initargs))
+    finished = False
+    try:
+        with _stop_signals_held():  # submit() starts the processes
+            futures = {pool.submit(func, item): j for j, item in enumerate(items)}
+        yield futures
+        finished = True
+    finally:
+        if not finished:
+            # shutdown() would wait for the running tasks; the executor has no public way
+            # to stop its processes, hence its private table of them. SIGKILL: a process
+            # still starting holds SIGTERM.
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
