@@ -19,7 +19,6 @@ import numpy as np
 from dtcli import criteria
 from dtcli.errors import ParameterError
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
-from dtcli.tree import Tree
 from dtcli.validation import as_2d_array, class_labels, not_fitted, row_weights
 
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",

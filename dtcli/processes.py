@@ -83,6 +83,14 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
+def available_cores() -> int:
+    """The cores this process may use (its CPU affinity where the system has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _init_process(parent: int, initializer: Callable | None, initargs: tuple) -> None:
     """Pool initializer: die with the parent, ignore Ctrl-C (the parent handles it), then
     the caller's initializer."""

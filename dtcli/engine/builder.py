@@ -145,31 +145,29 @@ def _count_weights(weights: np.ndarray | None, n_samples: int):
 def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | None = None,
          n_threads: int | None = None, seed: int = 0, stream: int = 0,
          reuse: bool = True) -> Tree:
-    """Grow one tree from prepared data; `criterion` is a registry.EngineCriterion.
+    """Grow one tree from prepared data.
 
+    `criterion` is a registry.EngineCriterion: its `tables` are the count tables its
+    kernels read (with integer weights every count is an integer, so they are filled
+    once here); `skip_runs`, whether thresholds inside runs of one class can be
+    skipped (its boundary points; see splitter.search_numeric), unless two-class fits
+    score every threshold anyway (`score_all_two_class`: cheaper than finding the runs
+    for some criteria); `screen`, a criterion that screens each node's features
+    (C4.5's average-gain rule: splitter.pick_screened).
+
+    `weights` (one per row, >= 0) weigh the rows; a row of weight 0 is left out.
     `seed` and `stream` (a forest's tree, say) key the random numbers the tree
     draws (rng.py): the features searched at a node when `rules.max_features` is set.
     With `reuse=False` the tree may grow in the prepared data's own buffer (one
     fit, no copy); it cannot be grown from again.
-
-    `weights` (one per row, >= 0) weigh the rows; a row of weight 0 is left out. Its
-    `tables` are the count tables its kernels read (with integer weights every count
-    is an integer, so they are filled once here); `skip_runs`, whether thresholds
-    inside runs of one class can be skipped (its boundary points; see
-    splitter.search_numeric), unless two-class fits score every threshold anyway
-    (`score_all_two_class`: cheaper than finding the runs for some criteria);
-    `screen`, a criterion that screens each node's features (C4.5's average-gain
-    rule: splitter.pick_screened).
     """
     n_threads = n_threads or os.cpu_count() or 1
     weights, keep, use_tables = _count_weights(weights, prepared.n_samples)
     sorted_ = prepared.sorted if keep is None else keep_rows(prepared.sorted, keep, n_threads)
     n_rows = sorted_.words.shape[1]
-    y = prepared.y
-    if keep is not None:
-        y = np.where(keep == 1, y, prepared.n_classes)  # the left-out rows in no class
-    root_counts = np.bincount(y, weights=weights, minlength=prepared.n_classes + 1)
-    root_counts = root_counts[:prepared.n_classes].astype(np.float64)[None, :]
+    rows = slice(None) if keep is None else keep.view(bool)
+    root_counts = np.bincount(prepared.y[rows], weights=None if weights is None else weights[rows],
+                              minlength=prepared.n_classes).astype(np.float64)[None, :]
     table_size = int(root_counts.sum())
 
     def engine_form(c):

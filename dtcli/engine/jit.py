@@ -1,9 +1,10 @@
 """All numba compilation flags in one place.
 
 Every kernel is nopython and cached on disk (where, and keyed on what:
-cache.py), so only the first run with given sources pays for compilation. Kernels are compiled for one set of argument
-types each (int64 / float64 / uint64 arrays): callers convert before calling,
-which keeps the number of compiled specialisations, and the cold start, small.
+cache.py), so only the first run with given sources pays for compilation.
+Kernels are compiled for one set of argument types each (int64 / float64 /
+uint64 arrays): callers convert before calling, which keeps the number of
+compiled specialisations, and the cold start, small.
 Inside kernels, write loops rather than slice assignments (`a[:] = b`):
 numba's broadcasting machinery behind a slice assignment takes seconds to
 compile, a loop milliseconds.

@@ -11,7 +11,6 @@ the fits that follow, in this process or in workers, load it. A marker per
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -82,10 +81,6 @@ def run_task(task: WarmTask) -> None:
     tree.apply(X, is_nominal, 1)
 
 
-def _marked(task: WarmTask, root) -> bool:
-    return root is not None and (root / "warmed" / task.marker).exists()
-
-
 def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
     """Compile what `tasks` need, in up to `jobs` processes (default: all cores); return
     how many were not warm yet. Nothing to do (all marked) costs no process."""
@@ -94,15 +89,14 @@ def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
     root = cache_root()
     if root is None:
         return 0  # no disk cache: what other processes compile is lost to this one
-    pending = sorted({t for t in tasks if not _marked(t, root)})
+    pending = sorted({t for t in tasks if not (root / "warmed" / t.marker).exists()})
     if not pending:
         return 0
     from concurrent.futures import as_completed
 
-    from dtcli.processes import process_pool
+    from dtcli.processes import available_cores, process_pool
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    workers = min(jobs or cores or 1, len(pending))
+    workers = min(jobs or available_cores(), len(pending))
     with process_pool(run_task, pending, workers) as futures:
         for future in as_completed(futures):
             future.result()

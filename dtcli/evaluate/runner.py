@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -227,10 +226,9 @@ def default_jobs(datasets: Sequence[Dataset] = (), tasks: Sequence[Task] = ()) -
                    for t in tasks)
         if work < SMALL_RUN:
             return 1
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    from dtcli.processes import available_cores
+
+    return available_cores()
 
 
 def plan(datasets: Sequence[Dataset], criteria: Sequence[CriterionChoice], options: TreeOptions,
