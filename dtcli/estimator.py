@@ -68,13 +68,35 @@ class DecisionTreeClassifier:
 
     # scikit-learn's estimator protocol -------------------------------------------------
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _PARAMS}
+        """The constructor's parameters; with deep=True also `criterion_params__NAME` for
+        each parameter of the criterion (its value, or its default), the keys by which
+        scikit-learn's GridSearchCV tunes a criterion parameter."""
+        params = {name: getattr(self, name) for name in _PARAMS}
+        if deep and isinstance(self.criterion, str) and self.criterion in criteria.CRITERIA:
+            given = self.criterion_params or {}
+            for param in criteria.get(self.criterion).params:
+                params[f"criterion_params__{param.name}"] = given.get(param.name, param.default)
+        return params
 
     def set_params(self, **params) -> "DecisionTreeClassifier":
+        """Set constructor parameters, then `criterion_params__NAME` ones (a copy of
+        criterion_params with NAME set, checked against the criterion's parameters)."""
+        nested = {}
         for name, value in params.items():
-            if name not in _PARAMS:
+            key, sep, sub = name.partition("__")
+            if sep and key == "criterion_params" and sub:
+                nested[sub] = value
+            elif name not in _PARAMS:
                 raise ParameterError(f"unknown parameter '{name}' for DecisionTreeClassifier")
-            setattr(self, name, value)
+            else:
+                setattr(self, name, value)
+        if nested:
+            known = {p.name for p in criteria.get(self.criterion).params}
+            unknown = sorted(set(nested) - known)
+            if unknown:
+                raise ParameterError(f"criterion '{self.criterion}' has no parameter "
+                                     f"'{unknown[0]}' (parameters: {', '.join(sorted(known)) or 'none'})")
+            self.criterion_params = {**(self.criterion_params or {}), **nested}
         return self
 
     def __sklearn_tags__(self):
@@ -92,6 +114,15 @@ class DecisionTreeClassifier:
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":
+        features, matrix, classes, codes, names = self._encode(X, y)
+        self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
+        if self.feature_names_in_ is None:
+            del self.feature_names_in_  # scikit-learn sets it only for named input
+        return self._fit_encoded(matrix, codes, features, classes, sample_weight)
+
+    def _encode(self, X, y):
+        """(features, float64 matrix, classes, class codes, column names or None) of
+        training input, as `fit` encodes it."""
         names = _column_names(X)
         if (isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] > 0
                 and X.dtype.kind in "fiu" and self.nominal_features is None):
@@ -103,10 +134,7 @@ class DecisionTreeClassifier:
             features, matrix = _encode_training(_columns(X), names, self.nominal_features,
                                                 text_may_be_numbers=names is None)
         classes, codes = class_labels(y, matrix.shape[0])
-        self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
-        if self.feature_names_in_ is None:
-            del self.feature_names_in_  # scikit-learn sets it only for named input
-        return self._fit_encoded(matrix, codes, features, classes, sample_weight)
+        return features, matrix, classes, codes, names
 
     def fit_dataset(self, dataset: Dataset, sample_weight=None) -> "DecisionTreeClassifier":
         """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does)."""
