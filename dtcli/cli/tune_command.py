@@ -1,0 +1,134 @@
+"""`dtree tune`: choose a criterion's parameters (or tree options) by cross-validation."""
+from __future__ import annotations
+
+import click
+
+from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
+                               jobs_option, output_format_option, output_option, quiet_option,
+                               refuse_unmarked_stdin, stderr_console, target_options,
+                               tree_options)
+from dtcli.evaluate.report import METRICS
+
+
+def grid_option(func):
+    return click.option(
+        "--grid", "-g", "grid_entries", multiple=True, metavar="NAME=VALUES",
+        help="Values to try: a range q=0.1:10:0.1 (stop included), a list q=0.5,1.5,2.5; "
+             "repeatable, the points are the product. NAME: a criterion parameter or a tree "
+             "option (min_samples_leaf, max_depth, ...). Default: the papers' grid of every "
+             "parameter of the criterion (q: 0.1 to 10 by 0.1; alpha, beta: 0.05 to 1 by "
+             "0.05; gamma: 0.1 to 0.9 and 1.5 to 5 by 0.5).")(func)
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("data")
+@target_options
+@data_options
+@tree_options
+@class_weight_option
+@grid_option
+@click.option("--cv", type=click.IntRange(min=2), default=5, show_default=True,
+              help="Number of stratified folds.")
+@click.option("--repeats", "-r", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Repeat the cross-validation with different fold assignments.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of the folds, shared by every grid point.")
+@click.option("--metric", "-m", type=click.Choice(list(METRICS)), default="accuracy",
+              show_default=True, metavar="NAME",
+              help=f"The score to choose by: {', '.join(METRICS)}.")
+@jobs_option("one worker process per core (default: all, or one for a small search)")
+@click.option("--results", "results_path", metavar="FILE.jsonl",
+              help="Append each finished fold to FILE and skip the folds already in it.")
+@click.option("--scheduler", metavar="tcp://HOST:PORT",
+              help='Run on this Dask cluster instead of local processes (pip install "dtcli[dask]").')
+@output_option("Write the report here (- for stdout).")
+@output_format_option(("table", "json"), "table", "A table and a plot for people; json for scripts.")
+@force_option
+@quiet_option("No progress bar or notes on stderr.")
+def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv, repeats, seed,
+         metric, jobs, results_path, scheduler, output, output_format, force, quiet, **tree):
+    """Choose parameters by cross-validated grid search on DATA.
+
+    Every grid point is scored on the same seeded stratified folds (Tsallis at
+    q=2 scores exactly what gini does); printed: each point's mean and std of
+    --metric, the best point, and a plot of the score against the parameter
+    (a heat map for two). --param fixes other criterion parameters. The best
+    score is optimistic, as the folds chose it: `dtree evaluate --param q=auto`
+    measures tuning honestly, by nested cross-validation.
+
+    \b
+    Example:
+      dtree tune examples/balanced/glass.csv -t Type --drop Id --criterion tsallis \\
+          --grid q=0.1:10:0.1 --cv 10 --min-samples-leaf 5
+      dtree tune examples/balanced/wine.csv -c pt --grid alpha=0.25,0.5,1 --grid gamma=0.5:3:0.5 -f json
+    """
+    from dtcli.atomic import open_output, refuse_output_over_input
+    from dtcli.evaluate.spec import specs_from_paths
+    from dtcli.evaluate.tasks import Protocol, check_class_weight, check_protocol
+    from dtcli.tuning.report import render_search, search_document
+    from dtcli.tuning.search import grid_search
+
+    refuse_output_over_input(output, "--output", {"DATA": data})
+    refuse_output_over_input(results_path, "--results", {"DATA": data, "--output": output})
+    refuse_unmarked_stdin(data, data_format)
+    search = make_search(tree, grid_entries, metric)
+    protocol = Protocol(cv, repeats, seed)
+    spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
+                            header=not no_header, delimiter=delimiter)[0]
+    dataset = spec.load(force)
+    check_class_weight([spec.name], [dataset], search.options)
+    warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
+    result = run_search(lambda **run: grid_search(spec.name, dataset, search, protocol, **run),
+                        jobs=jobs, results_path=results_path, scheduler=scheduler, quiet=quiet)
+    doc = search_document(result, {"dataset": spec.name, "source": data,
+                                   "criterion": search.criterion, "fixed": dict(search.fixed),
+                                   "options": search.options.estimator_params()})
+    with open_output(output) as handle:
+        render_search(doc, output_format, handle)
+
+
+def make_search(tree: dict, grid_entries, metric: str):
+    """A `search.Search` from the tree options and --grid entries; "auto" parameters and,
+    without --grid, every parameter of the criterion take the papers' default grid."""
+    from dtcli.evaluate.tasks import TreeOptions
+    from dtcli.tuning.grid import AUTO, default_grid, parse_grid
+    from dtcli.tuning.search import Search
+
+    tree = dict(tree)
+    criterion, params = tree.pop("criterion"), dict(tree.pop("criterion_params") or {})
+    grid = parse_grid(grid_entries)
+    auto = [name for name, value in params.items() if value == AUTO]
+    if auto or not grid:
+        grid = {**default_grid(criterion, auto or None), **grid}
+    fixed = tuple((k, v) for k, v in params.items() if v != AUTO and k not in grid)
+    return Search(criterion, grid, fixed, TreeOptions(**tree).check(), metric)
+
+
+def warn(lines) -> None:
+    console = stderr_console()
+    for line in lines:
+        console.print(f"warning: {line}", style="yellow")
+
+
+def run_search(search, *, jobs, results_path, scheduler, quiet):
+    """search(jobs=, store=, scheduler=, progress=) with a progress bar and a --results
+    store; Ctrl-C stops with one line."""
+    from dtcli.errors import interrupt_exit_code
+    from dtcli.evaluate.report import progress_bar
+    from dtcli.evaluate.results import ResultStore
+
+    if scheduler is not None:
+        from dtcli.evaluate.distributed import check_address
+
+        check_address(scheduler)
+    store = ResultStore(results_path)
+    if store.damaged:
+        warn([f"{results_path}: skipped damaged line(s) and rewrote the file without them"])
+    try:
+        with progress_bar("tuning", enabled=not quiet) as progress:
+            return search(jobs=jobs, store=store, scheduler=scheduler, progress=progress)
+    except KeyboardInterrupt as exc:
+        where = (f"finished folds are saved in {results_path}; rerun to continue"
+                 if results_path else "use --results FILE to keep finished folds")
+        stderr_console().print(f"interrupted; {where}")
+        raise SystemExit(interrupt_exit_code(exc)) from None
