@@ -69,13 +69,13 @@ class DecisionTreeClassifier:
     # scikit-learn's estimator protocol -------------------------------------------------
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's parameters; with deep=True also `criterion_params__NAME` for
-        each parameter of the criterion (its value, or its default), the keys by which
-        scikit-learn's GridSearchCV tunes a criterion parameter."""
+        each parameter given in criterion_params, scikit-learn's spelling of a nested
+        parameter, by which GridSearchCV tunes one (set_params takes any of the
+        criterion's parameters so)."""
         params = {name: getattr(self, name) for name in _PARAMS}
-        if deep and isinstance(self.criterion, str) and self.criterion in criteria.CRITERIA:
-            given = self.criterion_params or {}
-            for param in criteria.get(self.criterion).params:
-                params[f"criterion_params__{param.name}"] = given.get(param.name, param.default)
+        if deep and isinstance(self.criterion_params, dict):
+            params.update({f"criterion_params__{name}": value
+                           for name, value in self.criterion_params.items()})
         return params
 
     def set_params(self, **params) -> "DecisionTreeClassifier":
@@ -108,8 +108,9 @@ class DecisionTreeClassifier:
                     input_tags=InputTags(allow_nan=True, string=True))
 
     def __repr__(self) -> str:
-        defaults = type(self)().get_params()
-        changed = {k: v for k, v in self.get_params().items() if not _is_default(v, defaults[k])}
+        defaults = type(self)().get_params(deep=False)
+        changed = {k: v for k, v in self.get_params(deep=False).items()
+                   if not _is_default(v, defaults[k])}
         return f"DecisionTreeClassifier({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     # fitting ----------------------------------------------------------------------------

@@ -132,3 +132,66 @@ def run_search(search, *, jobs, results_path, scheduler, quiet):
                  if results_path else "use --results FILE to keep finished folds")
         stderr_console().print(f"interrupted; {where}")
         raise SystemExit(interrupt_exit_code(exc)) from None
+
+
+def tuning_options(func):
+    """train's options for parameters given as auto: --grid and --tune-cv."""
+    func = click.option("--tune-cv", type=click.IntRange(min=2), metavar="N",
+                        help="Folds of the search that chooses the auto parameters "
+                             "(default: 10; seed 0, accuracy).")(func)
+    return grid_option(func)
+
+
+class TrainingSearch:
+    """The search `train` runs first when a parameter is auto (or --grid is given)."""
+
+    def __init__(self, search, tree: dict, protocol):
+        self.search, self.tree, self.protocol = search, tree, protocol
+
+    def untuned(self, tree: dict) -> dict:
+        """The tree options without the searched values (checked before data is read)."""
+        params = {k: v for k, v in (tree["criterion_params"] or {}).items()
+                  if k not in self.search.grid}
+        return {**tree, "criterion_params": params}
+
+    def tuned_tree(self, dataset, jobs, quiet):
+        """Search on `dataset`, then the estimator with the best point's values, whose
+        `tuning_` records the search (written into the model file)."""
+        from dtcli.cli.options import make_tree
+        from dtcli.tuning.record import tuning_record
+        from dtcli.tuning.search import grid_search
+
+        check_protocol_for(dataset, self.protocol)
+        result = run_search(lambda **run: grid_search(dataset.source, dataset, self.search,
+                                                      self.protocol, **run),
+                            jobs=jobs, results_path=None, scheduler=None, quiet=quiet)
+        choice, options = self.search.candidate(result.best_params)
+        model = make_tree(self.tree["criterion"], dict(choice.params), jobs=jobs,
+                          **{k: v for k, v in options.estimator_params().items()})
+        model.tuning_ = tuning_record(result)
+        if not quiet:
+            chosen = ", ".join(f"{k}={v:g}" for k, v in result.best_params.items())
+            stderr_console().print(f"tuned {chosen}: {result.search.metric} "
+                                   f"{result.best_score:.4f} in {self.protocol.cv}-fold CV")
+        return model
+
+
+def check_protocol_for(dataset, protocol) -> None:
+    from dtcli.evaluate.tasks import check_protocol
+
+    warn(check_protocol([dataset.source], [dataset], protocol))
+
+
+def tuned_search(tree: dict, grid_entries, tune_cv) -> TrainingSearch | None:
+    """None when train has nothing to tune (no auto parameter, no --grid)."""
+    from dtcli.errors import ParameterError
+    from dtcli.evaluate.tasks import Protocol
+    from dtcli.tuning.grid import AUTO
+
+    auto = [k for k, v in (tree["criterion_params"] or {}).items() if v == AUTO]
+    if not auto and not grid_entries:
+        if tune_cv is not None:
+            raise ParameterError("--tune-cv applies when a --param is auto or --grid is given")
+        return None
+    search = make_search(tree, grid_entries, "accuracy")
+    return TrainingSearch(search, tree, Protocol(tune_cv or 10, 1, 0))
