@@ -8,6 +8,8 @@ from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force
                                jobs_option, output_format_option, output_option, quiet_option,
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
+from dtcli.cli.tune_command import (TUNING_KEYS, evaluate_tuned, tuned_columns,
+                                    tuned_method_options)
 from dtcli.errors import ParameterError
 from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
 
@@ -98,6 +100,7 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @tree_options
 @class_weight_option
 @_cv_options
+@tuned_method_options
 @_report_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
@@ -130,18 +133,23 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     named = {"model": inputs[0], "data": inputs[1]} if len(inputs) == 2 else {"data": inputs[0]}
     _refuse_outputs_over_inputs({"--output": output}, named)
     refuse_unmarked_stdin(inputs[-1], data_format)
+    tuning = {key: tree.pop(key) for key in TUNING_KEYS}
     if len(inputs) == 2:
-        _refuse(ctx, _TREE + _CV + ("drop", "force"), "applies to cross-validating DATA; a "
-                                                      "saved MODEL is evaluated as it is")
+        _refuse(ctx, _TREE + _CV + TUNING_KEYS + ("drop", "force"),
+                "applies to cross-validating DATA; a saved MODEL is evaluated as it is")
         doc = _evaluate_model(*inputs, target, data_format, no_header, delimiter)
     else:
         doc = _cross_validate(inputs[0], target, drop, data_format, no_header, delimiter, cv,
-                              repeats, seed, jobs, quiet, tree, force)
+                              repeats, seed, jobs, quiet, tree, force, tuning)
     from dtcli.atomic import open_output
     from dtcli.evaluate.report import render_evaluation
 
     with open_output(output) as handle:
         render_evaluation(doc, output_format, handle)
+        if "tuning" in doc and output_format in ("table", "markdown"):
+            from dtcli.tuning.report import render_tuning
+
+            render_tuning(doc["tuning"], output_format, handle)
 
 
 def _evaluate_model(model_path, data, target, data_format, no_header, delimiter) -> dict:
@@ -167,19 +175,25 @@ def _evaluate_model(model_path, data, target, data_format, no_header, delimiter)
 
 
 def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-                    jobs, quiet, tree, force) -> dict:
+                    jobs, quiet, tree, force, tuning) -> dict:
     from dtcli.evaluate.report import evaluation_document
     from dtcli.evaluate.runner import summarize
     from dtcli.evaluate.spec import specs_from_paths
     from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, check_class_weight,
                                       check_protocol)
 
-    choice = CriterionChoice(tree.pop("criterion"), tuple(tree.pop("criterion_params").items()))
-    params = choice.resolved()
-    options = TreeOptions(**tree).check()
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
                             header=not no_header, delimiter=delimiter)[0]
+    if "auto" in tree["criterion_params"].values():
+        dataset = spec.load(force)
+        _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
+        return evaluate_tuned(spec, dataset, tree, tuning, protocol, jobs=jobs, quiet=quiet)
+    if tuning["grid_entries"] or tuning["inner_cv"]:
+        raise ParameterError("--grid and --inner-cv apply to a --param given as auto")
+    choice = CriterionChoice(tree.pop("criterion"), tuple(tree.pop("criterion_params").items()))
+    params = choice.resolved()
+    options = TreeOptions(**tree).check()
     dataset = spec.load(force)
     check_class_weight([spec.name], [dataset], options)
     _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
@@ -227,6 +241,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
 @data_options
 @_tree_options_without("criterion", "criterion_params")
 @class_weight_option
+@tuned_method_options
 @_report_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
@@ -256,6 +271,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     """
     from dtcli.evaluate.comparison import render_comparison
 
+    tuning = {key: tree.pop(key) for key in TUNING_KEYS}
     if table_path is not None:
         _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
                       "target", "drop", "data_format", "no_header", "delimiter", "force")
@@ -273,7 +289,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
                                 no_header, delimiter, quiet, tree, force,
                                 outputs={"--results": results_path, "--cd-diagram": cd_diagram,
                                          "--output": output},
-                                reference=reference)
+                                reference=reference, tuning=tuning)
     _warn(doc["warnings"])
     if reference is not None:
         from dtcli.evaluate.reference import reference_comparison
@@ -285,6 +301,10 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
 
     with open_output(output) as handle:
         render_comparison(doc, output_format, handle, show_sd=show_sd)
+        if "tuning" in doc and output_format in ("table", "markdown"):
+            from dtcli.tuning.report import render_tuning
+
+            render_tuning(doc["tuning"], output_format, handle)
 
 
 def _compare_table(path, lower_is_better, base) -> dict:
@@ -307,7 +327,7 @@ def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str
 
 def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats, seed, jobs,
                       results_path, scheduler, target, drop, data_format, no_header, delimiter,
-                      quiet, tree, force, outputs, reference) -> dict:
+                      quiet, tree, force, outputs, reference, tuning) -> dict:
     from dtcli.evaluate.comparison import comparison_document
     from dtcli.evaluate.results import ResultStore
     from dtcli.evaluate.tasks import (Protocol, TreeOptions, check_class_weight, check_protocol,
@@ -319,9 +339,12 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
         from dtcli.evaluate.distributed import check_address
 
         check_address(scheduler)
-    choices = parse_criteria(criteria_entries or [",".join(default_criteria())])
+    from dtcli.tuning.methods import split_entries
+
+    entries, tuned = split_entries(criteria_entries or [",".join(default_criteria())])
+    choices = parse_criteria(entries) if entries or not tuned else []
     check_distinct(choices)
-    labels = [c.label for c in choices]
+    labels = [c.label for c in choices] + [t.label for t in tuned]  # tuned methods last
     if base is not None and base not in labels:
         raise ParameterError(f"--base {base!r} is not one of the compared criteria "
                              f"({', '.join(labels)})")
@@ -345,19 +368,29 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     if store.damaged:  # said once even with --quiet: the file has been rewritten without them
         _warn([f"{results_path}: skipped damaged line(s) {_numbers(store.damaged)} (an "
                "interrupted write or an edit) and rewrote the file without them"])
-    grid = _run_grid(names, datasets, choices, options, protocol, jobs=jobs, store=store,
-                     scheduler=scheduler, quiet=quiet)
-    if results_path and not quiet:
-        stderr_console().print(f"{grid.reused} fold(s) taken from {results_path}, "
-                               f"{grid.computed} computed")
-    means, stds, repeat_stds = grid.table(metric)
+    means, stds, repeat_stds = ([[] for _ in names] for _ in range(3))
+    if choices:
+        grid = _run_grid(names, datasets, choices, options, protocol, jobs=jobs, store=store,
+                         scheduler=scheduler, quiet=quiet)
+        if results_path and not quiet:
+            stderr_console().print(f"{grid.reused} fold(s) taken from {results_path}, "
+                                   f"{grid.computed} computed")
+        means, stds, repeat_stds = grid.table(metric)
+    if tuned:
+        columns = tuned_columns(names, datasets, tuned, tuning, options, protocol, metric,
+                                jobs=jobs, store=store, scheduler=scheduler, quiet=quiet)
+        for table, extra in zip((means, stds, repeat_stds), columns):
+            for row, more in zip(table, extra):
+                row.extend(more)
     about = {"metric": metric, "cv": cv, "repeats": repeats, "seed": seed,
              "options": options.estimator_params(),
              "sources": {spec.name: spec.path for spec in specs}}
     doc = comparison_document(names, labels, means, stds, higher_is_better=METRICS[metric],
                               base=base, repeat_stds=repeat_stds if repeats > 1 else None,
                               about=about)
-    doc["timing"] = grid.timing()
+    doc["timing"] = grid.timing() if choices else {}
+    if tuned:
+        doc["tuning"] = columns[3]
     return doc
 
 

@@ -79,7 +79,8 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
     check_class_weight([spec.name], [dataset], search.options)
     warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
     result = run_search(lambda **run: grid_search(spec.name, dataset, search, protocol, **run),
-                        jobs=jobs, results_path=results_path, scheduler=scheduler, quiet=quiet)
+                        jobs=jobs, store=open_store(results_path), scheduler=scheduler,
+                        quiet=quiet)
     doc = search_document(result, {"dataset": spec.name, "source": data,
                                    "criterion": search.criterion, "fixed": dict(search.fixed),
                                    "options": search.options.estimator_params()})
@@ -110,26 +111,32 @@ def warn(lines) -> None:
         console.print(f"warning: {line}", style="yellow")
 
 
-def run_search(search, *, jobs, results_path, scheduler, quiet):
-    """search(jobs=, store=, scheduler=, progress=) with a progress bar and a --results
-    store; Ctrl-C stops with one line."""
+def open_store(results_path: str | None):
+    """The --results store (in memory without a path), saying if lines were damaged."""
+    from dtcli.evaluate.results import ResultStore
+
+    store = ResultStore(results_path)
+    if store.damaged:
+        warn([f"{results_path}: skipped damaged line(s) and rewrote the file without them"])
+    return store
+
+
+def run_search(search, *, jobs, store, scheduler, quiet):
+    """search(jobs=, store=, scheduler=, progress=) with a progress bar; Ctrl-C stops with
+    one line."""
     from dtcli.errors import interrupt_exit_code
     from dtcli.evaluate.report import progress_bar
-    from dtcli.evaluate.results import ResultStore
 
     if scheduler is not None:
         from dtcli.evaluate.distributed import check_address
 
         check_address(scheduler)
-    store = ResultStore(results_path)
-    if store.damaged:
-        warn([f"{results_path}: skipped damaged line(s) and rewrote the file without them"])
     try:
         with progress_bar("tuning", enabled=not quiet) as progress:
             return search(jobs=jobs, store=store, scheduler=scheduler, progress=progress)
     except KeyboardInterrupt as exc:
-        where = (f"finished folds are saved in {results_path}; rerun to continue"
-                 if results_path else "use --results FILE to keep finished folds")
+        where = (f"finished folds are saved in {store.path}; rerun to continue"
+                 if store.path else "use --results FILE to keep finished folds")
         stderr_console().print(f"interrupted; {where}")
         raise SystemExit(interrupt_exit_code(exc)) from None
 
@@ -164,7 +171,7 @@ class TrainingSearch:
         check_protocol_for(dataset, self.protocol)
         result = run_search(lambda **run: grid_search(dataset.source, dataset, self.search,
                                                       self.protocol, **run),
-                            jobs=jobs, results_path=None, scheduler=None, quiet=quiet)
+                            jobs=jobs, store=open_store(None), scheduler=None, quiet=quiet)
         choice, options = self.search.candidate(result.best_params)
         model = make_tree(self.tree["criterion"], dict(choice.params), jobs=jobs,
                           **{k: v for k, v in options.estimator_params().items()})
@@ -195,3 +202,86 @@ def tuned_search(tree: dict, grid_entries, tune_cv) -> TrainingSearch | None:
         return None
     search = make_search(tree, grid_entries, "accuracy")
     return TrainingSearch(search, tree, Protocol(tune_cv or 10, 1, 0))
+
+
+TUNING_KEYS = ("grid_entries", "inner_cv", "selection", "tune_metric")
+
+
+def tuned_method_options(func):
+    """evaluate's and compare's options for methods with auto parameters."""
+    from dtcli.tuning.methods import SELECTIONS
+
+    options = [
+        grid_option,
+        click.option("--inner-cv", type=click.IntRange(min=2), metavar="N",
+                     help="Folds of the search inside each outer training fold that chooses "
+                          "auto parameters (default: --cv)."),
+        click.option("--selection", type=click.Choice(SELECTIONS), default="nested",
+                     show_default=True,
+                     help="The score of a tuned method that the table and the tests use: "
+                          "nested (chosen inside each outer training fold: honest) or paper "
+                          "(chosen on the outer folds it is scored on); both are reported."),
+        click.option("--tune-metric", type=click.Choice(list(METRICS)), default="accuracy",
+                     show_default=True, metavar="NAME",
+                     help="The score auto parameters are chosen by."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def tuned_columns(names, datasets, methods, tuning: dict, options, protocol, metric, *, jobs,
+                  store, scheduler, quiet, keep=False):
+    """Tuned methods' (means, stds, repeat_stds), one row per dataset, one column per
+    method, under --selection, and the report of both selections (`methods.tuning_report`;
+    with `keep`, also the `Nested` results by method, under "nested")."""
+    from dtcli.evaluate.tasks import Protocol
+    from dtcli.tuning.grid import parse_grid
+    from dtcli.tuning.methods import cell, folds_of, run_tuned, tuning_report
+
+    inner = Protocol(tuning["inner_cv"] or protocol.cv, 1, protocol.seed)
+    nested = run_search(lambda **run: run_tuned(names, datasets, methods,
+                                                parse_grid(tuning["grid_entries"]), options,
+                                                protocol, inner, tuning["tune_metric"], **run),
+                        jobs=jobs, store=store, scheduler=scheduler, quiet=quiet)
+    cells = [[cell(folds_of(nested[m.label][d], tuning["selection"]), metric, protocol.cv,
+                   protocol.repeats) for m in methods] for d in range(len(names))]
+    report = {m.label: tuning_report(names, nested[m.label], metric) for m in methods}
+    return ([[c[0] for c in row] for row in cells], [[c[1] for c in row] for row in cells],
+            [[c[2] for c in row] for row in cells],
+            {"selection": tuning["selection"], "inner_cv": inner.cv,
+             "tune_metric": tuning["tune_metric"], "methods": report,
+             **({"nested": nested} if keep else {})})
+
+
+def evaluate_tuned(spec, dataset, tree: dict, tuning: dict, protocol, *, jobs, quiet) -> dict:
+    """`evaluate` of a criterion with auto parameters: the nested (or, with --selection
+    paper, the papers') cross-validation of the tuned tree, as evaluate reports a fixed
+    one, with the tuning report (`methods.tuning_report`) in "tuning"."""
+    from dtcli.evaluate.report import evaluation_document
+    from dtcli.evaluate.runner import summarize
+    from dtcli.evaluate.tasks import check_class_weight
+    from dtcli.tuning.methods import TunedMethod, folds_of
+
+    tree = dict(tree)
+    criterion, params = tree.pop("criterion"), dict(tree.pop("criterion_params") or {})
+    from dtcli.evaluate.tasks import TreeOptions
+
+    options = TreeOptions(**tree).check()
+    auto = tuple(k for k, v in params.items() if v == "auto")
+    fixed = tuple((k, v) for k, v in params.items() if v != "auto")
+    label = criterion + "".join(f":{k}={v if v == 'auto' else f'{v:g}'}" for k, v in params.items())
+    method = TunedMethod(label, criterion, fixed, auto)
+    check_class_weight([spec.name], [dataset], options)
+    _, _, _, report = tuned_columns([spec.name], [dataset], [method], tuning, options, protocol,
+                                    tuning["tune_metric"], jobs=jobs, store=open_store(None),
+                                    scheduler=None, quiet=quiet, keep=True)
+    nested = report.pop("nested")[label][0]
+    about = {"dataset": spec.name, "source": spec.path, "target": dataset.target,
+             "n_rows": int(len(dataset.y)), "criterion": {"name": criterion, "params": params},
+             "options": options.estimator_params(), "cv": protocol.cv,
+             "repeats": protocol.repeats, "seed": protocol.seed}
+    doc = evaluation_document(summarize(folds_of(nested, tuning["selection"])), dataset.classes,
+                              about)
+    doc["tuning"] = report
+    return doc

@@ -97,3 +97,40 @@ def heat_map(names: list[str], results: list[dict], grid: dict, higher_is_better
         lines.append(f"{a:>{label}g} |" + "".join(shades))
     return "\n".join(lines)
 
+
+
+def _point(params: dict) -> str:
+    return ",".join(f"{k}={v:g}" for k, v in params.items())
+
+
+def choice_counts(chosen: list[dict]) -> str:
+    """'q=2.6 x4, q=3 x3, ...': the points chosen in the outer folds, most often first."""
+    from collections import Counter
+
+    counts = Counter(_point(c["params"]) for c in chosen)
+    return ", ".join(f"{p} x{n}" for p, n in counts.most_common())
+
+
+def render_tuning(tuning: dict, fmt: str, stream) -> None:
+    """After compare's or evaluate's table: each tuned method's reported metric under
+    nested and the papers' selection, the optimism, the paper's point and the points
+    chosen per outer fold (table or markdown; JSON carries it in the document)."""
+    from dtcli.evaluate.tables import console, markdown_table, print_table
+
+    for label, per_dataset in tuning["methods"].items():
+        metric = next(iter(per_dataset.values()))["reported"]["metric"]
+        header = ["dataset", f"{metric} nested", "paper", "optimism", "paper's choice",
+                  "chosen in the outer folds"]
+        rows = []
+        for name, report in per_dataset.items():
+            nested, paper = report["reported"]["nested"], report["reported"]["paper"]
+            places = decimals_for([nested, paper])
+            rows.append([name, number(nested, places), number(paper, places),
+                         f"{paper - nested:+.{places}f}", _point(report["paper"]["params"]),
+                         choice_counts(report["nested"]["chosen"])])
+        title = (f"{label}: chosen by {tuning['tune_metric']} in {tuning['inner_cv']}-fold CV "
+                 "inside each outer training fold (nested) or on the outer folds (paper)")
+        if fmt == "markdown":
+            stream.write(f"\n**{title}**\n\n" + markdown_table(header, rows, right=(1, 2, 3)))
+        else:
+            print_table(console(stream), header, rows, title=title)
