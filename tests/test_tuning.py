@@ -101,8 +101,8 @@ def test_a_tree_option_in_the_grid_is_tuned_too(iris):
 def test_gridsearchcv_on_the_same_folds_picks_the_same_point(iris):
     sklearn = pytest.importorskip("sklearn.model_selection")
     X, y = iris.X, np.array(iris.classes)[iris.y]
-    tuned = TunedClassifier(criterion="tsallis", grid={"q": list(Q_GRID)}, min_samples_leaf=LEAF,
-                            cv=5, seed=1).fit(X, y)
+    tuned = TunedClassifier(DecisionTreeClassifier(criterion="tsallis", min_samples_leaf=LEAF),
+                            grid={"q": list(Q_GRID)}, cv=5, seed=1).fit(X, y)
     reference = sklearn.GridSearchCV(
         DecisionTreeClassifier(criterion="tsallis", min_samples_leaf=LEAF, n_jobs=1),
         {"criterion_params__q": list(Q_GRID)}, cv=repeat_folds(iris.y, 5, 1, 0)).fit(X, y)
@@ -184,7 +184,8 @@ def test_criterion_params_keys_in_get_params_and_set_params():
 
 
 def test_tuned_classifier_auto_takes_the_default_grid():
-    tuned = TunedClassifier(criterion="tsallis", criterion_params={"q": "auto"})
+    tuned = TunedClassifier(DecisionTreeClassifier(criterion="tsallis",
+                                                   criterion_params={"q": "auto"}))
     assert tuned.search_grid() == {"q": DEFAULT_GRIDS["q"]}
 
 

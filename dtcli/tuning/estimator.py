@@ -1,7 +1,8 @@
 """`TunedClassifier`: a decision tree whose parameters are chosen by cross-validation.
 
-    TunedClassifier(criterion="tsallis", criterion_params={"q": "auto"},
-                    min_samples_leaf=5, cv=10).fit(X, y).best_params_   # {'q': 2.6}
+    tree = DecisionTreeClassifier(criterion="tsallis", criterion_params={"q": "auto"},
+                                  min_samples_leaf=5)
+    TunedClassifier(tree, cv=10).fit(X, y).best_params_   # {'q': 2.6}
 
 A criterion parameter given as "auto" is searched over the papers' default
 grid (`grid.DEFAULT_GRIDS`); `grid` adds or overrides parameters, criterion
@@ -20,34 +21,27 @@ from dtcli.errors import ParameterError
 from dtcli.estimator import DecisionTreeClassifier
 from dtcli.tuning.grid import AUTO, default_grid, parse_values
 
-_TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min_samples_leaf",
-         "min_gain", "nominal_features", "class_weight")
-_SEARCH = ("grid", "cv", "repeats", "seed", "scoring", "n_jobs")
+_PARAMS = ("tree", "grid", "cv", "repeats", "seed", "scoring", "n_jobs")
 
 
 class TunedClassifier:
     """A `DecisionTreeClassifier` tuned by grid search over seeded stratified folds.
 
-    After `fit`: `best_params_` (the chosen values), `best_score_` (their mean
-    cross-validated `scoring`), `cv_results_` (scikit-learn's layout: `params`,
-    `mean_test_score`, `std_test_score`, `rank_test_score`, `param_NAME`),
-    `best_estimator_` (refitted on all rows), `search_` (the
-    `search.SearchResult`), and the fitted tree's `classes_`.
+    `tree` (default: a Tsallis tree) gives the criterion and every fixed option; its
+    criterion parameters given as "auto" are searched over the papers' grids, and
+    `grid` adds parameters or overrides values. After `fit`: `best_params_` (the
+    chosen values), `best_score_` (their mean cross-validated `scoring`),
+    `cv_results_` (scikit-learn's layout: `params`, `mean_test_score`,
+    `std_test_score`, `rank_test_score`, `param_NAME`), `best_estimator_` (a copy
+    of `tree` with the chosen values, refitted on all rows), `search_` (the
+    `search.SearchResult`), and the fitted tree's `classes_`. `n_jobs`: worker
+    processes of the search (the runner's).
     """
 
-    def __init__(self, criterion: str = "tsallis", criterion_params: dict | None = None,
-                 max_depth=None, min_samples_split: int = 2, min_samples_leaf: int = 1,
-                 min_gain: float = 0.0, nominal_features=None, class_weight=None,
-                 grid: dict | None = None, cv: int = 5, repeats: int = 1, seed: int = 0,
-                 scoring: str = "accuracy", n_jobs: int | None = 1):
-        self.criterion = criterion
-        self.criterion_params = criterion_params
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_gain = min_gain
-        self.nominal_features = nominal_features
-        self.class_weight = class_weight
+    def __init__(self, tree: DecisionTreeClassifier | None = None, grid: dict | None = None,
+                 cv: int = 5, repeats: int = 1, seed: int = 0, scoring: str = "accuracy",
+                 n_jobs: int | None = 1):
+        self.tree = tree
         self.grid = grid
         self.cv = cv
         self.repeats = repeats
@@ -56,20 +50,24 @@ class TunedClassifier:
         self.n_jobs = n_jobs
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _TREE + _SEARCH}
+        return {name: getattr(self, name) for name in _PARAMS}
 
     def set_params(self, **params) -> "TunedClassifier":
         for name, value in params.items():
-            if name not in _TREE + _SEARCH:
+            if name not in _PARAMS:
                 raise ParameterError(f"unknown parameter '{name}' for TunedClassifier")
             setattr(self, name, value)
         return self
 
+    def _tree(self) -> DecisionTreeClassifier:
+        return self.tree if self.tree is not None else DecisionTreeClassifier(criterion="tsallis")
+
     def search_grid(self) -> dict[str, tuple[float, ...]]:
         """The grid searched: the default grid of every "auto" criterion parameter, then
         `grid` (values as lists or as a range text "START:STOP:STEP")."""
-        auto = [n for n, v in (self.criterion_params or {}).items() if v == AUTO]
-        searched = default_grid(self.criterion, auto) if auto else {}
+        tree = self._tree()
+        auto = [n for n, v in (tree.criterion_params or {}).items() if v == AUTO]
+        searched = default_grid(tree.criterion, auto) if auto else {}
         for name, values in (self.grid or {}).items():
             searched[name] = (parse_values(values, f"{name}={values}") if isinstance(values, str)
                               else tuple(float(v) for v in np.atleast_1d(values)))
@@ -84,27 +82,27 @@ class TunedClassifier:
 
         if sample_weight is not None:
             raise ParameterError("TunedClassifier takes no sample_weight (use class_weight)")
-        tree = DecisionTreeClassifier(**{n: getattr(self, n) for n in _TREE})
-        features, matrix, classes, codes, names = tree._encode(X, y)
+        tree = self._tree()
+        features, matrix, classes, codes, _ = tree._encode(X, y)
         dataset = Dataset(matrix, codes, features, tuple(str(c) for c in classes), "class", "X")
-        fixed = tuple((n, float(v)) for n, v in (self.criterion_params or {}).items()
+        fixed = tuple((n, float(v)) for n, v in (tree.criterion_params or {}).items()
                       if v != AUTO)
-        weights = self.class_weight  # the runner's datasets name classes as text
+        weights = tree.class_weight  # the runner's datasets name classes as text
         if isinstance(weights, dict):
             weights = {str(label): float(w) for label, w in weights.items()}
-        options = TreeOptions(self.max_depth, self.min_samples_split, self.min_samples_leaf,
-                              self.min_gain, weights)
-        search = Search(self.criterion, self.search_grid(), fixed, options.check(), self.scoring)
+        options = TreeOptions(tree.max_depth, tree.min_samples_split, tree.min_samples_leaf,
+                              tree.min_gain, weights)
+        search = Search(tree.criterion, self.search_grid(), fixed, options.check(), self.scoring)
         self.search_ = grid_search("X", dataset, search, Protocol(self.cv, self.repeats, self.seed),
                                    jobs=self.n_jobs)
         self.best_params_ = self.search_.best_params
         self.best_score_ = self.search_.best_score
         self.cv_results_ = _cv_results(self.search_)
         choice, chosen = search.candidate(self.best_params_)
-        self.best_estimator_ = DecisionTreeClassifier(
-            criterion=self.criterion, criterion_params=dict(choice.params) or None,
-            nominal_features=self.nominal_features, **chosen.estimator_params())
-        self.best_estimator_.fit(X, y)
+        params = {**tree.get_params(deep=False), **chosen.estimator_params(),
+                  "class_weight": tree.class_weight,
+                  "criterion_params": dict(choice.params) or None}
+        self.best_estimator_ = DecisionTreeClassifier(**params).fit(X, y)
         self.classes_ = self.best_estimator_.classes_
         self.n_features_in_ = self.best_estimator_.n_features_in_
         return self
