@@ -245,3 +245,24 @@ def test_nested_is_the_same_in_worker_processes(iris):
         return nested.chosen, [_untimed(folds) for folds in nested.outer.folds]
 
     assert run(2) == run(1)
+
+
+def test_a_nested_run_resumes_from_its_results_file(iris, tmp_path, monkeypatch):
+    from dtcli.evaluate import runner
+    from dtcli.evaluate.results import ResultStore
+
+    path = str(tmp_path / "runs.jsonl")
+    two = [iris, subset(iris, np.arange(0, 150, 2))]
+
+    def run():
+        return [(n.chosen, n.outer.scores(0)) for n in nested_many(
+            ["iris", "half"], two, _search(), Protocol(3, 1, 0), Protocol(3, 1, 0), jobs=1,
+            store=ResultStore(path))]
+
+    first = run()
+
+    def no_task(*args):
+        raise AssertionError("a task ran again")
+
+    monkeypatch.setattr(runner, "run_task", no_task)
+    assert run() == first

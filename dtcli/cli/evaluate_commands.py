@@ -275,7 +275,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     if table_path is not None:
         _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
                       "target", "drop", "data_format", "no_header", "delimiter", "force")
-                + _CV + _TREE,
+                + _CV + _TREE + TUNING_KEYS,
                 "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")
@@ -343,6 +343,9 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
 
     entries, tuned = split_entries(criteria_entries or [",".join(default_criteria())])
     choices = parse_criteria(entries) if entries or not tuned else []
+    if not tuned and (tuning["grid_entries"] or tuning["inner_cv"]):
+        raise ParameterError("--grid and --inner-cv apply to --criteria entries with auto "
+                             "parameters (tsallis:q=auto)")
     check_distinct(choices)
     labels = [c.label for c in choices] + [t.label for t in tuned]  # tuned methods last
     if base is not None and base not in labels:

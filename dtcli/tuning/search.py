@@ -30,7 +30,7 @@ from dtcli.errors import ParameterError
 from dtcli.evaluate.folds import repeat_folds
 from dtcli.evaluate.report import METRICS
 from dtcli.evaluate.results import ResultStore
-from dtcli.evaluate.runner import mean_std, run_grid
+from dtcli.evaluate.runner import mean_std, plan, run_grid
 from dtcli.evaluate.tasks import CriterionChoice, Protocol, TreeOptions
 from dtcli.io.dataset import Dataset
 from dtcli.tuning import grid as grids
@@ -157,11 +157,9 @@ def search_many(names: Sequence[str], datasets: Sequence[Dataset], search: Searc
     of tree options in the grid, so that all their tasks share one pool of workers)."""
     store = store if store is not None else ResultStore()
     points = search.points()
-    candidates = [search.candidate(p) for p in points]
     folds: list[list[list[dict]]] = [[[] for _ in points] for _ in datasets]
-    for options in dict.fromkeys(options for _, options in candidates):
-        members = [i for i, (_, o) in enumerate(candidates) if o == options]
-        run = run_grid(names, datasets, [candidates[i][0] for i in members], options, protocol,
+    for options, members, choices in _groups(search):
+        run = run_grid(names, datasets, choices, options, protocol,
                        jobs=jobs, store=store, scheduler=scheduler, progress=progress)
         for d in range(len(datasets)):
             for c, i in enumerate(members):
@@ -237,9 +235,27 @@ def nested_many(names: Sequence[str], datasets: Sequence[Dataset], search: Searc
                 part_names.append(f"{name} [training rows of repeat {repeat + 1}, "
                                   f"fold {fold + 1}]")
         searched = search_many(part_names, parts, search, inner, store=inner_store, **run)
-        inner_store.cells.clear()  # kept in the file, if any; not needed in memory again
+        for key in _task_keys(parts, search, inner):  # in the file, if any; done with here
+            inner_store.cells.pop(key, None)
         results.append(Nested(scored, [s.best_index for s in searched], scored.best_index))
     return results
+
+
+def _task_keys(datasets: Sequence[Dataset], search: Search, protocol: Protocol) -> list[str]:
+    """The keys of every task `search_many` runs for these datasets."""
+    return [key for options, _, choices in _groups(search)
+            for key in plan(datasets, choices, options, protocol)[1]]
+
+
+def _groups(search: Search) -> list[tuple[TreeOptions, list[int], list[CriterionChoice]]]:
+    """The grid's points by their tree options: (options, point indices, their criterion
+    choices), one run of the runner each."""
+    candidates = [search.candidate(p) for p in search.points()]
+    groups = []
+    for options in dict.fromkeys(options for _, options in candidates):
+        members = [i for i, (_, o) in enumerate(candidates) if o == options]
+        groups.append((options, members, [candidates[i][0] for i in members]))
+    return groups
 
 
 def follow(names: Sequence[str], datasets: Sequence[Dataset], search: Search,
