@@ -205,10 +205,29 @@ def test_tune_json(examples):
     assert doc["best_params"] == best["params"] and doc["best_score"] == best["mean"]
 
 
-def test_tune_grid_mistake_is_one_line_exit_2(examples):
-    result = _run("tune", examples / "iris.csv", "-c", "tsallis", "--grid", "q=2:1:0.5")
+@pytest.mark.parametrize("args, message", [
+    (("tune", "-c", "tsallis", "--grid", "q=2:1:0.5"), "--grid"),
+    (("tune", "-c", "gini"), "no parameter to tune"),
+    (("train", "-c", "gini", "-p", "q=auto"), "criterion 'gini' has no parameter 'q'"),
+    (("evaluate", "-c", "gini", "--grid", "q=1,2"), "apply to a --param given as auto"),
+    (("compare", "--criteria", "tsallis-gain-ratio:q=@tsallis"), "must be exactly one tuned"),
+])
+def test_tuning_mistakes_are_one_line_exit_2(examples, args, message):
+    result = _run(args[0], examples / "iris.csv", *args[1:])
     assert result.exit_code == 2
-    assert result.stderr.count("\n") == 1 and "--grid" in result.stderr
+    assert result.stderr.count("\n") == 1 and message in result.stderr
+
+
+def test_evaluate_auto_reports_the_nested_folds_and_both_selections(examples):
+    result = _run("evaluate", examples / "iris.csv", "-c", "tsallis", "-p", "q=auto", "--grid",
+                  "q=0.5,2,4", "--cv", 3, "--inner-cv", 3, "--min-samples-leaf", LEAF, "-j", 1,
+                  "-q", "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    report = doc["tuning"]["methods"]["tsallis:q=auto"]["iris"]
+    assert doc["accuracy"]["mean"] == pytest.approx(report["nested"]["mean"])
+    assert report["optimism"] == pytest.approx(report["paper"]["mean"] - report["nested"]["mean"])
+    assert len(doc["accuracy"]["values"]) == 3
 
 
 def test_train_auto_records_the_search_and_load_checks_it(examples, tmp_path):

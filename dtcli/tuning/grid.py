@@ -105,7 +105,10 @@ def default_grid(criterion: str, names: Sequence[str] | None = None) -> dict[str
     wanted = params if names is None else list(names)
     grid = {}
     for name in wanted:
-        if name not in DEFAULT_GRIDS or name not in params:
+        if name not in params:
+            raise ParameterError(f"criterion '{criterion}' has no parameter '{name}' "
+                                 f"(parameters: {', '.join(params) or 'none'})")
+        if name not in DEFAULT_GRIDS:
             raise ParameterError(f"no default grid for {criterion} parameter {name!r}; give "
                                  f"--grid {name}=VALUES")
         grid[name] = DEFAULT_GRIDS[name]
