@@ -209,7 +209,7 @@ TUNING_KEYS = ("grid_entries", "inner_cv", "selection", "tune_metric")
 
 def tuned_method_options(func):
     """evaluate's and compare's options for methods with auto parameters."""
-    from dtcli.tuning.methods import SELECTIONS
+    from dtcli.tuning.grid import SELECTIONS
 
     options = [
         grid_option,

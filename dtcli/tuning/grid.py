@@ -24,6 +24,8 @@ from dtcli.errors import ParameterError
 # Most values a grid may hold (a typo such as q=0:10:0.0001 would run for days).
 MAX_POINTS = 100_000
 AUTO = "auto"
+# How evaluate and compare score a tuned method (dtcli.tuning.methods).
+SELECTIONS = ("nested", "paper")
 
 
 def _tenths(low: int, high: int) -> tuple[float, ...]:

@@ -21,10 +21,8 @@ from dataclasses import dataclass
 from dtcli.errors import ParameterError
 from dtcli.evaluate.runner import mean_std, repeat_means
 from dtcli.evaluate.tasks import Protocol, TreeOptions
-from dtcli.tuning.grid import AUTO, default_grid
+from dtcli.tuning.grid import AUTO, SELECTIONS, default_grid
 from dtcli.tuning.search import Nested, Search, follow, nested_many
-
-SELECTIONS = ("nested", "paper")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dtcli.evaluate.report import METRICS, decimals_for, number, to_json
 
 PLOT_ROWS = 12
 # Heat map shades, lowest score to highest (of the metric's own direction).
-SHADES = " .:-=+*#%@"
+SHADES = ".:-=+*#%@"
 
 
 def search_document(result, about: dict) -> dict:
