@@ -285,3 +285,15 @@ def test_a_nested_run_resumes_from_its_results_file(iris, tmp_path, monkeypatch)
 
     monkeypatch.setattr(runner, "run_task", no_task)
     assert run() == first
+
+
+def test_evaluate_auto_resumes_from_results(examples, tmp_path):
+    runs = tmp_path / "runs.jsonl"
+    args = ("evaluate", examples / "iris.csv", "-c", "tsallis", "-p", "q=auto", "--grid", "q=1,3",
+            "--cv", 3, "--inner-cv", 2, "-j", 1, "-q", "-f", "json", "--results", runs)
+    first = _run(*args)
+    assert first.exit_code == 0, first.stderr
+    assert len(runs.read_text().splitlines()) == 2 * 3 + 3 * 2 * 2  # outer, then inner folds
+    again = _run(*args)
+    assert json.loads(again.stdout)["tuning"] == json.loads(first.stdout)["tuning"]
+    assert len(runs.read_text().splitlines()) == 2 * 3 + 3 * 2 * 2

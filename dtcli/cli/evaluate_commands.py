@@ -8,7 +8,7 @@ from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force
                                jobs_option, output_format_option, output_option, quiet_option,
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
-from dtcli.cli.tune_command import (TUNING_KEYS, evaluate_tuned, tuned_columns,
+from dtcli.cli.tune_command import (TUNING_KEYS, evaluate_tuned, open_store, tuned_columns,
                                     tuned_method_options)
 from dtcli.errors import ParameterError
 from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
@@ -40,6 +40,16 @@ def _cv_options(func):
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def _run_options(func):
+    """--results and --scheduler, as compare and evaluate take them."""
+    func = click.option("--scheduler", metavar="tcp://HOST:PORT",
+                        help='Run on this Dask cluster instead of local processes '
+                             '(pip install "dtcli[dask]").')(func)
+    return click.option("--results", "results_path", metavar="FILE.jsonl",
+                        help="Append each finished fold to FILE and skip the folds already "
+                             "in it.")(func)
 
 
 def _report_options(func):
@@ -100,13 +110,14 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @tree_options
 @class_weight_option
 @_cv_options
+@_run_options
 @tuned_method_options
 @_report_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
 def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-             jobs, output, output_format, force, quiet, **tree):
+             jobs, results_path, scheduler, output, output_format, force, quiet, **tree):
     """Measure a tree on labelled DATA: cross-validate a criterion, or score a saved MODEL.
 
     With DATA alone, stratified k-fold cross-validation of the tree that
@@ -131,16 +142,17 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     if len(inputs) > 2:
         raise click.UsageError("expected DATA, or MODEL DATA", ctx)
     named = {"model": inputs[0], "data": inputs[1]} if len(inputs) == 2 else {"data": inputs[0]}
-    _refuse_outputs_over_inputs({"--output": output}, named)
+    _refuse_outputs_over_inputs({"--results": results_path, "--output": output}, named)
     refuse_unmarked_stdin(inputs[-1], data_format)
     tuning = {key: tree.pop(key) for key in TUNING_KEYS}
     if len(inputs) == 2:
-        _refuse(ctx, _TREE + _CV + TUNING_KEYS + ("drop", "force"),
+        _refuse(ctx, _TREE + _CV + TUNING_KEYS + ("drop", "force", "results_path", "scheduler"),
                 "applies to cross-validating DATA; a saved MODEL is evaluated as it is")
         doc = _evaluate_model(*inputs, target, data_format, no_header, delimiter)
     else:
+        run = {"jobs": jobs, "store": open_store(results_path), "scheduler": scheduler}
         doc = _cross_validate(inputs[0], target, drop, data_format, no_header, delimiter, cv,
-                              repeats, seed, jobs, quiet, tree, force, tuning)
+                              repeats, seed, run, quiet, tree, force, tuning)
     from dtcli.atomic import open_output
     from dtcli.evaluate.report import render_evaluation
 
@@ -175,7 +187,7 @@ def _evaluate_model(model_path, data, target, data_format, no_header, delimiter)
 
 
 def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-                    jobs, quiet, tree, force, tuning) -> dict:
+                    run, quiet, tree, force, tuning) -> dict:
     from dtcli.evaluate.report import evaluation_document
     from dtcli.evaluate.runner import summarize
     from dtcli.evaluate.spec import specs_from_paths
@@ -188,7 +200,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     if "auto" in tree["criterion_params"].values():
         dataset = spec.load(force)
         _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
-        return evaluate_tuned(spec, dataset, tree, tuning, protocol, jobs=jobs, quiet=quiet)
+        return evaluate_tuned(spec, dataset, tree, tuning, protocol, quiet=quiet, **run)
     if tuning["grid_entries"] or tuning["inner_cv"]:
         raise ParameterError("--grid and --inner-cv apply to a --param given as auto")
     choice = CriterionChoice(tree.pop("criterion"), tuple(tree.pop("criterion_params").items()))
@@ -197,7 +209,11 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     dataset = spec.load(force)
     check_class_weight([spec.name], [dataset], options)
     _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
-    grid = _run_grid([spec.name], [dataset], [choice], options, protocol, jobs=jobs, quiet=quiet)
+    if run["scheduler"] is not None:
+        from dtcli.evaluate.distributed import check_address
+
+        check_address(run["scheduler"])
+    grid = _run_grid([spec.name], [dataset], [choice], options, protocol, quiet=quiet, **run)
     about = {"dataset": spec.name, "source": data, "target": dataset.target,
              "n_rows": int(len(dataset.y)), "criterion": {"name": choice.name, "params": params},
              "options": options.estimator_params(), "cv": cv, "repeats": repeats, "seed": seed}
@@ -233,10 +249,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
                    "then one row per dataset, name first, one score per method.")
 @click.option("--lower-is-better", is_flag=True, help="With --table: smaller scores are better.")
 @_cv_options
-@click.option("--results", "results_path", metavar="FILE.jsonl",
-              help="Append each finished fold to FILE and skip the folds already in it.")
-@click.option("--scheduler", metavar="tcp://HOST:PORT",
-              help='Run on this Dask cluster instead of local processes (pip install "dtcli[dask]").')
+@_run_options
 @target_options
 @data_options
 @_tree_options_without("criterion", "criterion_params")

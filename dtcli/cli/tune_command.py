@@ -254,7 +254,8 @@ def tuned_columns(names, datasets, methods, tuning: dict, options, protocol, met
              **({"nested": nested} if keep else {})})
 
 
-def evaluate_tuned(spec, dataset, tree: dict, tuning: dict, protocol, *, jobs, quiet) -> dict:
+def evaluate_tuned(spec, dataset, tree: dict, tuning: dict, protocol, *, jobs, store, scheduler,
+                   quiet) -> dict:
     """`evaluate` of a criterion with auto parameters: the nested (or, with --selection
     paper, the papers') cross-validation of the tuned tree, as evaluate reports a fixed
     one, with the tuning report (`methods.tuning_report`) in "tuning"."""
@@ -274,8 +275,8 @@ def evaluate_tuned(spec, dataset, tree: dict, tuning: dict, protocol, *, jobs, q
     method = TunedMethod(label, criterion, fixed, auto)
     check_class_weight([spec.name], [dataset], options)
     _, _, _, report = tuned_columns([spec.name], [dataset], [method], tuning, options, protocol,
-                                    tuning["tune_metric"], jobs=jobs, store=open_store(None),
-                                    scheduler=None, quiet=quiet, keep=True)
+                                    tuning["tune_metric"], jobs=jobs, store=store,
+                                    scheduler=scheduler, quiet=quiet, keep=True)
     nested = report.pop("nested")[label][0]
     about = {"dataset": spec.name, "source": spec.path, "target": dataset.target,
              "n_rows": int(len(dataset.y)), "criterion": {"name": criterion, "params": params},
