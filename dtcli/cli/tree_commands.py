@@ -7,6 +7,7 @@ from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force
                                jobs_option, make_tree, output_format_option, output_option,
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                stderr_console, target_options, tree_options)
+from dtcli.cli.tune_command import tuned_search, tuning_options
 from dtcli.errors import ParameterError
 
 
@@ -16,12 +17,13 @@ from dtcli.errors import ParameterError
 @data_options
 @tree_options
 @class_weight_option
+@tuning_options
 @jobs_option("as threads (default: all)")
 @output_option("Write the model JSON here (- for stdout).")
 @force_option
 @quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
-def train(data, target, drop, data_format, no_header, delimiter, jobs, output, force, quiet,
-          **tree):
+def train(data, target, drop, data_format, no_header, delimiter, grid_entries, tune_cv, jobs,
+          output, force, quiet, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     Without -o, the JSON goes to stdout when it is a file or a pipe; on a
@@ -40,7 +42,8 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
     from dtcli.atomic import refuse_output_over_input
     from dtcli.io import load_dataset
 
-    model = make_tree(jobs=jobs, **tree)
+    search = tuned_search(tree, grid_entries, tune_cv)
+    model = make_tree(jobs=jobs, **(tree if search is None else search.untuned(tree)))
     refuse_output_over_input(output, "--output", {"training data": data})
     refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
@@ -48,6 +51,8 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
     console = stderr_console()
     for warning in dataset.warnings:
         console.print(f"warning: {warning}", style="yellow")
+    if search is not None:
+        model = search.tuned_tree(dataset, jobs, quiet)
     _load_kernels(model, dataset)
     model.fit_dataset(dataset)
     # JSON is for files and pipes; a person at a terminal gets the tree to read.
@@ -90,7 +95,7 @@ def _load_kernels(model, dataset) -> None:
     weights = None if weights is None else weights[rows]
     tiny = dataclasses.replace(dataset, X=dataset.X[rows], y=dataset.y[rows], warnings=[])
     if np.unique(tiny.y).shape[0] > 1 and (weights is None or weights.sum() > 0):
-        DecisionTreeClassifier(**{**model.get_params(), "class_weight": None, "n_jobs": 1}
+        DecisionTreeClassifier(**{**model.get_params(deep=False), "class_weight": None, "n_jobs": 1}
                                ).fit_dataset(tiny, sample_weight=weights)
     form = form_of(dataset.X, len(dataset.classes),
                    np.array([f.kind == NOMINAL for f in dataset.features]))
