@@ -154,8 +154,7 @@ class DecisionTreeClassifier:
         weights = row_weights(sample_weight, self.class_weight, y, classes)
         is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
         n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
-        leaf_estimate.check(self.leaf_estimate, self.m)
-        method = None if self.pruning is None else pruning_methods.get(self.pruning)
+        method = self._pruning_method()
         seed = seed_of(self.random_state)
         start = time.perf_counter()
         X = np.ascontiguousarray(X, dtype=np.float64)
@@ -168,9 +167,11 @@ class DecisionTreeClassifier:
         if method is None:
             self.tree_, self.pruning_ = grow_with(None), None
         else:
+            # pruning folds: seeded by random_state, and reproducible without one (as J48's -Q 1)
+            fold_seed = 0 if self.random_state is None else seed
             fit = pruning_methods.FitContext(
                 X, y, np.ones(y.shape[0]) if weights is None else weights, is_nominal,
-                self.criterion, self.criterion_params, seed, grow_with, self._threads())
+                self.criterion, self.criterion_params, fold_seed, grow_with, self._threads())
             self.tree_, record = method.run(fit, {k: getattr(self, k) for k in method.params})
             self.pruning_ = {"method": self.pruning, **record}
         self.fit_seconds_ = time.perf_counter() - start
@@ -179,6 +180,11 @@ class DecisionTreeClassifier:
         self.features_ = list(features)
         self.n_features_in_ = len(features)
         return self
+
+    def _pruning_method(self):
+        """The pruning method (None for none) and the leaf estimate, checked."""
+        leaf_estimate.check(self.leaf_estimate, self.m)
+        return pruning_methods.checked(self.pruning, self.get_params())
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> "PruningPath":
         """scikit-learn's: the effective alphas of the unpruned tree's weakest-link steps

@@ -109,13 +109,14 @@ def test_pruning_at_alpha_keeps_the_steps_up_to_it():
     X, y = noisy_data(3)
     tree = DecisionTreeClassifier().fit(X, y).tree_
     r_node = node_risk(tree.value, "gini")
-    nodes, alphas, impurities = weakest_links(tree, r_node)
+    nodes, alphas, impurities, n_leaves = weakest_links(tree, r_node)
+    assert n_leaves[0] == tree.n_leaves and n_leaves[-1] == 1
     middle = alphas[len(alphas) // 2]
     pruned = DecisionTreeClassifier(pruning="ccp", ccp_alpha=float(middle)).fit(X, y).tree_
     taken = np.count_nonzero(alphas[1:] <= middle)
     assert node_risk(pruned.value, "gini")[pruned.children_left < 0].sum() == \
         pytest.approx(impurities[taken])
-    assert pruned.node_count < tree.node_count
+    assert pruned.n_leaves == n_leaves[taken] < tree.n_leaves
 
 
 def test_node_risks_of_the_impurity_criteria():
@@ -334,3 +335,40 @@ def test_bad_pruning_parameters_are_refused(params):
     X, y = noisy_data(0, n=40)
     with pytest.raises(ParameterError):
         DecisionTreeClassifier(**params).fit(X, y)
+
+
+# --- model files ----------------------------------------------------------------------
+@pytest.mark.parametrize("params", [
+    {"pruning": "ccp", "ccp_alpha": "auto-1se", "leaf_estimate": "laplace"},
+    {"pruning": "pessimistic", "confidence": 0.1, "subtree_raising": False,
+     "leaf_estimate": "m-estimate", "m": 4.0},
+    {"pruning": "reduced-error", "pruning_folds": 4}])
+def test_model_files_record_the_pruning_and_the_leaf_estimate(params):
+    from dtcli.model import model_from_dict, model_to_dict
+
+    X, y = noisy_data(2)
+    model = DecisionTreeClassifier(**params).fit(X, y)
+    doc = model_to_dict(model)
+    assert doc["pruning"] == model.pruning_ and doc["pruning"]["method"] == params["pruning"]
+    assert doc["format_version"] == (1 if "leaf_estimate" not in params else 2)
+    loaded, _ = model_from_dict(doc)
+    assert {k: loaded.get_params()[k] for k in params} == params
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["pruning"].update(method="cart"), "invalid pruning"),
+    (lambda d: d["pruning"].update(confidence=2), "invalid pruning"),
+    (lambda d: d["pruning"].update(colour=1), "unknown key 'colour'"),
+    (lambda d: d["leaf_estimate"].update(name="smooth"), "invalid leaf_estimate"),
+    (lambda d: d.update(format_version=1), "needs format_version 2")])
+def test_damaged_pruning_records_are_refused(change, message):
+    from dtcli.errors import ModelError
+    from dtcli.model import model_from_dict, model_to_dict
+
+    X, y = noisy_data(2, n=60)
+    doc = model_to_dict(DecisionTreeClassifier(pruning="pessimistic", leaf_estimate="laplace")
+                        .fit(X, y))
+    change(doc)
+    with pytest.raises(ModelError, match=message):
+        model_from_dict(doc)

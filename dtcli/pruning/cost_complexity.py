@@ -28,9 +28,10 @@ from dtcli.tree import TREE_LEAF, Tree
 
 
 def weakest_links(tree: Tree, r_node: np.ndarray, max_alpha: float = np.inf):
-    """The weakest-link steps in order, while g <= max_alpha: (nodes, alphas, impurities),
-    where impurities[0] is the unpruned tree's total leaf risk (with alpha 0 and no
-    node) and step i turns nodes[i] into a leaf at alphas[i]."""
+    """The weakest-link steps in order, while g <= max_alpha: (nodes, alphas, impurities,
+    n_leaves), where alphas[0] = 0, impurities[0] and n_leaves[0] are the unpruned
+    tree's total leaf risk and leaf count, and step i turns nodes[i] into a leaf at
+    alphas[i + 1], leaving impurities[i + 1] and n_leaves[i + 1]."""
     left = tree.children_left.tolist()
     right = tree.children_right.tolist()
     parent = tree.parent.tolist()
@@ -48,7 +49,7 @@ def weakest_links(tree: Tree, r_node: np.ndarray, max_alpha: float = np.inf):
     heap = [((r[t] - r_branch[t]) / (leaves[t] - 1), t) for t in range(n) if left[t] != TREE_LEAF]
     heapq.heapify(heap)
     pruned = [False] * n  # turned into a leaf, or below one
-    nodes, alphas, impurities = [], [0.0], [r_branch[0]]
+    nodes, alphas, impurities, n_leaves = [], [0.0], [r_branch[0]], [leaves[0]]
     while heap:
         alpha, t = heap[0]
         if pruned[t] or leaves[t] == 1:
@@ -73,7 +74,9 @@ def weakest_links(tree: Tree, r_node: np.ndarray, max_alpha: float = np.inf):
         nodes.append(t)
         alphas.append(alpha)
         impurities.append(r_branch[0])
-    return (np.array(nodes, dtype=np.int64), np.array(alphas), np.array(impurities))
+        n_leaves.append(leaves[0])
+    return (np.array(nodes, dtype=np.int64), np.array(alphas), np.array(impurities),
+            np.array(n_leaves, dtype=np.int64))
 
 
 def _mark_below(t: int, left: list, right: list, pruned: list) -> None:
@@ -91,14 +94,14 @@ def pruning_path(tree: Tree, r_node: np.ndarray) -> tuple[np.ndarray, np.ndarray
     """(ccp_alphas, impurities), as scikit-learn's cost_complexity_pruning_path: the
     effective alphas of the weakest-link steps (0 first) and the total leaf risk of
     the tree after each."""
-    _, alphas, impurities = weakest_links(tree, r_node)
+    _, alphas, impurities, _ = weakest_links(tree, r_node)
     return alphas, impurities
 
 
 def prune_ccp(tree: Tree, r_node: np.ndarray, ccp_alpha: float) -> Tree:
     """The smallest minimising subtree at `ccp_alpha`: every weakest-link step with
     g <= ccp_alpha applied."""
-    nodes, _, _ = weakest_links(tree, r_node, max_alpha=ccp_alpha)
+    nodes = weakest_links(tree, r_node, max_alpha=ccp_alpha)[0]
     make_leaf = np.zeros(tree.node_count, dtype=bool)
     make_leaf[nodes] = True
     return compact(tree, make_leaf)

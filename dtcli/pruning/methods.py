@@ -50,26 +50,39 @@ class FitContext:
 @dataclass(frozen=True)
 class Method:
     params: tuple[str, ...]  # the estimator parameters it reads
+    check: Callable[[dict], None]  # ParameterError for a bad value, before any data is read
     run: Callable[[FitContext, dict], tuple[Tree, dict]]
+
+
+AUTO_ALPHAS = ("auto", "auto-1se")
 
 
 def _risk(fit: FitContext, tree: Tree, risk: str) -> np.ndarray:
     return node_risk(tree.value, fit.criterion, fit.criterion_params, risk)
 
 
-def _ccp(fit: FitContext, p: dict) -> tuple[Tree, dict]:
-    alpha, risk = p["ccp_alpha"], p["ccp_risk"]
-    if risk not in RISKS:
-        raise ParameterError(f"ccp_risk must be one of {', '.join(RISKS)}, got {risk!r}")
-    auto = alpha in ("auto", "auto-1se")
-    if not auto and (isinstance(alpha, bool) or not isinstance(alpha, (int, float))
-                     or not math.isfinite(alpha) or alpha < 0):
+def _check_ccp(p: dict) -> None:
+    alpha = p["ccp_alpha"]
+    if p["ccp_risk"] not in RISKS:
+        raise ParameterError(f"ccp_risk must be one of {', '.join(RISKS)}, got {p['ccp_risk']!r}")
+    if alpha not in AUTO_ALPHAS and (isinstance(alpha, bool) or not isinstance(alpha, (int, float))
+                                     or not math.isfinite(alpha) or alpha < 0):
         raise ParameterError(f"ccp_alpha must be a number >= 0, 'auto' or 'auto-1se', "
                              f"got {alpha!r}")
+    _check_folds(p)
+
+
+def _check_folds(p: dict) -> None:
+    if p["pruning_folds"] is not None:
+        check_folds(p["pruning_folds"], math.inf)
+
+
+def _ccp(fit: FitContext, p: dict) -> tuple[Tree, dict]:
+    alpha, risk = p["ccp_alpha"], p["ccp_risk"]
     tree = fit.grow(None)
     r_node = _risk(fit, tree, risk)
     record = {"ccp_alpha": alpha, "ccp_risk": risk}
-    if auto:
+    if alpha in AUTO_ALPHAS:
         folds = check_folds(p["pruning_folds"] or 10, int((fit.weights > 0).sum()))
         alpha = choose_alpha_by_cv(fit, tree, r_node, risk, folds, alpha == "auto-1se")
         record.update(pruning_folds=folds, chosen_alpha=alpha)
@@ -86,7 +99,7 @@ def choose_alpha_by_cv(fit: FitContext, tree: Tree, r_node: np.ndarray, risk: st
     errors = np.empty((k, candidates.shape[0]))
     for i, (_, test) in enumerate(fit.folds(k)):
         fold_tree = fit.grow(fit.without(test))
-        nodes, steps, _ = ccp.weakest_links(fold_tree, _risk(fit, fold_tree, risk))
+        nodes, steps, _, _ = ccp.weakest_links(fold_tree, _risk(fit, fold_tree, risk))
         cut_at = np.full(fold_tree.node_count, np.inf)
         cut_at[nodes] = steps[1:]
         leaves = fold_tree.apply(fit.X[test], fit.is_nominal, fit.n_threads)
@@ -112,8 +125,14 @@ def _least_above(tree: Tree, cut_at: np.ndarray) -> np.ndarray:
     return least
 
 
+def _check_pessimistic(p: dict) -> None:
+    check_confidence(p["confidence"])
+    if not isinstance(p["subtree_raising"], (bool, np.bool_)):
+        raise ParameterError(f"subtree_raising must be True or False, got {p['subtree_raising']!r}")
+
+
 def _pessimistic(fit: FitContext, p: dict) -> tuple[Tree, dict]:
-    confidence = check_confidence(p["confidence"])
+    confidence = float(p["confidence"])
     tree = prune_pessimistic(fit.grow(None), fit.X, fit.y, fit.weights, fit.is_nominal,
                              confidence, bool(p["subtree_raising"]))
     return tree, {"confidence": confidence, "subtree_raising": bool(p["subtree_raising"])}
@@ -129,15 +148,24 @@ def _reduced_error(fit: FitContext, p: dict) -> tuple[Tree, dict]:
 
 
 METHODS: dict[str, Method] = {
-    "ccp": Method(("ccp_alpha", "ccp_risk", "pruning_folds"), _ccp),
-    "pessimistic": Method(("confidence", "subtree_raising"), _pessimistic),
-    "reduced-error": Method(("pruning_folds",), _reduced_error),
+    "ccp": Method(("ccp_alpha", "ccp_risk", "pruning_folds"), _check_ccp, _ccp),
+    "pessimistic": Method(("confidence", "subtree_raising"), _check_pessimistic, _pessimistic),
+    "reduced-error": Method(("pruning_folds",), _check_folds, _reduced_error),
 }
 
 
 def get(name: str) -> Method:
     try:
         return METHODS[name]
-    except KeyError:
+    except (KeyError, TypeError):
         raise ParameterError(f"pruning must be None or one of {', '.join(METHODS)}, "
                              f"got {name!r}") from None
+
+
+def checked(name: str | None, params: dict) -> Method | None:
+    """The method called `name` (None: no pruning), its parameters in `params` checked."""
+    if name is None:
+        return None
+    method = get(name)
+    method.check({k: params[k] for k in method.params})
+    return method

@@ -20,11 +20,11 @@ from dtcli.tree import TREE_LEAF, Tree
 _EPS = 1e-6  # Weka's Utils.smOrEq
 
 
-def check_folds(folds, n_rows: int, name: str = "pruning_folds") -> int:
+def check_folds(folds, n_rows: float) -> int:
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
-        raise ParameterError(f"{name} must be an integer >= 2, got {folds!r}")
+        raise ParameterError(f"pruning_folds must be an integer >= 2, got {folds!r}")
     if folds > n_rows:
-        raise ParameterError(f"{name} ({folds}) is more than the {n_rows} training rows")
+        raise ParameterError(f"pruning_folds ({folds}) is more than the {n_rows} training rows")
     return int(folds)
 
 
