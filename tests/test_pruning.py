@@ -372,3 +372,13 @@ def test_damaged_pruning_records_are_refused(change, message):
     change(doc)
     with pytest.raises(ModelError, match=message):
         model_from_dict(doc)
+
+
+def test_the_command_lines_choices_are_the_librarys():
+    from dtcli.cli import pruning_options as cli
+    from dtcli.leaf_estimate import LEAF_ESTIMATES
+    from dtcli.pruning.methods import METHODS
+    from dtcli.pruning.risk import RISKS
+
+    assert cli.METHOD_NAMES == tuple(METHODS) and cli.RISK_NAMES == RISKS
+    assert cli.ESTIMATE_NAMES == LEAF_ESTIMATES

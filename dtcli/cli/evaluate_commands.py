@@ -8,6 +8,7 @@ from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force
                                jobs_option, output_format_option, output_option, quiet_option,
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
+from dtcli.cli.pruning_options import PRUNING_PARAMS, pruning_options, pruning_params
 from dtcli.errors import ParameterError
 from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
 
@@ -87,7 +88,7 @@ def _run_grid(*args, quiet: bool, **kwargs):
 
 
 _TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min_samples_leaf",
-         "min_gain", "class_weight")
+         "min_gain", "class_weight") + PRUNING_PARAMS
 _CV = ("cv", "repeats", "seed", "jobs")
 
 
@@ -97,6 +98,7 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @data_options
 @tree_options
 @class_weight_option
+@pruning_options
 @_cv_options
 @_report_options
 @force_option
@@ -175,7 +177,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
 
     choice = CriterionChoice(tree.pop("criterion"), tuple(tree.pop("criterion_params").items()))
     params = choice.resolved()
-    options = TreeOptions(**tree).check()
+    options = TreeOptions(**pruning_params(tree), **tree).check()
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
                             header=not no_header, delimiter=delimiter)[0]
@@ -226,6 +228,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
 @data_options
 @_tree_options_without("criterion", "criterion_params")
 @class_weight_option
+@pruning_options
 @_report_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
@@ -324,7 +327,7 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     if base is not None and base not in labels:
         raise ParameterError(f"--base {base!r} is not one of the compared criteria "
                              f"({', '.join(labels)})")
-    options = TreeOptions(**tree).check()
+    options = TreeOptions(**pruning_params(tree), **tree).check()
     protocol = Protocol(cv, repeats, seed)
     specs = (load_spec(spec_path) if spec_path else []) + specs_from_paths(
         data, target=target, drop=drop, format=data_format, header=not no_header,

@@ -90,6 +90,7 @@ class TreeOptions:
 
     `class_weight`: None, "balanced", or {label: weight} (kept as sorted (label, weight)
     pairs, so that the options stay hashable and their key does not depend on order).
+    The pruning and the leaf estimate are the estimator's parameters of those names.
     """
 
     max_depth: int | None = None
@@ -97,6 +98,14 @@ class TreeOptions:
     min_samples_leaf: int = 1
     min_gain: float = 0.0
     class_weight: str | tuple[tuple[str, float], ...] | None = None
+    pruning: str | None = None
+    ccp_alpha: float | str = 0.0
+    ccp_risk: str = "impurity"
+    confidence: float = 0.25
+    subtree_raising: bool = True
+    pruning_folds: int | None = None
+    leaf_estimate: str = "frequency"
+    m: float = 2.0
 
     def __post_init__(self):
         if isinstance(self.class_weight, dict):
@@ -110,20 +119,29 @@ class TreeOptions:
         return params
 
     def identity(self) -> dict:
-        """The options as they enter a task's key: class_weight only when given, so that
-        a run without class weights keeps the keys (and stored results) it had before
-        there were any."""
+        """The options as they enter a task's key: class_weight, pruning and leaf-estimate
+        options only when not at their defaults, so that a run without them keeps the
+        keys (and stored results) it had before there were any."""
         params = self.estimator_params()
-        if params["class_weight"] is None:
-            del params["class_weight"]
+        defaults = TreeOptions().estimator_params()
+        for name in ("class_weight", *_LATER_OPTIONS):
+            if params[name] == defaults[name]:
+                del params[name]
         return params
 
     def check(self) -> "TreeOptions":
         """Validate the options (ParameterError) before any data is read."""
         from dtcli.estimator import DecisionTreeClassifier
 
-        DecisionTreeClassifier(**self.estimator_params())._stop_rules()
+        model = DecisionTreeClassifier(**self.estimator_params())
+        model._stop_rules()
+        model._pruning_method()
         return self
+
+
+# options added after results were first stored: in a task's key only when set
+_LATER_OPTIONS = ("pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
+                  "pruning_folds", "leaf_estimate", "m")
 
 
 @dataclass(frozen=True)
