@@ -29,18 +29,18 @@ def test_train_prunes_records_and_export_names_it(tmp_path):
     assert doc["pruning"] == {"method": "pessimistic", "confidence": 0.1, "subtree_raising": False}
     assert doc["leaf_estimate"] == {"name": "laplace", "m": 2.0}
     assert doc["tree"]["node_count"] < json.loads(unpruned.read_text())["tree"]["node_count"]
-    shown = invoke("export", pruned).output.splitlines()[0]
+    shown = invoke("export", pruned).stdout.splitlines()[0]
     assert shown.startswith("entropy tree for Class, pruned by pessimistic (confidence=0.1, "
                             "subtree_raising=False), laplace leaves: ")
-    rows = csv.DictReader(io.StringIO(invoke("predict", pruned, ECOLI2, "--proba").output))
+    rows = csv.DictReader(io.StringIO(invoke("predict", pruned, ECOLI2, "--proba").stdout))
     shares = {float(row["proba_positive"]) for row in rows}
     assert len(shares) > 2 and 0.0 not in shares and 1.0 not in shares  # Laplace: never 0 or 1
 
 
 def test_ccp_alpha_defaults_to_auto_and_the_path_is_csv():
     result = invoke("train", ECOLI2, "--pruning", "ccp", "-q")
-    assert json.loads(result.output)["pruning"]["ccp_alpha"] == "auto"
-    path = invoke("train", ECOLI2, "--pruning-path", "-q").output
+    assert json.loads(result.stdout)["pruning"]["ccp_alpha"] == "auto"
+    path = invoke("train", ECOLI2, "--pruning-path", "-q").stdout
     rows = list(csv.DictReader(io.StringIO(path)))
     alphas = np.array([float(r["ccp_alpha"]) for r in rows])
     assert rows[0]["ccp_alpha"] == "0.0" and rows[-1]["n_leaves"] == "1"
@@ -61,10 +61,43 @@ def test_evaluate_records_the_pruning_and_refuses_it_for_a_saved_model(tmp_path)
     result = invoke("evaluate", ECOLI2, "--pruning", "reduced-error", "--leaf-estimate",
                     "m-estimate", "--m", "4", "--cv", "3", "-q", "-f", "json")
     assert result.exit_code == 0, result.output
-    options = json.loads(result.output)["options"]
+    options = json.loads(result.stdout)["options"]
     assert (options["pruning"], options["leaf_estimate"], options["m"]) == \
         ("reduced-error", "m-estimate", 4.0)
     model = tmp_path / "m.json"
     invoke("train", ECOLI2, "-o", model, "-q")
     refused = invoke("evaluate", model, ECOLI2, "--leaf-estimate", "laplace")
     assert refused.exit_code == 2 and "--leaf-estimate" in refused.stderr
+
+
+def test_criteria_entries_set_their_own_pruning():
+    from dtcli.errors import ParameterError
+    from dtcli.evaluate.tasks import TreeOptions, parse_criteria
+
+    gini, pruned = parse_criteria(["gini,gini:pruning=ccp:ccp_alpha=auto-1se:leaf_estimate=laplace"])
+    assert pruned.label == "gini:pruning=ccp:ccp_alpha=auto-1se:leaf_estimate=laplace"
+    own = pruned.tree_options(TreeOptions(max_depth=3, leaf_estimate="m-estimate"))
+    assert (own.max_depth, own.pruning, own.ccp_alpha, own.leaf_estimate) == \
+        (3, "ccp", "auto-1se", "laplace")
+    assert gini.tree_options(TreeOptions()).estimator_params()["ccp_alpha"] == 0.0
+    assert parse_criteria(["gini:pruning=ccp"])[0].tree_options(TreeOptions()) \
+        .estimator_params()["ccp_alpha"] == "auto"  # as --pruning ccp alone
+    for bad in ["gini:pruning=cart", "gini:confidence=high", "gini:m=1:m=2",
+                "gini:pruning=ccp,gini:pruning=ccp"]:
+        with pytest.raises(ParameterError):
+            parse_criteria([bad])
+
+
+def test_an_entrys_pruning_scores_as_the_global_option_does():
+    data = [Path(__file__).resolve().parent.parent / "examples" / "imbalanced" / name
+            for name in ("haberman.dat", "new-thyroid1.dat")]
+    common = ["--metric", "auc", "--cv", "3", "-q", "-j", "1", "-f", "json"]
+    entries = json.loads(invoke("compare", *data, "--criteria",
+                                "gini,gini:pruning=pessimistic:leaf_estimate=laplace",
+                                *common).stdout)
+    both = json.loads(invoke("compare", *data, "--criteria", "gini,entropy", "--pruning",
+                             "pessimistic", "--leaf-estimate", "laplace", *common).stdout)
+    for name in entries["datasets"]:
+        scores = entries["scores"][name]
+        assert scores["gini:pruning=pessimistic:leaf_estimate=laplace"] == both["scores"][name]["gini"]
+        assert scores["gini"] != both["scores"][name]["gini"]

@@ -63,10 +63,8 @@ def pruning_options(func):
 
 def pruning_params(options: dict) -> dict:
     """Take the pruning options out of a command's keyword arguments, as estimator
-    parameters (ccp_alpha 'auto' when ccp is chosen without one, 0 otherwise)."""
+    parameters; ccp_alpha None when not given (`methods.effective_ccp_alpha`)."""
     params = {name: options.pop(name) for name in PRUNING_PARAMS}
     if params["pruning"] == "none":
         params["pruning"] = None
-    if params["ccp_alpha"] is None:
-        params["ccp_alpha"] = "auto" if params["pruning"] == "ccp" else 0.0
     return params

@@ -47,7 +47,11 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
     from dtcli.atomic import refuse_output_over_input
     from dtcli.io import load_dataset
 
-    model = make_tree(jobs=jobs, **pruning_params(tree), **tree)
+    from dtcli.pruning.methods import effective_ccp_alpha
+
+    pruning = pruning_params(tree)
+    pruning["ccp_alpha"] = effective_ccp_alpha(pruning["pruning"], pruning["ccp_alpha"])
+    model = make_tree(jobs=jobs, **pruning, **tree)
     refuse_output_over_input(output, "--output", {"training data": data})
     refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,

@@ -57,6 +57,14 @@ class Method:
 AUTO_ALPHAS = ("auto", "auto-1se")
 
 
+def effective_ccp_alpha(pruning: str | None, ccp_alpha):
+    """The command line's ccp_alpha when none was given: 'auto' for ccp pruning, else the
+    estimator's default 0."""
+    if ccp_alpha is not None:
+        return ccp_alpha
+    return "auto" if pruning == "ccp" else 0.0
+
+
 def _risk(fit: FitContext, tree: Tree, risk: str) -> np.ndarray:
     return node_risk(tree.value, fit.criterion, fit.criterion_params, risk)
 
