@@ -6,7 +6,7 @@ Run from the project root (after `pip install -e ".[bench]"`):
     python benchmarks/bench_pruning.py --rows 40000 --repeats 5
 
 What it measures, on one unpruned gini tree grown from noisy two-class data
-(rows x 10 features, 30% of the labels flipped; 40,000 rows grow about 28,000
+(rows x 10 features, 30% of the labels flipped; 68,000 rows grow about 28,000
 nodes):
 
 - the cost-complexity path (`pruning_path`, node risks included): the issue's
@@ -45,7 +45,7 @@ def main() -> None:
     from dtcli.pruning.risk import node_risk
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=40_000)
+    parser.add_argument("--rows", type=int, default=68_000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     rng = np.random.default_rng(0)

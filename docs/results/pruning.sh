@@ -19,3 +19,13 @@ for pruning in none ccp pessimistic reduced-error; do
 done
 python3 docs/results/pruning_summary.py "$out" > "$out/summary.md"
 cat "$out/summary.md"
+# all 16 methods in one comparison (AUC, Laplace leaves): ranks, Friedman, Nemenyi
+entries=""
+for c in gini entropy hddt ihdw; do
+  for p in none ccp pessimistic reduced-error; do
+    entries="$entries,$c:pruning=$p"
+  done
+done
+dtree compare examples/imbalanced/*.dat --criteria "${entries#,}" --cv 10 --metric auc \
+  --leaf-estimate laplace --base ihdw:pruning=none -j 1 -q --results out/pruning-runs.jsonl \
+  --cd-diagram "$out/auc_laplace_cd.svg" -f markdown -o "$out/auc_laplace_all.md"

@@ -46,13 +46,22 @@ def weakest_links(tree: Tree, r_node: np.ndarray, max_alpha: float = np.inf):
             a, b = left[node], right[node]
             r_branch[node] = r_branch[a] + r_branch[b]
             leaves[node] = leaves[a] + leaves[b]
+    # depth-first positions: a subtree (2 leaves - 1 nodes in a binary tree) is the run
+    # of positions after its root's, so cutting it below a node marks one slice
+    position = [0] * n
+    for node in range(n):
+        if left[node] != TREE_LEAF:
+            position[left[node]] = position[node] + 1
+            position[right[node]] = position[node] + 2 * leaves[left[node]]
+    below = [2 * k - 2 for k in leaves]  # nodes below each node
+    removed = bytearray(n)  # by position: below a node turned into a leaf
+    ones = b"\x01" * n
     heap = [((r[t] - r_branch[t]) / (leaves[t] - 1), t) for t in range(n) if left[t] != TREE_LEAF]
     heapq.heapify(heap)
-    pruned = [False] * n  # turned into a leaf, or below one
     nodes, alphas, impurities, n_leaves = [], [0.0], [r_branch[0]], [leaves[0]]
     while heap:
         alpha, t = heap[0]
-        if pruned[t] or leaves[t] == 1:
+        if leaves[t] == 1 or removed[position[t]]:
             heapq.heappop(heap)
             continue
         now = (r[t] - r_branch[t]) / (leaves[t] - 1)
@@ -63,7 +72,8 @@ def weakest_links(tree: Tree, r_node: np.ndarray, max_alpha: float = np.inf):
         if alpha > max_alpha:
             break
         heapq.heappop(heap)
-        _mark_below(t, left, right, pruned)
+        first = position[t] + 1
+        removed[first:first + below[t]] = ones[:below[t]]
         lost, gained = leaves[t] - 1, r[t] - r_branch[t]
         leaves[t], r_branch[t] = 1, r[t]
         node = parent[t]
@@ -77,17 +87,6 @@ def weakest_links(tree: Tree, r_node: np.ndarray, max_alpha: float = np.inf):
         n_leaves.append(leaves[0])
     return (np.array(nodes, dtype=np.int64), np.array(alphas), np.array(impurities),
             np.array(n_leaves, dtype=np.int64))
-
-
-def _mark_below(t: int, left: list, right: list, pruned: list) -> None:
-    stack = [left[t], right[t]]
-    while stack:
-        node = stack.pop()
-        if not pruned[node]:
-            pruned[node] = True
-            if left[node] != TREE_LEAF:
-                stack.append(left[node])
-                stack.append(right[node])
 
 
 def pruning_path(tree: Tree, r_node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
