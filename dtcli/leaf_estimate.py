@@ -9,9 +9,9 @@
   weight (Cestnik 1990; Zadrozny and Elkan 2001): shrinks small leaves towards the
   class prior rather than towards uniform.
 
-Only probabilities change: every estimate keeps the order of a leaf's classes
-by count only for laplace, so `predict` stays the leaf's majority class by count,
-whatever the estimate (the tree's own labelling).
+Only probabilities change: `predict` stays each leaf's majority class by count
+(the tree's own labelling) whatever the estimate, although an m-estimate's prior
+can reorder a small leaf's probabilities.
 """
 from __future__ import annotations
 

@@ -130,6 +130,25 @@ def test_node_risks_of_the_impurity_criteria():
     np.testing.assert_allclose(node_risk(value, "gini"), gini * [1, 0.5, 0.5])
 
 
+@pytest.mark.parametrize("setting", ["defaults", "others"])
+def test_node_impurities_equal_the_papers_reference(setting):
+    from test_criteria_reference import IMPURITY
+
+    from dtcli.criteria import CRITERIA
+
+    rng = np.random.default_rng(1)
+    value = rng.integers(0, 9, size=(30, 3)).astype(np.float64)
+    value[0] = [5, 0, 0]  # a pure node
+    value[value.sum(axis=1) == 0] = 1.0
+    for name, reference in IMPURITY.items():
+        params = {p.name: p.default for p in CRITERIA[name].params}
+        if setting == "others":
+            params = {k: (0.6 if k in ("alpha", "beta") else 1.7) for k in params}
+        expected = [reference(list(row), params) for row in value]
+        np.testing.assert_allclose(node_impurity(value, name, params), expected,
+                                   rtol=1e-12, atol=1e-15, err_msg=name)
+
+
 def test_one_standard_error_rule():
     # mean errors 0.30, 0.20, 0.22, 0.40; the SE of the best column is 0.1 / sqrt(4)
     errors = np.array([[0.3, 0.1, 0.2, 0.4], [0.3, 0.3, 0.24, 0.4],

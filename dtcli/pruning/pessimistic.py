@@ -28,7 +28,7 @@ from dtcli.pruning.routing import split_rows
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 _SLACK = 0.1  # J48's margin in favour of the simpler tree
-_EPS = 1e-6  # Weka's Utils.smOrEq
+WEKA_EPS = 1e-6  # Weka's Utils.smOrEq: a <= b + 1e-6
 
 
 def added_errors(n: float, e: float, cf: float) -> float:
@@ -123,11 +123,11 @@ class _Pruner:
         errors_largest = self.branch_errors(largest, rows) if self.raising else math.inf
         errors_leaf = leaf_errors(self.value[node], self.cf)
         errors_tree = self.tree_errors(node)
-        if (errors_leaf <= errors_tree + _SLACK + _EPS
-                and errors_leaf <= errors_largest + _SLACK + _EPS):
+        if (errors_leaf <= errors_tree + _SLACK + WEKA_EPS
+                and errors_leaf <= errors_largest + _SLACK + WEKA_EPS):
             self.leaf[node] = True
             return node
-        if errors_largest <= errors_tree + _SLACK + _EPS:
+        if errors_largest <= errors_tree + _SLACK + WEKA_EPS:
             self.recount(largest, rows)
             return self.prune(largest, rows)
         return node

@@ -14,10 +14,8 @@ import numpy as np
 
 from dtcli.errors import ParameterError
 from dtcli.pruning.compact import compact
-from dtcli.pruning.pessimistic import collapse_mask
+from dtcli.pruning.pessimistic import WEKA_EPS, collapse_mask
 from dtcli.tree import TREE_LEAF, Tree
-
-_EPS = 1e-6  # Weka's Utils.smOrEq
 
 
 def check_folds(folds, n_rows: float) -> int:
@@ -49,7 +47,7 @@ def prune_reduced_error(tree: Tree, held_out: np.ndarray) -> Tree:
         if left[node] == TREE_LEAF or make_leaf[node]:
             continue
         subtree = errors[left[node]] + errors[right[node]]
-        if leaf_errors[node] <= subtree + _EPS:
+        if leaf_errors[node] <= subtree + WEKA_EPS:
             make_leaf[node] = True
         else:
             errors[node] = subtree
