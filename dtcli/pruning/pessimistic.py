@@ -98,12 +98,16 @@ class _Pruner:
             return leaf_errors(self.value[node], self.cf)
         return sum(self.tree_errors(k) for k in self.kids[node])
 
-    def branch_errors(self, node, rows) -> float:
-        """Predicted errors of node's subtree were `rows` sent down it."""
+    def raised_errors(self, node, extra) -> float:
+        """Predicted errors of node's subtree were the rows `extra` sent down it besides
+        its own (whose counts it holds): J48's errors of the largest branch given all
+        its parent's rows, routing only the other branch's."""
+        if extra.shape[0] == 0:
+            return self.tree_errors(node)
         if self.leaf[node]:
-            return leaf_errors(self.counts(rows), self.cf)
-        return sum(self.branch_errors(k, part)
-                   for k, part in zip(self.kids[node], self.split(node, rows)))
+            return leaf_errors(self.value[node] + self.counts(extra), self.cf)
+        return sum(self.raised_errors(k, part)
+                   for k, part in zip(self.kids[node], self.split(node, extra)))
 
     def recount(self, node, rows) -> None:
         self.value[node], self.n_samples[node] = self.counts(rows), rows.shape[0]
@@ -116,11 +120,13 @@ class _Pruner:
         place (a raised branch, or itself)."""
         if self.leaf[node]:
             return node
-        for side, part in enumerate(self.split(node, rows)):
+        parts = self.split(node, rows)
+        for side, part in enumerate(parts):
             self.kids[node, side] = self.prune(self.kids[node, side], part)
-        sizes = self.value[self.kids[node]].sum(axis=1)
-        largest = self.kids[node, int(np.argmax(sizes))]
-        errors_largest = self.branch_errors(largest, rows) if self.raising else math.inf
+        side = int(np.argmax(self.value[self.kids[node]].sum(axis=1)))
+        largest = self.kids[node, side]
+        errors_largest = (self.raised_errors(largest, parts[1 - side]) if self.raising
+                          else math.inf)
         errors_leaf = leaf_errors(self.value[node], self.cf)
         errors_tree = self.tree_errors(node)
         if (errors_leaf <= errors_tree + _SLACK + WEKA_EPS
