@@ -101,3 +101,14 @@ def test_an_entrys_pruning_scores_as_the_global_option_does():
         scores = entries["scores"][name]
         assert scores["gini:pruning=pessimistic:leaf_estimate=laplace"] == both["scores"][name]["gini"]
         assert scores["gini"] != both["scores"][name]["gini"]
+
+
+def test_dot_export_names_the_pruning_only_of_a_pruned_tree(tmp_path):
+    pruned, plain = tmp_path / "p.json", tmp_path / "u.json"
+    invoke("train", ECOLI2, "--pruning", "reduced-error", "--leaf-estimate", "laplace",
+           "-o", pruned, "-q")
+    invoke("train", ECOLI2, "-o", plain, "-q")
+    dot = invoke("export", pruned, "-f", "dot").stdout.splitlines()
+    assert '  label="pruned by reduced-error (pruning_folds=3), laplace leaves";' in dot
+    assert not any(line.startswith("  label=") for line in
+                   invoke("export", plain, "-f", "dot").stdout.splitlines())

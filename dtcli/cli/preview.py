@@ -7,29 +7,14 @@ PREVIEW_DEPTH = 4  # levels of splits shown; `dtree export` shows the whole tree
 
 def tree_title(doc: dict) -> str:
     """'gini tree for class: 17 nodes', with the criterion's parameters; from a model
-    document (a model file's content)."""
+    document (a model file's content), and its pruning and leaf estimate if any."""
+    from dtcli.export.describe import pruning_note
+
     params = doc["criterion"]["params"]
     name = doc["criterion"]["name"] + (
         "(" + ", ".join(f"{k}={v:g}" for k, v in params.items()) + ")" if params else "")
     return (f"{name} tree for {doc.get('target')}{pruning_note(doc)}: "
             f"{doc['tree']['node_count']} nodes")
-
-
-def pruning_note(doc: dict) -> str:
-    """', pruned by pessimistic (confidence=0.25, subtree_raising=True)', and the leaf
-    estimate unless frequency; empty for an unpruned tree of frequency leaves."""
-    note = ""
-    pruning = doc.get("pruning")
-    if pruning:
-        params = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                           for k, v in pruning.items() if k != "method")
-        note = f", pruned by {pruning['method']}" + (f" ({params})" if params else "")
-    estimate = doc.get("leaf_estimate") or {"name": "frequency"}
-    if estimate["name"] == "laplace":
-        note += ", laplace leaves"
-    elif estimate["name"] == "m-estimate":
-        note += f", m-estimate leaves (m={estimate['m']:g})"
-    return note
 
 
 def print_tree_preview(model, doc: dict) -> None:
