@@ -5,8 +5,8 @@ The tree is grown on all but one of N stratified folds of the training rows; the
 held-out fold (the pruning set) is sent down it. Bottom-up, a node becomes a leaf
 when the pruning rows it would misclassify as a leaf (predicting its training
 majority class) are at most those its subtree misclassifies. A node no pruning
-row reaches is pruned (0 <= 0), as in J48. Splits that do not lower the training
-errors are collapsed first (`pessimistic.collapse_mask`).
+row reaches is pruned (0 <= 0), as in J48 (which, unlike its pessimistic
+pruning, collapses nothing first).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 
 from dtcli.errors import ParameterError
 from dtcli.pruning.compact import compact
-from dtcli.pruning.pessimistic import WEKA_EPS, collapse_mask
+from dtcli.pruning.pessimistic import WEKA_EPS
 from dtcli.tree import TREE_LEAF, Tree
 
 
@@ -40,11 +40,11 @@ def prune_reduced_error(tree: Tree, held_out: np.ndarray) -> Tree:
     """The tree pruned on the pruning set's class counts per node (`pruning_counts`)."""
     majority = tree.node_class
     leaf_errors = held_out.sum(axis=1) - held_out[np.arange(tree.node_count), majority]
-    make_leaf = collapse_mask(tree)
+    make_leaf = np.zeros(tree.node_count, dtype=bool)
     errors = leaf_errors.copy()
     left, right = tree.children_left, tree.children_right
     for node in range(tree.node_count - 1, -1, -1):
-        if left[node] == TREE_LEAF or make_leaf[node]:
+        if left[node] == TREE_LEAF:
             continue
         subtree = errors[left[node]] + errors[right[node]]
         if leaf_errors[node] <= subtree + WEKA_EPS:
