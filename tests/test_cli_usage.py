@@ -193,6 +193,17 @@ def test_predict_keeps_an_input_column_and_can_leave_out_the_header(iris_model):
     assert bare.exit_code == 0 and list(csv.reader(io.StringIO(bare.stdout))) == lines[1:]
 
 
+def test_predict_keeps_several_columns_in_the_order_given(iris_model):
+    header, *rows = iris_rows()
+    result = invoke("predict", iris_model, IRIS, "--keep", "class", "--keep", "a3")
+    assert result.exit_code == 0, result.stderr
+    lines = list(csv.reader(io.StringIO(result.stdout)))
+    assert lines[0] == ["class", "a3", "prediction"]
+    at = header.index("a3")
+    assert [(line[0], float(line[1])) for line in lines[1:]] == [(row[-1], float(row[at]))
+                                                                for row in rows]
+
+
 def test_predict_keep_of_an_unknown_column_is_an_option_error(iris_model):
     result = invoke("predict", iris_model, IRIS, "--keep", "nope")
     assert result.exit_code == 2 and result.stdout == ""

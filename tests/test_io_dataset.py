@@ -218,18 +218,20 @@ FEATURES = [Feature("size", NUMERIC), Feature("colour", NOMINAL, ("red", "blue")
 def test_features_are_matched_by_name(tmp_path):
     path = write(tmp_path, "code,extra,colour,size,label\n01,9,blue,1.5,p\n2,9,green,?,q\n"
                            "1,9,red,3,\n")
-    X, labels = load_features(path, FEATURES, target="label")
+    X, columns = load_features(path, FEATURES, labels_of=["label", "extra"])
+    labels = columns["label"]
     assert X.dtype == np.float64 and X.flags.c_contiguous
     # "green" is unseen and "1" is not "01": both become NaN, like a missing value
     np.testing.assert_array_equal(X, [[1.5, 1, 0], [np.nan, np.nan, 1], [3, 0, np.nan]])
     assert labels.dtype == object and labels.tolist() == ["p", "q", None]
-    assert load_features(path, FEATURES)[1] is None
-    assert load_features(path, FEATURES, target="absent")[1] is None
+    assert columns["extra"].tolist() == ["9", "9", "9"]
+    assert load_features(path, FEATURES)[1] == {}
+    assert load_features(path, FEATURES, labels_of=["absent"])[1] == {}
 
 
 def test_numeric_labels_read_back_as_at_training(tmp_path):
     path = write(tmp_path, "size,colour,code,y\n1,red,01,1.0\n2,blue,2,2\n")
-    assert load_features(path, FEATURES, target="y")[1].tolist() == ["1", "2"]
+    assert load_features(path, FEATURES, labels_of=["y"])[1]["y"].tolist() == ["1", "2"]
 
 
 def test_missing_feature_column(tmp_path):
@@ -260,7 +262,8 @@ def test_declared_types_are_bridged():
 ])
 def test_training_and_prediction_inputs_agree(path, target):
     dataset = load_dataset(str(path), target=target)
-    X, labels = load_features(str(path), dataset.features, target=dataset.target)
+    X, columns = load_features(str(path), dataset.features, labels_of=[dataset.target])
+    labels = columns[dataset.target]
     present = np.not_equal(labels, None)
     np.testing.assert_array_equal(X[present], dataset.X)
     assert [dataset.classes[k] for k in dataset.y] == labels[present].tolist()

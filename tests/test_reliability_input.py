@@ -130,15 +130,15 @@ def test_a_stray_text_stops_only_what_uses_its_column(tmp_path, parser):
     path = write(tmp_path, "id,x,y\n1,5,p\n2,6,q\nNULL,7,p\n4,8,q\n")
     stray = ":4: column 'id' holds 'NULL', but 3 of its 4 values are numbers"
     for use in (lambda: load_dataset(path), lambda: load_dataset(path, target="id", force=True),
-                lambda: load_features(path, [Feature("x", NUMERIC)], target="id")):
+                lambda: load_features(path, [Feature("x", NUMERIC)], labels_of=["id"])):
         with pytest.raises(DataError, match=stray):
             use()
     assert load_dataset(path, drop=["id"]).X[:, 0].tolist() == [5.0, 6.0, 7.0, 8.0]
     # a model that took the column as nominal reads it as text
     X, _ = load_features(path, [Feature("id", NOMINAL, ("1", "NULL"))])
     np.testing.assert_array_equal(X[:, 0], [0.0, np.nan, 1.0, np.nan])
-    X, labels = load_features(path, [Feature("x", NUMERIC)], target="y")
-    assert X[:, 0].tolist() == [5.0, 6.0, 7.0, 8.0] and labels.tolist() == ["p", "q", "p", "q"]
+    X, labels = load_features(path, [Feature("x", NUMERIC)], labels_of=["y"])
+    assert X[:, 0].tolist() == [5.0, 6.0, 7.0, 8.0] and labels["y"].tolist() == ["p", "q", "p", "q"]
 
 
 def test_a_forced_nominal_column_keeps_its_texts(tmp_path, parser):

@@ -155,8 +155,9 @@ def _evaluate_model(model_path, data, target, data_format, no_header, delimiter)
 
     model, meta = load_model(model_path)
     target = target or meta.get("target")
-    X, labels = load_features(data, model.features_, target=target, format=data_format,
-                              header=not no_header, delimiter=delimiter)
+    X, columns = load_features(data, model.features_, labels_of=[target], format=data_format,
+                               header=not no_header, delimiter=delimiter)
+    labels = columns.get(target)
     if labels is None:
         raise DataError(f"{data}: no class column '{target}' to evaluate against; "
                         "name it with --target")

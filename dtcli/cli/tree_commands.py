@@ -153,10 +153,10 @@ def _write_model(model, dataset, data: str, output: str, shown: bool) -> None:
 @click.argument("data")
 @data_options
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
-@click.option("--keep", metavar="COL",
+@click.option("--keep", metavar="COL", multiple=True,
               help="Copy this input column (by name; V1, V2, ... with --no-header) to the "
-                   "output, before the prediction, e.g. an id. A column of numbers is copied "
-                   "as numbers (007 becomes 7).")
+                   "output, before the prediction, e.g. an id; repeatable, in the order "
+                   "given. A column of numbers is copied as numbers (007 becomes 7).")
 @click.option("--output-header/--no-output-header", default=True, show_default=True,
               help="Begin the output with a header row.")
 @output_option("Write the predictions CSV here (- for stdout).")
@@ -174,6 +174,7 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
     Example:
       dtree predict iris.json examples/iris.csv --proba -o predictions.csv
       dtree predict iris.json examples/iris.csv --keep class --no-output-header | head
+      dtree predict iris.json examples/iris.csv --keep a1 --keep class
     """
     import csv
 
@@ -185,15 +186,16 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
     model, _ = load_model(model_path)
     refuse_unmarked_stdin(data, data_format)
     features = model.features_ if not no_header else positional_features(model.features_)
-    X, kept = load_features(data, features, target=keep, format=data_format,
+    X, kept = load_features(data, features, labels_of=keep, format=data_format,
                             header=not no_header, delimiter=delimiter)
-    if keep is not None and kept is None:
-        raise ParameterError(f"{data}: --keep '{keep}': no such column")
+    for name in keep:
+        if name not in kept:
+            raise ParameterError(f"{data}: --keep '{name}': no such column")
     probabilities = model.proba_from_matrix(X)
     labels = model.classes_[probabilities.argmax(axis=1)]
-    header = ([keep] if keep is not None else []) + ["prediction"] + (
+    header = list(keep) + ["prediction"] + (
         [f"proba_{c}" for c in model.classes_] if proba else [])
-    columns = ([kept] if keep is not None else []) + [labels] + (
+    columns = [kept[name] for name in keep] + [labels] + (
         [[f"{p:.6g}" for p in column] for column in probabilities.T] if proba else [])
     with open_output(output) as handle:
         writer = csv.writer(handle, lineterminator="\n")

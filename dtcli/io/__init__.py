@@ -75,15 +75,15 @@ def load_dataset(source: str, *, format: str | None = None, target: str | None =
     return dataset_from_table(table, target=target, drop=drop, force=force)
 
 
-def load_features(source: str, features: Sequence[Feature], *, target: str | None = None,
+def load_features(source: str, features: Sequence[Feature], *, labels_of: Sequence[str] = (),
                   format: str | None = None, header: bool = True,
-                  delimiter: str | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+                  delimiter: str | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Read a file for prediction: X for a model's `features` (matched by name)
-    and the raw labels of the `target` column if the file has it (else None)."""
+    and the raw labels of each column named in `labels_of` that the file has."""
     table = _read_table(
         source, format, header, delimiter,
         # CSV types are inferred: make them those the model was trained on.
         string_columns=[f.name for f in features if f.kind == NOMINAL],
         numeric_columns=[f.name for f in features if f.kind == NUMERIC],
     )
-    return features_from_table(table, features, target=target)
+    return features_from_table(table, features, labels_of=labels_of)

@@ -80,15 +80,16 @@ def dataset_from_table(table: Table, *, target: str | None = None,
 
 
 def features_from_table(table: Table, features: Sequence[Feature], *,
-                        target: str | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+                        labels_of: Sequence[str] = ()) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Prediction data: encode the columns named by a model's `features`.
 
     Returns X (columns in the order of `features`; a nominal value outside the
-    feature's categories becomes NaN, like a missing value) and the text labels
-    of the `target` column (None for a missing label), or None without one.
+    feature's categories becomes NaN, like a missing value) and, for each name
+    in `labels_of` that the table has (the class column, columns to copy to the
+    output), its text labels (None for a missing value).
     """
     by_name = {column.name: column for column in table.columns}
-    table.check([by_name[name] for name in [f.name for f in features] + [target]
+    table.check([by_name[name] for name in [f.name for f in features] + list(labels_of)
                  if name in by_name])
     encoded = []
     for feature in features:
@@ -103,7 +104,7 @@ def features_from_table(table: Table, features: Sequence[Feature], *,
             encoded.append(column.values)
         else:
             encoded.append(encode_nominal(column_labels(column), feature.categories))
-    labels = column_labels(by_name[target]) if target in by_name else None
+    labels = {name: column_labels(by_name[name]) for name in labels_of if name in by_name}
     return stack_columns(encoded, table.n_rows), labels
 
 
