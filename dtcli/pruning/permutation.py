@@ -94,16 +94,17 @@ def _log_choose(n, k):
     return math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
 
 
-@inline_njit
+@njit
 def _decrease(code, params, tables, parent, n_parent, n_left, k, node, term):
     """The criterion's two-class score of a split sending n_left rows left, k of them
-    of class 1."""
+    of class 1. Out of line: the bound calls it from four places, and each inlined
+    copy of a criterion costs compilation time."""
     return split_score(code, params, tables, parent, (n_left - k, k),
                        (parent[0] - n_left + k, parent[1] - k), n_parent, n_left,
                        n_parent - n_left, node, term)
 
 
-@inline_njit
+@njit
 def _tails(n, n1, n_left, upper, lower, log_all):
     """P(K >= upper) + P(K <= lower) for K hypergeometric (n rows, n1 of class 1,
     n_left drawn), each tail bounded by its first term over 1 - the ratio of
@@ -186,6 +187,59 @@ def _hypergeometric_bound(words, m, stop, n_miss, min_leaf, shifts, code, params
     return total
 
 
+@njit
+def _gather(rank_of, y, rows_in, start, m, f, shifts, words):
+    """words[0, :m]: the words of feature f of rows_in[start:start + m], sorted (by
+    rank first, as presort.py packs them)."""
+    gathered = np.empty(m, np.uint64)
+    for i in range(m):
+        row = rows_in[start + i]
+        gathered[i] = ((np.uint64(rank_of[f, row]) << shifts[0])
+                       | (np.uint64(y[row]) << shifts[1]) | np.uint64(row))
+    gathered = np.sort(gathered)
+    for i in range(m):
+        words[0, i] = gathered[i]
+
+
+@njit
+def _shuffle(words, m, key_shift, seed, shuffle, key, labels, shuffled):
+    """shuffled[0, :m]: words[0, :m] with their (class, row) parts permuted by the
+    Fisher-Yates shuffle keyed by (seed, shuffle, key): rng.below(i + 1, ...) is
+    the i-th draw."""
+    low_mask = (np.uint64(1) << key_shift) - np.uint64(1)
+    for i in range(m):
+        labels[i] = words[0, i] & low_mask
+    for i in range(m - 1, 0, -1):
+        other = below(i + 1, seed, shuffle, key, i)
+        labels[i], labels[other] = labels[other], labels[i]
+    for i in range(m):
+        shuffled[0, i] = (words[0, i] & ~low_mask) | labels[i]
+
+
+@njit
+def _route(words, m, start, shifts, missing_rank, nominal, category_left, cut_rank,
+           missing_left, rows_out):
+    """Write the node's rows to rows_out[start:start + m] as its split sends them,
+    left ones first; return how many go left."""
+    left, right = start, start + m
+    for i in range(m):
+        rank = np.int64(words[0, i] >> shifts[0])
+        if rank == missing_rank:
+            to_left = missing_left == 1
+        elif nominal:
+            to_left = category_left[rank] == 1
+        else:
+            to_left = rank <= cut_rank
+        row = np.int64(words[0, i] & shifts[3])
+        if to_left:
+            rows_out[left] = row
+            left += 1
+        else:
+            right -= 1
+            rows_out[right] = row
+    return left - start
+
+
 def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nominal: bool,
                   bound: bool):
     """test_level for one form (see splitter.NUMERIC_SEARCH; the flags are the closure's
@@ -213,9 +267,7 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
         rows_in, rows_out, starts, ends, features, cut_rank, missing_left, category_left, \
             counts, keys = level
         observed, shuffled, at_least, bounds, n_left_out, split = out
-        key_shift, class_shift = shifts[0], shifts[1]
-        low_mask = (np.uint64(1) << key_shift) - np.uint64(1)  # the (class, row) bits
-        high_mask = ~low_mask  # the rank
+        key_shift = shifts[0]
         n_classes = counts.shape[1]
         capacity = 1
         for j in range(lo, hi):
@@ -238,14 +290,7 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
         for j in range(lo, hi):
             start, end, f = starts[j], ends[j], features[j]
             m = end - start
-            gathered = np.empty(m, np.uint64)
-            for i in range(m):
-                row = rows_in[start + i]
-                gathered[i] = ((np.uint64(rank_of[f, row]) << key_shift)
-                               | (np.uint64(y[row]) << class_shift) | np.uint64(row))
-            gathered = np.sort(gathered)
-            for i in range(m):
-                words[0, i] = gathered[i]
+            _gather(rank_of, y, rows_in, start, m, f, shifts, words)
             one_end[0] = m
             node_missing[0] = missing_rank[f]
             node_categories[0] = n_categories[f]
@@ -269,13 +314,8 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
                         break
                     if n_done == n_shuffles:
                         break
-                    for i in range(m):
-                        labels[i] = words[0, i] & low_mask
-                    for i in range(m - 1, 0, -1):  # Fisher-Yates
-                        other = below(i + 1, seed, n_done, keys[j], i)
-                        labels[i], labels[other] = labels[other], labels[i]
-                    for i in range(m):
-                        shuffled_words[0, i] = (words[0, i] & high_mask) | labels[i]
+                    _shuffle(words, m, key_shift, seed, n_done, keys[j], labels,
+                             shuffled_words)
                 score[0, 0] = -math.inf
                 if has_nominal and nominal:
                     splitter.search_nominal(shuffled_words, one_start, one_end, parents,
@@ -319,24 +359,8 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
             shuffled[j], at_least[j] = n_done, n_hits
             leaf = n_hits > limit or (not exact and n_hits >= leaf_from[n_done])
             split[j] = 1 if bounds[j] <= significance or not leaf else 0
-            # route the rows as the split does: left ones first
-            left, right = start, end
-            for i in range(m):
-                rank = np.int64(words[0, i] >> key_shift)
-                if rank == missing_rank[f]:
-                    to_left = missing_left[j] == 1
-                elif nominal:
-                    to_left = category_left[j, rank] == 1
-                else:
-                    to_left = rank <= cut_rank[j]
-                row = np.int64(words[0, i] & shifts[3])
-                if to_left:
-                    rows_out[left] = row
-                    left += 1
-                else:
-                    right -= 1
-                    rows_out[right] = row
-            n_left_out[j] = left - start
+            n_left_out[j] = _route(words, m, start, shifts, missing_rank[f], nominal,
+                                   category_left[j], cut_rank[j], missing_left[j], rows_out)
 
     flags = (two_classes, skip_runs, has_numeric, has_nominal, bound)
     return njit_form(test_level, "".join("1" if flag else "0" for flag in flags))

@@ -1,0 +1,206 @@
+"""S-pruning (dtcli/pruning/significance.py): permutation p-values against every label
+arrangement of tiny nodes, calibration on pure noise, the default mode against the
+exact one, and trees independent of the number of threads."""
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from dtcli import criteria
+from dtcli.engine.builder import StopRules, grow, prepare
+from dtcli.pruning.permutation import sequential_bounds
+from dtcli.pruning.significance import RISK, s_prune
+from dtcli.tree import TREE_LEAF
+
+
+def prepared_of(X, y):
+    d = X.shape[1]
+    return prepare(np.ascontiguousarray(X, dtype=np.float64), y.astype(np.int64), 2,
+                   np.zeros(d, np.uint8), np.zeros(d, np.int64))
+
+
+def fit(X, y, name, rules=StopRules()):
+    prepared = prepared_of(X, y)
+    engine = criteria.get(name).engine()
+    return grow(prepared, engine, rules), prepared, engine
+
+
+def hellinger_squared(parent, left, right):
+    """HDDT's two-class distance, squared (a p-value only sees the order of scores)."""
+    return sum((math.sqrt(side[1] / parent[1]) - math.sqrt(side[0] / parent[0])) ** 2
+               for side in (left, right))
+
+
+def partitions(x, min_leaf):
+    """Every split of a numeric column the search may take, as masks of the rows sent
+    left: each boundary between present values with the missing rows right and (if
+    any) left, and present against missing."""
+    missing = np.isnan(x)
+    values = np.unique(x[~missing])
+    out = [(~missing & (x <= a)) | (missing & to_left)
+           for a in values[:-1] for to_left in ((False, True) if missing.any() else (False,))]
+    if missing.any():
+        out.append(~missing)
+    return [p for p in out if min_leaf <= p.sum() <= len(x) - min_leaf]
+
+
+def enumerated_p_value(x, y, score, min_leaf=1):
+    """The permutation p-value over all label arrangements: the fraction whose best
+    split scores at least the observed labels' best (relative tolerance 1e-9)."""
+    splits = partitions(x, min_leaf)
+
+    def best(labels):
+        parent = [int((labels == 0).sum()), int((labels == 1).sum())]
+        return max(score(parent, [int((labels[s] == 0).sum()), int((labels[s] == 1).sum())],
+                         [int((labels[~s] == 0).sum()), int((labels[~s] == 1).sum())])
+                   for s in splits)
+
+    observed = best(y)
+    n, n1 = len(y), int(y.sum())
+    hits = total = 0
+    for ones in combinations(range(n), n1):
+        labels = np.zeros(n, np.int64)
+        labels[list(ones)] = 1
+        hits += best(labels) >= observed - 1e-9 * (1 + abs(observed))
+        total += 1
+    return hits / total
+
+
+def tiny_node(seed, n=12, with_missing=False):
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=n), 1)  # a few tied values
+    y = (x + rng.normal(scale=0.8, size=n) > 0).astype(np.int64)
+    y[:2] = (0, 1)  # both classes
+    if with_missing:
+        x[rng.choice(n, 2, replace=False)] = np.nan
+    return x, y
+
+
+@pytest.mark.parametrize("name, with_missing", [("gini", False), ("gini", True),
+                                                ("hddt", True)])
+def test_exact_mode_estimates_the_p_value_of_every_label_arrangement(name, with_missing,
+                                                                     reference):
+    score = hellinger_squared if name == "hddt" else reference.scores[name]
+    shuffles = 4000
+    for seed in range(3):
+        x, y = tiny_node(seed, with_missing=with_missing)
+        tree, prepared, engine = fit(x[:, None], y, name, StopRules(max_depth=1))
+        truth = enumerated_p_value(x, y, score)
+        result = s_prune(tree, prepared, engine, StopRules(), significance=0.5,
+                         permutations=shuffles, mode="exact", seed=seed)
+        assert result.n_shuffles[0] == shuffles
+        # the estimate is a binomial proportion around the true p-value
+        assert abs(result.p_values[0] - truth) <= 4 * math.sqrt(truth * (1 - truth) / shuffles) \
+            + 1e-9, (seed, truth)
+
+
+@pytest.mark.parametrize("name", ["gini", "entropy"])
+def test_the_hypergeometric_bound_is_at_least_the_p_value(name, reference):
+    checked = 0
+    for seed in range(8):
+        x, y = tiny_node(seed, n=14, with_missing=seed % 2 == 1)
+        tree, prepared, engine = fit(x[:, None], y, name, StopRules(max_depth=1))
+        # at significance 1 the default mode accepts any node whose bound is <= 1, unshuffled
+        result = s_prune(tree, prepared, engine, StopRules(), significance=1.0, seed=seed)
+        if result.n_shuffles[0] == 0 and not math.isnan(result.p_values[0]):
+            assert result.p_values[0] >= enumerated_p_value(x, y, reference.scores[name])
+            checked += 1
+    assert checked >= 4
+
+
+def test_sequential_bounds_are_clopper_pearson_boundaries():
+    t, s = 200, 0.05
+    split_at_most, leaf_from = sequential_bounds(np.int64(t), s, RISK)
+    level = RISK / t
+    for n in (1, 10, 57, 130, 200):
+        g = np.arange(n + 1)
+        splits = g[binom.cdf(g, n, s) <= level]
+        assert split_at_most[n] == (splits.max() if splits.size else -1)
+        leaves = g[binom.sf(g - 1, n, s) <= level]
+        assert leaf_from[n] == (leaves.min() if leaves.size else n + 1)
+
+
+@pytest.mark.parametrize("mode", ["exact", "default"])
+def test_on_pure_noise_the_root_splits_in_about_a_fraction_s_of_seeds(mode):
+    s, shuffles, seeds = 0.2, 40, 150
+    split = 0
+    for seed in range(seeds):
+        rng = np.random.default_rng(1000 + seed)
+        X = rng.normal(size=(60, 1))  # one feature: the test sees no choice among features
+        y = rng.integers(0, 2, 60)
+        tree, prepared, engine = fit(X, y, "gini", StopRules(max_depth=1))
+        result = s_prune(tree, prepared, engine, StopRules(), significance=s,
+                         permutations=shuffles, mode=mode, seed=seed)
+        split += result.tree.node_count > 1
+    # exact: P(at most s t of t shuffles reach a continuous null statistic) is
+    # (floor(s t) + 1) / (t + 1); ties only lower it
+    expected = (math.floor(s * shuffles) + 1) / (shuffles + 1)
+    spread = 4 * math.sqrt(expected * (1 - expected) / seeds)
+    assert s - spread <= split / seeds <= expected + spread
+
+
+@pytest.mark.parametrize("name", ["gini", "hddt"])
+def test_significance_one_keeps_the_whole_tree(name):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(200, 3))
+    y = rng.integers(0, 2, 200)
+    tree, prepared, engine = fit(X, y, name)
+    for mode in ("exact", "default"):
+        result = s_prune(tree, prepared, engine, StopRules(), significance=1.0,
+                         permutations=20, mode=mode, seed=3)
+        for array in tree.ARRAYS:
+            np.testing.assert_array_equal(getattr(result.tree, array), getattr(tree, array))
+        assert (result.n_shuffles[tree.children_left != TREE_LEAF] >= 0).all()
+
+
+def splits(result):
+    """The nodes of the grown tree that stay split."""
+    return result.kept[result.tree.children_left != TREE_LEAF]
+
+
+def test_both_modes_decide_alike_on_many_random_datasets():
+    s, shuffles = 0.05, 200
+    band = 3 * math.sqrt(s * (1 - s) / shuffles) + 1 / shuffles
+    compared = differ = 0
+    exact_cost = default_cost = 0
+    for seed in range(25):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(300, 3))
+        y = (X[:, 0] * rng.uniform(0, 1.5) + rng.normal(size=300) > 0).astype(np.int64)
+        tree, prepared, engine = fit(X, y, "gini")
+        runs = {mode: s_prune(tree, prepared, engine, StopRules(), significance=s,
+                              permutations=shuffles, mode=mode, seed=seed)
+                for mode in ("exact", "default")}
+        exact, default = runs["exact"], runs["default"]
+        both = (exact.n_shuffles >= 0) & (default.n_shuffles >= 0)
+        exact_split, default_split = (np.isin(np.flatnonzero(both), splits(r))
+                                      for r in (exact, default))
+        disagree = exact_split != default_split
+        # a disagreement is a node whose exact estimate is within Monte Carlo error of s
+        assert (np.abs(exact.p_values[both][disagree] - s) <= band).all(), seed
+        compared += both.sum()
+        differ += disagree.sum()
+        exact_cost += exact.n_shuffles[exact.n_shuffles > 0].sum()
+        default_cost += default.n_shuffles[both].sum()
+    assert compared >= 100 and differ <= 0.03 * compared
+    assert default_cost < 0.5 * exact_cost
+
+
+def test_the_same_tree_for_any_number_of_threads():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(6000, 3))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) * 0.3 + rng.normal(size=6000) > 0)
+    tree, prepared, engine = fit(X, y.astype(np.int64), "gini")
+    results = [s_prune(tree, prepared, engine, StopRules(), significance=0.05,
+                       permutations=100, seed=5, n_threads=n) for n in (1, 2)]
+    np.testing.assert_array_equal(results[0].p_values, results[1].p_values)
+    np.testing.assert_array_equal(results[0].n_shuffles, results[1].n_shuffles)
+    for array in tree.ARRAYS:
+        np.testing.assert_array_equal(getattr(results[0].tree, array),
+                                      getattr(results[1].tree, array))
+    assert 1 < results[0].tree.node_count < tree.node_count
