@@ -107,6 +107,17 @@ def test_exact_mode_estimates_the_p_value_of_every_label_arrangement(name, with_
 
 
 @pytest.mark.parametrize("name", ["gini", "entropy"])
+def test_default_mode_counts_the_p_value_of_two_class_decreases_exactly(name):
+    for seed in range(4):
+        x, y = tiny_node(seed, n=14)
+        tree, prepared, engine = fit(x[:, None], y, name, StopRules(max_depth=1))
+        # at significance 0 no bound accepts the node: the lattice count decides
+        result = s_prune(tree, prepared, engine, StopRules(), significance=0.0, seed=seed)
+        assert result.n_shuffles[0] == 0
+        assert result.p_values[0] == pytest.approx(enumerated_p_value(x, y, name), abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["gini", "entropy"])
 def test_the_hypergeometric_bound_is_at_least_the_p_value(name):
     checked = 0
     for seed in range(8):

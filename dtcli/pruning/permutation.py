@@ -89,9 +89,18 @@ def sequential_bounds(n_shuffles, significance, risk):
     return split_at_most, leaf_from
 
 
+@njit
+def log_factorials(n):
+    """ln k! for k = 0..n (lgamma, not a running sum of logs, whose rounding grows)."""
+    out = np.empty(n + 1)
+    for k in range(n + 1):
+        out[k] = math.lgamma(k + 1.0)
+    return out
+
+
 @inline_njit
-def _log_choose(n, k):
-    return math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
+def _log_choose(n, k, log_fact):
+    return log_fact[np.int64(n)] - log_fact[np.int64(k)] - log_fact[np.int64(n - k)]
 
 
 @njit
@@ -105,7 +114,7 @@ def _decrease(code, params, tables, parent, n_parent, n_left, k, node, term):
 
 
 @njit
-def _tails(n, n1, n_left, upper, lower, log_all):
+def _tails(n, n1, n_left, upper, lower, log_fact):
     """P(K >= upper) + P(K <= lower) for K hypergeometric (n rows, n1 of class 1,
     n_left drawn), each tail bounded by its first term over 1 - the ratio of
     successive terms: the ratios fall away from the mode (the pmf is log-concave),
@@ -116,20 +125,98 @@ def _tails(n, n1, n_left, upper, lower, log_all):
         ratio = (n1 - upper) * (n_left - upper) / ((upper + 1.0) * (n0 - n_left + upper + 1.0))
         if ratio >= 1.0:
             return 1.0
-        total += math.exp(_log_choose(n1, upper) + _log_choose(n0, n_left - upper)
-                          - log_all) / (1.0 - ratio)
+        total += math.exp(_log_choose(n1, upper, log_fact)
+                          + _log_choose(n0, n_left - upper, log_fact)
+                          - _log_choose(n, n_left, log_fact)) / (1.0 - ratio)
     if lower >= max(0.0, n_left - n0):
         ratio = lower * (n0 - n_left + lower) / ((n1 - lower + 1.0) * (n_left - lower + 1.0))
         if ratio >= 1.0:
             return 1.0
-        total += math.exp(_log_choose(n1, lower) + _log_choose(n0, n_left - lower)
-                          - log_all) / (1.0 - ratio)
+        total += math.exp(_log_choose(n1, lower, log_fact)
+                          + _log_choose(n0, n_left - lower, log_fact)
+                          - _log_choose(n, n_left, log_fact)) / (1.0 - ratio)
     return total
 
 
 @njit
+def _band(code, params, tables, parent, n, n_left, node, term, bar, a, b):
+    """(a, b): a split sending n_left of the node's n rows left scores at least `bar`
+    exactly when its class-1 count K is <= a or >= b (the score is convex in K,
+    0 at K's mean; a < K's least value or b > its largest: no such K). Walked
+    from a previous threshold's (a, b), which differ little."""
+    n1 = parent[1]
+    mean = n_left * n1 / n
+    k_max, k_min = min(n_left, n1), max(0.0, n_left - (n - n1))
+    b = min(max(b, math.ceil(mean)), k_max + 1.0)
+    while b - 1.0 >= math.ceil(mean) and _decrease(code, params, tables, parent, n, n_left,
+                                                 b - 1.0, node, term) >= bar:
+        b -= 1.0
+    while b <= k_max and _decrease(code, params, tables, parent, n, n_left, b, node,
+                                   term) < bar:
+        b += 1.0
+    a = max(min(a, math.floor(mean)), k_min - 1.0)
+    while a + 1.0 <= math.floor(mean) and _decrease(code, params, tables, parent, n, n_left,
+                                                  a + 1.0, node, term) >= bar:
+        a += 1.0
+    while a >= k_min and _decrease(code, params, tables, parent, n, n_left, a, node,
+                                   term) < bar:
+        a -= 1.0
+    return a, b
+
+
+@njit
+def _lattice_p_value(words, m, min_leaf, shifts, code, params, tables, counts, bar):
+    """The exact permutation p-value of a two-class impurity decrease on a numeric
+    feature with no missing values (unit weights): no shuffles.
+
+    In the node's sorted order, the class-1 counts K_i of the first i rows of a
+    shuffle form a path from (0, 0) to (n, n1), every path equally likely, and
+    K_i moves up with probability (n1 - K_i) / (n - i). The shuffled best score
+    is below `bar` exactly when, at every threshold the search may take, K_i
+    stays strictly between that threshold's a and b (`_band`). So
+    1 - p = P(the path stays in the band), carried forward row by row over the
+    band's width only."""
+    n, n1 = float(m), counts[1]
+    n0 = counts[0]
+    parent = (counts[0], counts[1])
+    parent_array = np.empty(2)
+    parent_array[0], parent_array[1] = counts[0], counts[1]
+    node = np.zeros((NODE_ROWS, 2))
+    term = node_term(code, params, tables, parent_array, n, node)
+    key_shift = shifts[0]
+    top = np.int64(n1)
+    prob = np.zeros(top + 2)
+    step = np.zeros(top + 2)
+    prob[0] = 1.0
+    lo, hi = 0, 0  # K values that may hold probability
+    a, b = 0.0, n1
+    for i in range(m):  # rows placed: i, then i + 1
+        new_hi = min(hi + 1, top)
+        for k in range(lo, new_hi + 1):
+            stays = prob[k] * (n0 - (i - k)) if k <= hi else 0.0
+            rises = prob[k - 1] * (n1 - (k - 1)) if k - 1 >= lo else 0.0
+            step[k] = (stays + rises) / (n - i)
+        prob, step = step, prob
+        hi = new_hi
+        if i + 1 < m and (words[0, i + 1] >> key_shift) == (words[0, i] >> key_shift):
+            continue
+        n_left = i + 1.0
+        if n_left < min_leaf or n - n_left < min_leaf:
+            continue
+        a, b = _band(code, params, tables, parent, n, n_left, node, term, bar, a, b)
+        lo = max(lo, np.int64(a) + 1)
+        hi = min(hi, np.int64(b) - 1)
+        if lo > hi:
+            return 1.0
+    stay = 0.0
+    for k in range(lo, hi + 1):
+        stay += prob[k]
+    return min(max(1.0 - stay, 0.0), 1.0)
+
+
+@njit
 def _hypergeometric_bound(words, m, stop, n_miss, min_leaf, shifts, code, params, tables,
-                          counts, bar, limit):
+                          counts, bar, limit, log_fact):
     """An upper bound on the permutation p-value of a two-class impurity decrease on
     a numeric feature (unit weights), or a number above `limit` once the bound
     exceeds it.
@@ -149,7 +236,6 @@ def _hypergeometric_bound(words, m, stop, n_miss, min_leaf, shifts, code, params
     parent_array[0], parent_array[1] = counts[0], counts[1]
     node = np.zeros((NODE_ROWS, 2))
     term = node_term(code, params, tables, parent_array, n, node)
-    log_all_of = math.lgamma(n + 1.0)
     key_shift = shifts[0]
     total = 0.0
     upper = np.zeros(2)  # per direction of the missing rows: the walked b and a
@@ -163,28 +249,23 @@ def _hypergeometric_bound(words, m, stop, n_miss, min_leaf, shifts, code, params
             n_left = i + 1.0 + (n_miss if direction == 1 else 0.0)
             if n_left < min_leaf or n - n_left < min_leaf:
                 continue
-            mean = n_left * n1 / n
-            k_max, k_min = min(n_left, n1), max(0.0, n_left - (n - n1))
-            b = min(max(upper[direction], math.ceil(mean)), k_max + 1.0)
-            while b - 1.0 >= math.ceil(mean) and _decrease(code, params, tables, parent, n,
-                                                         n_left, b - 1.0, node, term) >= bar:
-                b -= 1.0
-            while b <= k_max and _decrease(code, params, tables, parent, n, n_left, b, node,
-                                           term) < bar:
-                b += 1.0
-            a = max(min(lower[direction], math.floor(mean)), k_min - 1.0)
-            while a + 1.0 <= math.floor(mean) and _decrease(code, params, tables, parent, n,
-                                                          n_left, a + 1.0, node, term) >= bar:
-                a += 1.0
-            while a >= k_min and _decrease(code, params, tables, parent, n, n_left, a, node,
-                                           term) < bar:
-                a -= 1.0
+            a, b = _band(code, params, tables, parent, n, n_left, node, term, bar,
+                         lower[direction], upper[direction])
             upper[direction], lower[direction] = b, a
-            log_all = log_all_of - math.lgamma(n_left + 1.0) - math.lgamma(n - n_left + 1.0)
-            total += _tails(n, n1, n_left, b, a, log_all)
+            total += _tails(n, n1, n_left, b, a, log_fact)
             if total > limit:
                 return total
     return total
+
+
+@njit
+def ranks_by_row(words, key_shift, row_mask):
+    """(features x rows) int64: the rank (category for nominal features) of every row."""
+    ranks = np.empty(words.shape, np.int64)
+    for f in range(words.shape[0]):
+        for i in range(words.shape[1]):
+            ranks[f, np.int64(words[f, i] & row_mask)] = np.int64(words[f, i] >> key_shift)
+    return ranks
 
 
 @njit
@@ -252,21 +333,23 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
         data = (rank_of (features x rows: each row's rank per feature), y, weights,
         unit_weight, is_nominal, missing_rank, n_categories, shifts, min_leaf);
         criterion = (code, params, tables);
-        test = (seed, n_shuffles, significance, exact, split_at_most, leaf_from);
+        test = (seed, n_shuffles, significance, exact, split_at_most, leaf_from,
+        ln k! for k = 0..rows (`log_factorials`; the bound's));
         level = (rows_in, rows_out, starts, ends, features, cut_rank, missing_left,
         category_left, counts, keys): node j's rows are rows_in[starts[j]:ends[j]],
         its split sends present ranks <= cut_rank[j] (numeric) or the categories
         category_left[j] marks (nominal) left;
-        out = (observed score, shuffles scored, shuffles at least as good, the
-        hypergeometric bound (inf if not computed), rows sent left, whether it splits).
+        out = (observed score, shuffles scored, shuffles at least as good, the p-value
+        computed without shuffles (the hypergeometric bound if it is at most s, else
+        the lattice path p-value; inf if none), rows sent left, whether it splits).
         """
         rank_of, y, weights, unit_weight, is_nominal, missing_rank, n_categories, shifts, \
             min_leaf = data
         code, params, tables = criterion
-        seed, n_shuffles, significance, exact, split_at_most, leaf_from = test
+        seed, n_shuffles, significance, exact, split_at_most, leaf_from, log_fact = test
         rows_in, rows_out, starts, ends, features, cut_rank, missing_left, category_left, \
             counts, keys = level
-        observed, shuffled, at_least, bounds, n_left_out, split = out
+        observed, shuffled, at_least, computed, n_left_out, split = out
         key_shift = shifts[0]
         n_classes = counts.shape[1]
         capacity = 1
@@ -300,7 +383,7 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
             stop = m
             while stop > 0 and np.int64(words[0, stop - 1] >> key_shift) == missing_rank[f]:
                 stop -= 1
-            bounds[j] = math.inf
+            computed[j] = math.inf
             bar = math.inf
             n_done, n_hits = 0, 0
             for i in range(m):  # trial -1 scores the node's own labels
@@ -350,15 +433,22 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
                     observed[j] = score[0, 0]
                     bar = score[0, 0] - splitter.TIE_EPS * (1.0 + abs(score[0, 0]))
                     if bound and not nominal and not exact:
-                        bounds[j] = _hypergeometric_bound(words, m, stop, m - stop, min_leaf,
-                                                          shifts, code, params, tables,
-                                                          counts[j], bar, significance)
-                        if bounds[j] <= significance:
+                        computed[j] = _hypergeometric_bound(words, m, stop, m - stop, min_leaf,
+                                                            shifts, code, params, tables,
+                                                            counts[j], bar, significance,
+                                                            log_fact)
+                        if computed[j] > significance and stop == m:
+                            computed[j] = _lattice_p_value(words, m, min_leaf, shifts, code,
+                                                           params, tables, counts[j], bar)
+                        if computed[j] <= significance or stop == m:
                             break
                 trial += 1
             shuffled[j], at_least[j] = n_done, n_hits
-            leaf = n_hits > limit or (not exact and n_hits >= leaf_from[n_done])
-            split[j] = 1 if bounds[j] <= significance or not leaf else 0
+            if computed[j] < math.inf:
+                leaf = computed[j] > significance
+            else:
+                leaf = n_hits > limit or (not exact and n_hits >= leaf_from[n_done])
+            split[j] = 0 if leaf else 1
             n_left_out[j] = _route(words, m, start, shifts, missing_rank[f], nominal,
                                    category_left[j], cut_rank[j], missing_left[j], rows_out)
 

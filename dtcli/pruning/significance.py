@@ -112,7 +112,8 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
     row's rank per feature is read.
     """
     check_parameters(significance, permutations, mode)
-    from dtcli.pruning.permutation import level_tester, node_keys, sequential_bounds
+    from dtcli.pruning.permutation import (level_tester, log_factorials, node_keys,
+                                           ranks_by_row, sequential_bounds)
 
     n_threads = n_threads or os.cpu_count() or 1
     exact = mode == "exact"
@@ -125,13 +126,13 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
     s = prepared.sorted
     shifts = (np.uint64(s.key_shift), np.uint64(s.class_shift), np.uint64(s.class_mask),
               np.uint64(s.row_mask))
-    data = (_ranks_by_row(prepared), prepared.y, np.ones(1) if unit_weight else weights,
+    data = (ranks_by_row(s.words, shifts[0], shifts[3]), prepared.y, np.ones(1) if unit_weight else weights,
             unit_weight, prepared.is_nominal, s.missing_rank, prepared.n_categories, shifts,
             np.int64(rules.min_samples_leaf))
     split_at_most, leaf_from = sequential_bounds(np.int64(permutations), float(significance),
                                                  RISK)
     test = (np.int64(seed), np.int64(permutations), float(significance), exact, split_at_most,
-            leaf_from)
+            leaf_from, log_factorials(np.int64(rows.shape[0])))
     tester = level_tester(two_classes, skips_runs(criterion, prepared.n_classes),
                           bool((prepared.is_nominal == 0).any()),
                           bool((prepared.is_nominal == 1).any()),
@@ -159,11 +160,11 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
                np.empty(m, np.int64), np.empty(m, np.uint8))
         run_chunks(tester, m, n_threads, WORK_PER_ROW * int((ends - starts).sum()), data, crit,
                    test, level, out)
-        _, shuffled, at_least, bounds, n_left, split = out
+        _, shuffled, at_least, computed, n_left, split = out
         n_shuffles[ids] = shuffled
         with np.errstate(invalid="ignore", divide="ignore"):
             p_values[ids] = np.where(shuffled > 0, at_least / np.maximum(shuffled, 1),
-                                     np.where(np.isfinite(bounds), bounds, np.nan))
+                                     np.where(np.isfinite(computed), computed, np.nan))
         make_leaf[ids] = split == 0
         left, right = tree.children_left[ids], tree.children_right[ids]
         if not np.array_equal(n_left, tree.n_node_samples[left]):
@@ -176,16 +177,6 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
         ids, starts, ends = child_ids[inner], child_starts[inner], child_ends[inner]
         source = 1 - source
     return SPruning(compact(tree, make_leaf), p_values, n_shuffles, _kept(tree, make_leaf))
-
-
-def _ranks_by_row(prepared: Prepared) -> np.ndarray:
-    """(features x rows) int64: the rank (category for nominal features) of every row."""
-    s = prepared.sorted
-    words = s.words
-    ranks = np.empty(words.shape, np.int64)
-    rows = (words & np.uint64(s.row_mask)).astype(np.int64)
-    np.put_along_axis(ranks, rows, (words >> np.uint64(s.key_shift)).astype(np.int64), axis=1)
-    return ranks
 
 
 def _cut_ranks(tree: Tree, prepared: Prepared, ids: np.ndarray) -> np.ndarray:
