@@ -181,16 +181,20 @@ def splits(result):
     return result.kept[result.tree.children_left != TREE_LEAF]
 
 
-def test_both_modes_decide_alike_on_many_random_datasets():
+@pytest.mark.parametrize("name", ["gini", "hddt"])
+def test_both_modes_decide_alike_on_many_random_datasets(name):
+    """Missing values and HDDT keep nodes from the exact counts: the default mode's
+    sequential stops decide them."""
     s, shuffles = 0.05, 200
     band = 3 * math.sqrt(s * (1 - s) / shuffles) + 1 / shuffles
     compared = differ = 0
-    exact_cost = default_cost = 0
+    exact_cost = default_cost = stopped_early = 0
     for seed in range(25):
         rng = np.random.default_rng(seed)
         X = rng.normal(size=(300, 3))
         y = (X[:, 0] * rng.uniform(0, 1.5) + rng.normal(size=300) > 0).astype(np.int64)
-        tree, prepared, engine = fit(X, y, "gini")
+        X[rng.random(X.shape) < 0.1] = np.nan
+        tree, prepared, engine = fit(X, y, name)
         runs = {mode: s_prune(tree, prepared, engine, StopRules(), significance=s,
                               permutations=shuffles, mode=mode, seed=seed)
                 for mode in ("exact", "default")}
@@ -205,8 +209,9 @@ def test_both_modes_decide_alike_on_many_random_datasets():
         differ += disagree.sum()
         exact_cost += exact.n_shuffles[exact.n_shuffles > 0].sum()
         default_cost += default.n_shuffles[both].sum()
-    assert compared >= 100 and differ <= 0.03 * compared
-    assert default_cost < 0.5 * exact_cost
+        stopped_early += ((default.n_shuffles > 0) & (default.n_shuffles < shuffles)).sum()
+    assert compared >= 100 and differ <= 0.1 * compared
+    assert default_cost < 0.8 * exact_cost and stopped_early >= 50
 
 
 def test_the_same_tree_for_any_number_of_threads():
