@@ -73,20 +73,39 @@ def sequential_bounds(n_shuffles, significance, risk):
             else:
                 split_at_most[n] = n - 1
         return split_at_most, leaf_from
-    log_s, log_rest = math.log(significance), math.log1p(-significance)
+    odds = math.log(significance) - math.log1p(-significance)
     for n in range(1, n_shuffles + 1):
-        total = math.lgamma(n + 1.0)
+        log_pmf = n * math.log1p(-significance)  # ln P(Bin(n, s) = 0)
         below_g = 0.0  # P(Bin(n, s) <= g - 1)
         for g in range(n + 1):
-            pmf = math.exp(total - math.lgamma(g + 1.0) - math.lgamma(n - g + 1.0)
-                           + g * log_s + (n - g) * log_rest)
             if 1.0 - below_g <= level:  # P(>= g) = 1 - P(<= g - 1)
                 leaf_from[n] = g
                 break
-            below_g += pmf
+            below_g += math.exp(log_pmf)
             if below_g <= level:
                 split_at_most[n] = g
+            log_pmf += math.log((n - g) / (g + 1.0)) + odds
     return split_at_most, leaf_from
+
+
+@njit
+def kept_nodes(children_left, children_right, make_leaf):
+    """The nodes compact(tree, make_leaf) keeps, in order: none below a node made a
+    leaf."""
+    cut_off = np.zeros(children_left.shape[0], np.bool_)
+    n_kept = 0
+    for node in range(children_left.shape[0]):  # parents come before children
+        n_kept += not cut_off[node]
+        if children_left[node] >= 0 and (cut_off[node] or make_leaf[node]):
+            cut_off[children_left[node]] = True
+            cut_off[children_right[node]] = True
+    kept = np.empty(n_kept, np.int64)
+    n_kept = 0
+    for node in range(children_left.shape[0]):
+        if not cut_off[node]:
+            kept[n_kept] = node
+            n_kept += 1
+    return kept
 
 
 @njit
@@ -331,23 +350,24 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
         """Test nodes lo..hi-1 of a level and route their rows.
 
         data = (rank_of (features x rows: each row's rank per feature), y, weights,
-        unit_weight, is_nominal, missing_rank, n_categories, shifts, min_leaf);
+        unit_weight, is_nominal, missing_rank, n_categories, values, offsets (the
+        numeric features' values by rank, presort.py), shifts, min_leaf);
         criterion = (code, params, tables);
         test = (seed, n_shuffles, significance, exact, split_at_most, leaf_from,
         ln k! for k = 0..rows (`log_factorials`; the bound's));
-        level = (rows_in, rows_out, starts, ends, features, cut_rank, missing_left,
+        level = (rows_in, rows_out, starts, ends, features, thresholds, missing_left,
         category_left, counts, keys): node j's rows are rows_in[starts[j]:ends[j]],
-        its split sends present ranks <= cut_rank[j] (numeric) or the categories
+        its split sends present values <= thresholds[j] (numeric) or the categories
         category_left[j] marks (nominal) left;
         out = (observed score, shuffles scored, shuffles at least as good, the p-value
         computed without shuffles (the hypergeometric bound if it is at most s, else
         the lattice path p-value; inf if none), rows sent left, whether it splits).
         """
-        rank_of, y, weights, unit_weight, is_nominal, missing_rank, n_categories, shifts, \
-            min_leaf = data
+        rank_of, y, weights, unit_weight, is_nominal, missing_rank, n_categories, values, \
+            offsets, shifts, min_leaf = data
         code, params, tables = criterion
         seed, n_shuffles, significance, exact, split_at_most, leaf_from, log_fact = test
-        rows_in, rows_out, starts, ends, features, cut_rank, missing_left, category_left, \
+        rows_in, rows_out, starts, ends, features, thresholds, missing_left, category_left, \
             counts, keys = level
         observed, shuffled, at_least, computed, n_left_out, split = out
         key_shift = shifts[0]
@@ -449,8 +469,12 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
             else:
                 leaf = n_hits > limit or (not exact and n_hits >= leaf_from[n_done])
             split[j] = 0 if leaf else 1
+            cut_rank = -1
+            if not nominal:  # the largest rank the threshold sends left
+                cut_rank = np.searchsorted(values[offsets[f]:offsets[f + 1]], thresholds[j],
+                                           side="right") - 1
             n_left_out[j] = _route(words, m, start, shifts, missing_rank[f], nominal,
-                                   category_left[j], cut_rank[j], missing_left[j], rows_out)
+                                   category_left[j], cut_rank, missing_left[j], rows_out)
 
     flags = (two_classes, skip_runs, has_numeric, has_nominal, bound)
     return njit_form(test_level, "".join("1" if flag else "0" for flag in flags))

@@ -48,6 +48,7 @@ where none were (`n_shuffles` 0).
 """
 from __future__ import annotations
 
+import functools
 import numbers
 import os
 from dataclasses import dataclass
@@ -112,8 +113,8 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
     row's rank per feature is read.
     """
     check_parameters(significance, permutations, mode)
-    from dtcli.pruning.permutation import (level_tester, log_factorials, node_keys,
-                                           ranks_by_row, sequential_bounds)
+    from dtcli.pruning.permutation import (kept_nodes, level_tester, log_factorials,
+                                           node_keys, ranks_by_row)
 
     n_threads = n_threads or os.cpu_count() or 1
     exact = mode == "exact"
@@ -127,10 +128,9 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
     shifts = (np.uint64(s.key_shift), np.uint64(s.class_shift), np.uint64(s.class_mask),
               np.uint64(s.row_mask))
     data = (ranks_by_row(s.words, shifts[0], shifts[3]), prepared.y, np.ones(1) if unit_weight else weights,
-            unit_weight, prepared.is_nominal, s.missing_rank, prepared.n_categories, shifts,
-            np.int64(rules.min_samples_leaf))
-    split_at_most, leaf_from = sequential_bounds(np.int64(permutations), float(significance),
-                                                 RISK)
+            unit_weight, prepared.is_nominal, s.missing_rank, prepared.n_categories, s.values,
+            s.offsets, shifts, np.int64(rules.min_samples_leaf))
+    split_at_most, leaf_from = _sequential_bounds(int(permutations), float(significance))
     test = (np.int64(seed), np.int64(permutations), float(significance), exact, split_at_most,
             leaf_from, log_factorials(np.int64(rows.shape[0])))
     tester = level_tester(two_classes, skips_runs(criterion, prepared.n_classes),
@@ -153,7 +153,7 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
         m = ids.shape[0]
         features = tree.feature[ids]
         level = (buffers[source], buffers[1 - source], starts, ends, features,
-                 _cut_ranks(tree, prepared, ids), tree.missing_left[ids],
+                 tree.threshold[ids], tree.missing_left[ids],
                  np.ascontiguousarray(tree.category_left[ids]),
                  np.ascontiguousarray(tree.value[ids]), keys[ids])
         out = (np.empty(m), np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m),
@@ -176,26 +176,17 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
         inner = tree.children_left[child_ids] != TREE_LEAF
         ids, starts, ends = child_ids[inner], child_starts[inner], child_ends[inner]
         source = 1 - source
-    return SPruning(compact(tree, make_leaf), p_values, n_shuffles, _kept(tree, make_leaf))
+    return SPruning(compact(tree, make_leaf), p_values, n_shuffles,
+                    kept_nodes(tree.children_left, tree.children_right, make_leaf))
 
 
-def _cut_ranks(tree: Tree, prepared: Prepared, ids: np.ndarray) -> np.ndarray:
-    """Per node, the largest rank of its numeric feature that its threshold sends left
-    (-1 for a nominal split)."""
-    s = prepared.sorted
-    cuts = np.full(ids.shape[0], -1, np.int64)
-    for j, node in enumerate(ids):
-        f = tree.feature[node]
-        if prepared.is_nominal[f] == 0:
-            values = s.values[s.offsets[f]:s.offsets[f + 1]]
-            cuts[j] = np.searchsorted(values, tree.threshold[node], side="right") - 1
-    return cuts
+@functools.lru_cache(maxsize=8)
+def _sequential_bounds(permutations: int, significance: float):
+    """permutation.sequential_bounds at RISK, once per (t, s) (every fold of a
+    cross-validation asks again)."""
+    from dtcli.pruning.permutation import sequential_bounds
 
-
-def _kept(tree: Tree, make_leaf: np.ndarray) -> np.ndarray:
-    """The nodes compact(tree, make_leaf) keeps, in order: none below a node made a leaf."""
-    cut_off = np.zeros(tree.node_count, bool)
-    for node in range(tree.node_count):  # parents come before children
-        if tree.children_left[node] != TREE_LEAF and (cut_off[node] or make_leaf[node]):
-            cut_off[tree.children_left[node]] = cut_off[tree.children_right[node]] = True
-    return np.flatnonzero(~cut_off)
+    bounds = sequential_bounds(np.int64(permutations), significance, RISK)
+    for array in bounds:
+        array.flags.writeable = False
+    return bounds
