@@ -68,9 +68,10 @@ MODES = ("default", "exact")
 RISK = 1e-3
 # Two-class impurity decreases of a concave impurity: the hypergeometric bound holds.
 BOUNDED_CODES = (GINI, ENTROPY)
-# Scans of a node's rows per unit of parallel work (threads.run_chunks): a test scans
-# its rows tens to thousands of times.
-WORK_PER_ROW = 64
+# Units of parallel work (threads.run_chunks: about a row scanned) per row of a
+# tested node without shuffles (the bound and the lattice count); with shuffles,
+# one per shuffle.
+WORK_PER_ROW = 32
 
 
 @dataclass(frozen=True)
@@ -158,8 +159,9 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
                  np.ascontiguousarray(tree.value[ids]), keys[ids])
         out = (np.empty(m), np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m),
                np.empty(m, np.int64), np.empty(m, np.uint8))
-        run_chunks(tester, m, n_threads, WORK_PER_ROW * int((ends - starts).sum()), data, crit,
-                   test, level, out)
+        run_chunks(tester, m, n_threads,
+                   (permutations if exact else WORK_PER_ROW) * int((ends - starts).sum()), data,
+                   crit, test, level, out)
         _, shuffled, at_least, computed, n_left, split = out
         n_shuffles[ids] = shuffled
         with np.errstate(invalid="ignore", divide="ignore"):
