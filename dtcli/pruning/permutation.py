@@ -157,6 +157,17 @@ def _tails(n, n1, n_left, upper, lower, log_fact):
     return total
 
 
+@inline_njit
+def _two_class_node(code, params, tables, counts):
+    """(parent counts as a pair, the criterion's scratch and node term) of a two-class
+    node, for `_decrease`."""
+    parent_array = np.empty(2)
+    parent_array[0], parent_array[1] = counts[0], counts[1]
+    node = np.zeros((NODE_ROWS, 2))
+    term = node_term(code, params, tables, parent_array, counts[0] + counts[1], node)
+    return (counts[0], counts[1]), node, term
+
+
 @njit
 def _band(code, params, tables, parent, n, n_left, node, term, bar, a, b):
     """(a, b): a split sending n_left of the node's n rows left scores at least `bar`
@@ -197,11 +208,7 @@ def _lattice_p_value(words, m, min_leaf, shifts, code, params, tables, counts, b
     band's width only."""
     n, n1 = float(m), counts[1]
     n0 = counts[0]
-    parent = (counts[0], counts[1])
-    parent_array = np.empty(2)
-    parent_array[0], parent_array[1] = counts[0], counts[1]
-    node = np.zeros((NODE_ROWS, 2))
-    term = node_term(code, params, tables, parent_array, n, node)
+    parent, node, term = _two_class_node(code, params, tables, counts)
     key_shift = shifts[0]
     top = np.int64(n1)
     prob = np.zeros(top + 2)
@@ -250,11 +257,7 @@ def _hypergeometric_bound(words, m, stop, n_miss, min_leaf, shifts, code, params
     P(K <= a) + P(K >= b) (`_tails`). a and b move little from one threshold to
     the next, so they are walked, not searched."""
     n, n1 = float(m), counts[1]
-    parent = (counts[0], counts[1])
-    parent_array = np.empty(2)
-    parent_array[0], parent_array[1] = counts[0], counts[1]
-    node = np.zeros((NODE_ROWS, 2))
-    term = node_term(code, params, tables, parent_array, n, node)
+    parent, node, term = _two_class_node(code, params, tables, counts)
     key_shift = shifts[0]
     total = 0.0
     upper = np.zeros(2)  # per direction of the missing rows: the walked b and a
