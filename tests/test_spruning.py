@@ -65,10 +65,20 @@ def partitions(x, min_leaf):
     return np.array([p for p in out if min_leaf <= p.sum() <= len(x) - min_leaf])
 
 
-def enumerated_p_value(x, y, name, min_leaf=1):
+def subsets(x):
+    """Every split of a nominal column without missing values: the rows of each
+    proper subset of its categories (one of each complementary pair)."""
+    present = np.unique(x)
+    return np.array([np.isin(x, chosen) for size in range(1, len(present))
+                     for chosen in combinations(present[1:], size)]
+                    + [np.isin(x, present[:1])])
+
+
+def enumerated_p_value(x, y, name, min_leaf=1, splits=None):
     """The permutation p-value over all label arrangements: the fraction whose best
-    split scores at least the observed labels' best (relative tolerance 1e-9)."""
-    splits = partitions(x, min_leaf).astype(np.int64)  # (splits, rows)
+    split (of `splits`, masks of the rows sent left; by default every numeric split)
+    scores at least the observed labels' best (relative tolerance 1e-9)."""
+    splits = (partitions(x, min_leaf) if splits is None else splits).astype(np.int64)
     n, n1 = len(y), int(y.sum())
     arrangements = np.zeros((math.comb(n, n1), n), np.int64)
     for i, ones in enumerate(combinations(range(n), n1)):
@@ -102,6 +112,25 @@ def test_exact_mode_estimates_the_p_value_of_every_label_arrangement(name, with_
                          permutations=shuffles, mode="exact", seed=seed)
         assert result.n_shuffles[0] == shuffles
         # the estimate is a binomial proportion around the true p-value
+        assert abs(result.p_values[0] - truth) <= 4 * math.sqrt(truth * (1 - truth) / shuffles) \
+            + 1e-9, (seed, truth)
+
+
+def test_a_nominal_split_is_tested_over_every_subset_of_its_categories():
+    """For two classes the engine's ordering of the categories finds the best subset
+    of a concave impurity (Breiman et al. 1984): the reference tries every one."""
+    shuffles = 4000
+    rng = np.random.default_rng(4)
+    for seed in range(2):
+        x = rng.integers(0, 4, 12).astype(float)
+        y = ((x >= 2) ^ (rng.random(12) < 0.2)).astype(np.int64)
+        y[:2] = (0, 1)
+        prepared = prepare(x[:, None], y, 2, np.ones(1, np.uint8), np.full(1, 4, np.int64))
+        engine = criteria.get("gini").engine()
+        tree = grow(prepared, engine, StopRules(max_depth=1))
+        truth = enumerated_p_value(x, y, "gini", splits=subsets(x))
+        result = s_prune(tree, prepared, engine, StopRules(), significance=0.5,
+                         permutations=shuffles, mode="exact", seed=seed)
         assert abs(result.p_values[0] - truth) <= 4 * math.sqrt(truth * (1 - truth) / shuffles) \
             + 1e-9, (seed, truth)
 
