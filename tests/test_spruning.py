@@ -257,3 +257,7 @@ def test_the_same_tree_for_any_number_of_threads():
         np.testing.assert_array_equal(getattr(results[0].tree, array),
                                       getattr(results[1].tree, array))
     assert 1 < results[0].tree.node_count < tree.node_count
+    # a growth in the prepared data's own buffer (reuse=False) writes over its words
+    grow(prepared, engine, StopRules(), reuse=False)
+    with pytest.raises(ValueError, match="reuse=True"):
+        s_prune(tree, prepared, engine, StopRules(), permutations=10, seed=5)

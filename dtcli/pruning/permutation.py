@@ -282,11 +282,17 @@ def _hypergeometric_bound(words, m, stop, n_miss, min_leaf, shifts, code, params
 
 @njit
 def ranks_by_row(words, key_shift, row_mask):
-    """(features x rows) int64: the rank (category for nominal features) of every row."""
-    ranks = np.empty(words.shape, np.int64)
+    """(features x rows) int64: the rank (category for nominal features) of every row;
+    None if some feature's words do not hold every row once (words a growth with
+    reuse=False wrote over)."""
+    ranks = np.full(words.shape, -1, np.int64)
     for f in range(words.shape[0]):
         for i in range(words.shape[1]):
             ranks[f, np.int64(words[f, i] & row_mask)] = np.int64(words[f, i] >> key_shift)
+    for f in range(words.shape[0]):
+        for row in range(words.shape[1]):
+            if ranks[f, row] < 0:
+                return None
     return ranks
 
 

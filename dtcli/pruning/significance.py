@@ -109,9 +109,9 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
     its stop rules (min_samples_leaf is the search's); `weights` its row
     weights. The shuffles are keyed by `seed` (rng.seed_of(random_state)),
     `stream` and each node's path from the root (permutation.node_keys): the
-    result depends on nothing else, not on `n_threads`. The prepared data's
-    words may have been reordered by a growth with reuse=False: only each
-    row's rank per feature is read.
+    result depends on nothing else, not on `n_threads`. `prepared` must be as
+    `prepare` made it: grown from with reuse=True (the default), which copies its
+    words; a growth with reuse=False writes over them (ValueError here).
     """
     check_parameters(significance, permutations, mode)
     from dtcli.pruning.permutation import (kept_nodes, level_tester, log_factorials,
@@ -128,7 +128,11 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
     s = prepared.sorted
     shifts = (np.uint64(s.key_shift), np.uint64(s.class_shift), np.uint64(s.class_mask),
               np.uint64(s.row_mask))
-    data = (ranks_by_row(s.words, shifts[0], shifts[3]), prepared.y, np.ones(1) if unit_weight else weights,
+    ranks = ranks_by_row(s.words, shifts[0], shifts[3])
+    if ranks is None:
+        raise ValueError("the prepared data was overwritten by a growth with reuse=False: "
+                         "grow with reuse=True (the default) before S-pruning")
+    data = (ranks, prepared.y, np.ones(1) if unit_weight else weights,
             unit_weight, prepared.is_nominal, s.missing_rank, prepared.n_categories, s.values,
             s.offsets, shifts, np.int64(rules.min_samples_leaf))
     split_at_most, leaf_from = _sequential_bounds(int(permutations), float(significance))
