@@ -15,13 +15,19 @@ number, node key, draw), so a node's shuffles depend only on the node).
 
 The node's result: how many shuffles were scored and how many scored at
 least G (up to the engine's tie tolerance, splitter.TIE_EPS); in the default
-mode also a bound on the p-value where one proves it small (two-class
-impurity decreases: `_hypergeometric_bound`). Then the node's rows are
+mode, for two-class decreases of a concave impurity, the p-value without
+shuffles where it can be had: a bound that proves it small
+(`_hypergeometric_bound`), or its exact value over all shuffles
+(`_lattice_p_value`). Then the node's rows are
 routed to its children (left rows first, in its range of `rows_out`), as
 the tree's split sends them, for the next level.
 
 Every node is a pure function of its rows and its key: the level's nodes run
 on threads in chunks (threads.run_chunks) with no effect on the results.
+
+One file: numba's cache keys a kernel on the engine's sources and its own
+file only (engine/cache.py), so kernels split over two files here would run
+stale code from the cache after an edit of the other.
 """
 import math
 
@@ -35,7 +41,6 @@ from dtcli.engine.rng import below, random_bits
 # A first-run argument of the searches: an int literal would compile them again.
 FIRST = np.int64(0)
 ONE = np.int64(1)
-NOT_TESTED = -1  # n_shuffles of a node the level did not decide
 
 
 @njit

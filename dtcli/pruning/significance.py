@@ -28,23 +28,25 @@ Two modes:
 
 - `exact`: all t shuffles at every tested node, the paper's procedure.
 - `default`: the same decisions, for a fraction of the cost, at a stated risk.
-  Shuffles are drawn one at a time (the same shuffles as `exact`, in the same
-  order) and the node is decided as soon as one of these holds: more than
-  s t shuffles reached G (exact mode would prune it too); too few shuffles
-  are left for exact mode to prune; or the Clopper-Pearson interval of p
-  after L shuffles, at level risk / t per look, lies wholly below or above s
-  (`permutation.sequential_bounds`). For a two-class impurity decrease of a
-  concave impurity (Gini, Shannon entropy) on a numeric feature with unit
-  weights, a node whose hypergeometric bound on p (`permutation.
-  _hypergeometric_bound`) is at most s splits without shuffling. Risk: a
-  node decided by the interval is decided as its true p-value (over all
-  permutations) would be, except with probability at most `risk` (10^-3);
-  the bound is proved, never wrong; the other stops agree with exact mode
-  given the same shuffles.
+  For a two-class decrease of a concave impurity (Gini, Shannon entropy) on
+  a numeric feature with unit weights, no shuffles: a node whose
+  hypergeometric bound on p (`permutation._hypergeometric_bound`) is at most
+  s splits, and a node without missing values of the feature gets its exact
+  p over all shuffles (`permutation._lattice_p_value`). Elsewhere shuffles
+  are drawn one at a time (the same shuffles as `exact`, in the same order)
+  and the node is decided as soon as one of these holds: more than s t
+  shuffles reached G (exact mode would prune it too); too few shuffles are
+  left for exact mode to prune; or the Clopper-Pearson interval of p after L
+  shuffles, at level RISK / t per look, lies wholly below or above s
+  (`permutation.sequential_bounds`). Risk: a node decided by the interval is
+  decided as its true p-value (over all shuffles) would be, except with
+  probability at most RISK (10^-3); the bound and the exact count are never
+  wrong about the true p-value; the other stops agree with exact mode given
+  the same shuffles. docs/pruning-significance.md has the details.
 
 `p_values` hold p for every tested node (NaN elsewhere): exact, #{v >= G}/t;
-default, #{v >= G}/L after the L shuffles drawn, or the hypergeometric bound
-where none were (`n_shuffles` 0).
+default, #{v >= G}/L after the L shuffles drawn, or where none were
+(`n_shuffles` 0) the bound (at most s) or the exact p.
 """
 from __future__ import annotations
 
