@@ -135,7 +135,7 @@ def test_a_nominal_split_is_tested_over_every_subset_of_its_categories():
             + 1e-9, (seed, truth)
 
 
-@pytest.mark.parametrize("name", ["gini", "entropy"])
+@pytest.mark.parametrize("name", ["gini", "entropy", "hddt"])
 def test_default_mode_counts_the_p_value_of_two_class_decreases_exactly(name):
     for seed in range(4):
         x, y = tiny_node(seed, n=14)
@@ -146,7 +146,7 @@ def test_default_mode_counts_the_p_value_of_two_class_decreases_exactly(name):
         assert result.p_values[0] == pytest.approx(enumerated_p_value(x, y, name), abs=1e-9)
 
 
-@pytest.mark.parametrize("name", ["gini", "entropy"])
+@pytest.mark.parametrize("name", ["gini", "entropy", "hddt"])
 def test_the_hypergeometric_bound_is_at_least_the_p_value(name):
     checked = 0
     for seed in range(8):
@@ -240,7 +240,7 @@ def test_both_modes_decide_alike_on_many_random_datasets(name):
         default_cost += default.n_shuffles[both].sum()
         stopped_early += ((default.n_shuffles > 0) & (default.n_shuffles < shuffles)).sum()
     assert compared >= 100 and differ <= 0.1 * compared
-    assert default_cost < 0.8 * exact_cost and stopped_early >= 50
+    assert default_cost < 0.8 * exact_cost and stopped_early >= 30
 
 
 def test_the_same_tree_for_any_number_of_threads():

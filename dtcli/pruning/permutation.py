@@ -15,7 +15,8 @@ number, node key, draw), so a node's shuffles depend only on the node).
 
 The node's result: how many shuffles were scored and how many scored at
 least G (up to the engine's tie tolerance, splitter.TIE_EPS); in the default
-mode, for two-class decreases of a concave impurity, the p-value without
+mode, for two-class scores convex in a threshold's class counts (decreases
+of a concave impurity, HDDT's squared distance), the p-value without
 shuffles where it can be had: a bound that proves it small
 (`_hypergeometric_bound`), or its exact value over all shuffles
 (`_lattice_p_value`). Then the node's rows are
@@ -201,7 +202,7 @@ def _band(code, params, tables, parent, n, n_left, node, term, bar, a, b):
 
 @njit
 def _lattice_p_value(words, m, min_leaf, shifts, code, params, tables, counts, bar):
-    """The exact permutation p-value of a two-class impurity decrease on a numeric
+    """The exact permutation p-value of a two-class convex score on a numeric
     feature with no missing values (unit weights): no shuffles.
 
     In the node's sorted order, the class-1 counts K_i of the first i rows of a
@@ -248,15 +249,16 @@ def _lattice_p_value(words, m, min_leaf, shifts, code, params, tables, counts, b
 @njit
 def _hypergeometric_bound(words, m, stop, n_miss, min_leaf, shifts, code, params, tables,
                           counts, bar, limit, log_fact):
-    """An upper bound on the permutation p-value of a two-class impurity decrease on
+    """An upper bound on the permutation p-value of a two-class convex score on
     a numeric feature (unit weights), or a number above `limit` once the bound
     exceeds it.
 
     Under a shuffle of the labels, the class-1 count K of the rows a fixed
     threshold sends left is hypergeometric. For the decrease of a concave
-    impurity, the score of that threshold is convex in K with its minimum 0 at
-    K's mean, so it reaches `bar` exactly when K <= a or K >= b. The shuffled
-    best score reaches `bar` only if some threshold's does: the p-value is at
+    impurity (and HDDT's squared distance; `bar` on the scan's scale), the
+    score of that threshold is convex in K with its minimum 0 at K's mean, so
+    it reaches `bar` exactly when K <= a or K >= b. The shuffled best score
+    reaches `bar` only if some threshold's does: the p-value is at
     most the sum, over every threshold the search may take (every boundary
     between values and `min_samples_leaf`, each way of the missing rows), of
     P(K <= a) + P(K >= b) (`_tails`). a and b move little from one threshold to
@@ -357,8 +359,9 @@ def _route(words, m, start, shifts, missing_rank, nominal, category_left, cut_ra
 def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nominal: bool,
                   bound: bool):
     """test_level for one form (see splitter.NUMERIC_SEARCH; the flags are the closure's
-    only variables): `bound`, try `_hypergeometric_bound` before shuffling (default mode,
-    two classes, unit weights, a concave impurity's decrease)."""
+    only variables): `bound`, try `_hypergeometric_bound` and `_lattice_p_value` before
+    shuffling (default mode, two classes, unit weights, a score convex in a threshold's
+    class counts: significance.BOUNDED_CODES)."""
 
     def test_level(data, criterion, test, level, out, lo, hi):
         """Test nodes lo..hi-1 of a level and route their rows.
@@ -368,7 +371,8 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
         numeric features' values by rank, presort.py), shifts, min_leaf);
         criterion = (code, params, tables);
         test = (seed, n_shuffles, significance, exact, split_at_most, leaf_from,
-        ln k! for k = 0..rows (`log_factorials`; the bound's));
+        ln k! for k = 0..rows (`log_factorials`; the bound's), whether the scan
+        compares the squares of the scores (HDDT; the bound's));
         level = (rows_in, rows_out, starts, ends, features, thresholds, missing_left,
         category_left, counts, keys): node j's rows are rows_in[starts[j]:ends[j]],
         its split sends present values <= thresholds[j] (numeric) or the categories
@@ -380,7 +384,8 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
         rank_of, y, weights, unit_weight, is_nominal, missing_rank, n_categories, values, \
             offsets, shifts, min_leaf = data
         code, params, tables = criterion
-        seed, n_shuffles, significance, exact, split_at_most, leaf_from, log_fact = test
+        seed, n_shuffles, significance, exact, split_at_most, leaf_from, log_fact, \
+            squared = test
         rows_in, rows_out, starts, ends, features, thresholds, missing_left, category_left, \
             counts, keys = level
         observed, shuffled, at_least, computed, n_left_out, split = out
@@ -467,13 +472,16 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
                     observed[j] = score[0, 0]
                     bar = score[0, 0] - splitter.TIE_EPS * (1.0 + abs(score[0, 0]))
                     if bound and not nominal and not exact:
+                        # the bar on the scan's scale: HDDT's scan compares squares
+                        raw_bar = (bar if not squared else bar * bar if bar > 0.0
+                                   else -math.inf)
                         computed[j] = _hypergeometric_bound(words, m, stop, m - stop, min_leaf,
                                                             shifts, code, params, tables,
-                                                            counts[j], bar, significance,
+                                                            counts[j], raw_bar, significance,
                                                             log_fact)
                         if computed[j] > significance and stop == m:
                             computed[j] = _lattice_p_value(words, m, min_leaf, shifts, code,
-                                                           params, tables, counts[j], bar)
+                                                           params, tables, counts[j], raw_bar)
                         if computed[j] <= significance or stop == m:
                             break
                 trial += 1

@@ -28,8 +28,9 @@ Two modes:
 
 - `exact`: all t shuffles at every tested node, the paper's procedure.
 - `default`: the same decisions, for a fraction of the cost, at a stated risk.
-  For a two-class decrease of a concave impurity (Gini, Shannon entropy) on
-  a numeric feature with unit weights, no shuffles: a node whose
+  For a two-class score convex in a threshold's class counts (Gini, Shannon
+  entropy, HDDT: BOUNDED_CODES) on a numeric feature with unit weights, no
+  shuffles: a node whose
   hypergeometric bound on p (`permutation._hypergeometric_bound`) is at most
   s splits, and a node without missing values of the feature gets its exact
   p over all shuffles (`permutation._lattice_p_value`). Elsewhere shuffles
@@ -57,7 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.criteria.kernels import ENTROPY, GINI
+from dtcli.criteria.kernels import ENTROPY, GINI, HDDT
 from dtcli.engine.builder import Prepared, StopRules, count_weights, engine_form, skips_runs
 from dtcli.engine.threads import run_chunks
 from dtcli.errors import ParameterError
@@ -68,8 +69,12 @@ MODES = ("default", "exact")
 # Per node, the chance that the default mode's Clopper-Pearson stop decides otherwise
 # than the true p-value would.
 RISK = 1e-3
-# Two-class impurity decreases of a concave impurity: the hypergeometric bound holds.
-BOUNDED_CODES = (GINI, ENTROPY)
+# Two-class scores convex in a threshold's class-1 count, with their minimum 0 at its
+# mean: decreases of a concave impurity, and HDDT's squared distance (2 - 2 x a sum of
+# geometric means of counts, each concave). The hypergeometric bound and the exact
+# lattice count hold for them. Whether the scan compares squares (HDDT's finish is
+# the square root).
+BOUNDED_CODES = {GINI: False, ENTROPY: False, HDDT: True}
 # Units of parallel work (threads.run_chunks: about a row scanned) per row of a
 # tested node without shuffles (the bound and the lattice count); with shuffles,
 # one per shuffle.
@@ -139,7 +144,8 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
             s.offsets, shifts, np.int64(rules.min_samples_leaf))
     split_at_most, leaf_from = _sequential_bounds(int(permutations), float(significance))
     test = (np.int64(seed), np.int64(permutations), float(significance), exact, split_at_most,
-            leaf_from, log_factorials(np.int64(rows.shape[0])))
+            leaf_from, log_factorials(np.int64(rows.shape[0])),
+            BOUNDED_CODES.get(criterion.code, False))
     tester = level_tester(two_classes, skips_runs(criterion, prepared.n_classes),
                           bool((prepared.is_nominal == 0).any()),
                           bool((prepared.is_nominal == 1).any()),
