@@ -146,7 +146,8 @@ def engine_form(criterion, use_tables: bool, table_size: int) -> tuple:
     """(code, parameter tuple, count tables) of a registry.EngineCriterion, as the kernels
     take it; the tables (count_weights says whether they apply) for counts up to
     `table_size`, the total weight."""
-    tables = count_tables(criterion.tables, table_size, criterion.params) if use_tables else NO_TABLES
+    tables = (count_tables(criterion.tables, table_size, criterion.params) if use_tables
+              else NO_TABLES)
     return (criterion.code, param_tuple(criterion.params), tables)
 
 
