@@ -25,7 +25,8 @@ from dtcli.validation import as_2d_array, class_labels, not_fitted, row_weights
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
            "min_samples_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight",
            "max_features", "random_state", "pruning", "ccp_alpha", "ccp_risk", "confidence",
-           "subtree_raising", "pruning_folds", "leaf_estimate", "m")
+           "subtree_raising", "pruning_folds", "significance", "permutations", "pruning_mode",
+           "leaf_estimate", "m")
 
 
 class DecisionTreeClassifier:
@@ -50,13 +51,16 @@ class DecisionTreeClassifier:
     seed and the node only: the same seed grows the same tree on any number of
     threads.
 
-    `pruning` (None, "ccp", "pessimistic" or "reduced-error"; docs/pruning.md) prunes
+    `pruning` (None, "ccp", "pessimistic", "reduced-error" or "s-pruning";
+    docs/pruning.md) prunes
     the grown tree: "ccp" at `ccp_alpha` (a number, or "auto" / "auto-1se" for
     CART's choice by `pruning_folds`-fold cross-validation, default 10, without or
     with the 1-SE rule), its node risk the criterion's impurity or `ccp_risk="error"`;
     "pessimistic" as C4.5 and Weka's J48 (`confidence`, `subtree_raising`);
     "reduced-error" grows on all but one of `pruning_folds` folds (default 3) and
-    prunes on that one (J48 -R). `leaf_estimate` ("frequency", "laplace" or
+    prunes on that one (J48 -R); "s-pruning" is the PIDT paper's permutation test of
+    each split (`significance`, `permutations` shuffles, `pruning_mode` "default" or
+    "exact"; docs/pruning-significance.md). `leaf_estimate` ("frequency", "laplace" or
     "m-estimate" with `m`) sets the leaves' class probabilities (predict_proba);
     predictions stay each leaf's majority class.
     """
@@ -67,7 +71,8 @@ class DecisionTreeClassifier:
                  nominal_features=None, n_jobs: int | None = None, class_weight=None,
                  max_features=None, random_state=None, pruning=None, ccp_alpha=0.0,
                  ccp_risk="impurity", confidence=0.25, subtree_raising=True,
-                 pruning_folds=None, leaf_estimate="frequency", m=2.0):
+                 pruning_folds=None, significance=0.05, permutations=1000,
+                 pruning_mode="default", leaf_estimate="frequency", m=2.0):
         self.criterion = criterion
         self.criterion_params = criterion_params
         self.max_depth = max_depth
@@ -85,6 +90,9 @@ class DecisionTreeClassifier:
         self.confidence = confidence
         self.subtree_raising = subtree_raising
         self.pruning_folds = pruning_folds
+        self.significance = significance
+        self.permutations = permutations
+        self.pruning_mode = pruning_mode
         self.leaf_estimate = leaf_estimate
         self.m = m
 
@@ -200,7 +208,8 @@ class DecisionTreeClassifier:
             fold_seed = 0 if self.random_state is None else seed
             fit = pruning_methods.FitContext(
                 X, y, np.ones(y.shape[0]) if weights is None else weights, is_nominal,
-                self.criterion, self.criterion_params, fold_seed, grow_with, self._threads())
+                self.criterion, self.criterion_params, fold_seed, grow_with, self._threads(),
+                pruning_methods.Growth(prepared, engine, rules, weights))
             self.tree_, record = method.run(fit, {k: getattr(self, k) for k in method.params})
             self.pruning_ = {"method": self.pruning, **record}
         self.fit_seconds_ = time.perf_counter() - start

@@ -165,6 +165,9 @@ def model_from_dict(doc: Any, path: str = "<model>"):
         model.tuning_ = check_tuning(doc["tuning"], _criterion_params(model),
                                      {**options, **(model.pruning_ or {})}, check.fail)
     model.tree_ = check.tree(check.mapping(doc.get("tree"), "tree"), features, len(classes))
+    if "p_values" in (model.pruning_ or {}) and len(model.pruning_["p_values"]) != \
+            model.tree_.node_count:
+        check.fail("pruning.p_values must hold one p-value (or null) per node of the tree")
     model.classes_ = np.array(classes, dtype=object)
     model.n_classes_ = len(classes)
     model.features_ = features
@@ -249,7 +252,7 @@ class _Checker:
         params = {k: v for k, v in value.items() if k in model.get_params() and k != "pruning"}
         try:
             method = methods.get(value.get("method"))
-            unknown = set(value) - {"method", "chosen_alpha", *method.params}
+            unknown = set(value) - {"method", "chosen_alpha", "p_values", *method.params}
             if unknown:
                 raise ValueError(f"unknown key {sorted(unknown)[0]!r}")
             model.set_params(pruning=value["method"], **params)
@@ -257,6 +260,10 @@ class _Checker:
             chosen = value.get("chosen_alpha")
             if chosen is not None and (not _is_number(chosen) or not chosen >= 0):
                 raise ValueError("chosen_alpha must be a number >= 0")
+            p_values = value.get("p_values", [])
+            if not isinstance(p_values, list) or not all(
+                    p is None or (_is_number(p) and 0 <= p <= 1) for p in p_values):
+                raise ValueError("p_values must list a p-value in [0, 1] or null per node")
         except Exception as exc:  # noqa: BLE001 - any invalid value means a damaged file
             self.fail(f"invalid pruning ({exc})")
         return value

@@ -398,6 +398,8 @@ def test_the_command_lines_choices_are_the_librarys():
     from dtcli.leaf_estimate import LEAF_ESTIMATES
     from dtcli.pruning.methods import METHODS
     from dtcli.pruning.risk import RISKS
+    from dtcli.pruning.significance import MODES
 
     assert cli.METHOD_NAMES == tuple(METHODS) and cli.RISK_NAMES == RISKS
+    assert cli.MODE_NAMES == MODES
     assert cli.ESTIMATE_NAMES == LEAF_ESTIMATES

@@ -112,3 +112,20 @@ def test_dot_export_names_the_pruning_only_of_a_pruned_tree(tmp_path):
     assert '  label="pruned by reduced-error (pruning_folds=3), laplace leaves";' in dot
     assert not any(line.startswith("  label=") for line in
                    invoke("export", plain, "-f", "dot").stdout.splitlines())
+
+
+def test_train_s_prunes_and_export_shows_each_tested_nodes_p_value(tmp_path):
+    model = tmp_path / "s.json"
+    result = invoke("train", ECOLI2, "--pruning", "s-pruning", "--significance", "0.01",
+                    "--permutations", "200", "-o", model)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(model.read_text())
+    assert {k: doc["pruning"][k] for k in ("method", "significance", "permutations",
+                                           "pruning_mode")} == {
+        "method": "s-pruning", "significance": 0.01, "permutations": 200,
+        "pruning_mode": "default"}
+    shown = invoke("export", model).stdout.splitlines()
+    assert shown[0].startswith("gini tree for Class, pruned by s-pruning (significance=0.01, "
+                               "permutations=200, pruning_mode=default): ")
+    root_p = doc["pruning"]["p_values"][0]
+    assert shown[1].endswith(f"p={root_p:.3g}") and root_p <= 0.01

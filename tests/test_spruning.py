@@ -261,3 +261,52 @@ def test_the_same_tree_for_any_number_of_threads():
     grow(prepared, engine, StopRules(), reuse=False)
     with pytest.raises(ValueError, match="reuse=True"):
         s_prune(tree, prepared, engine, StopRules(), permutations=10, seed=5)
+
+
+# --- the estimator, the model file and export ------------------------------------------
+
+def _noisy(seed=0, n=200):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + rng.normal(0, 2.0, n) > 0).astype(np.int64)
+    return X, y
+
+
+def test_the_estimators_s_pruning_is_s_prune_of_its_grown_tree():
+    from dtcli import DecisionTreeClassifier
+
+    X, y = _noisy()
+    model = DecisionTreeClassifier(pruning="s-pruning", permutations=200, random_state=7,
+                                   n_jobs=1).fit(X, y)
+    grown, prepared, engine = fit(X, y, "gini")
+    from dtcli.engine.rng import seed_of
+
+    expected = s_prune(grown, prepared, engine, StopRules(), None, permutations=200,
+                       seed=seed_of(7), n_threads=1)
+    np.testing.assert_array_equal(model.tree_.children_left, expected.tree.children_left)
+    np.testing.assert_array_equal(model.tree_.value, expected.tree.value)
+    recorded = np.array([np.nan if p is None else p for p in model.pruning_["p_values"]])
+    np.testing.assert_array_equal(recorded, expected.tree_p_values)
+    assert expected.tree.node_count < grown.node_count  # noise: the test cut something
+
+
+def test_p_values_round_trip_through_the_model_file_and_damage_is_refused(tmp_path):
+    import json
+
+    from dtcli import DecisionTreeClassifier
+    from dtcli.errors import ModelError
+    from dtcli.model import load_model, model_to_dict, save_model
+
+    X, y = _noisy(1)
+    model = DecisionTreeClassifier(pruning="s-pruning", permutations=100, n_jobs=1).fit(X, y)
+    path = tmp_path / "m.json"
+    save_model(model, str(path))
+    loaded, _ = load_model(str(path))
+    assert loaded.pruning_["p_values"] == model.pruning_["p_values"]
+    assert loaded.pruning == "s-pruning" and loaded.permutations == 100
+    for damage in ([0.5], [1.5] * model.tree_.node_count):
+        doc = model_to_dict(model)
+        doc["pruning"]["p_values"] = damage
+        path.write_text(json.dumps(doc))
+        with pytest.raises(ModelError, match="p_values"):
+            load_model(str(path))

@@ -1,12 +1,12 @@
 #!/bin/sh
-# Unpruned trees against cost-complexity (auto), pessimistic and reduced-error pruning
+# Unpruned trees against cost-complexity (auto), pessimistic, reduced-error and S-pruning
 # on the 13 shipped imbalanced datasets, for gini, entropy, hddt and ihdw: 10-fold CV,
 # AUC with frequency and Laplace leaves, accuracy and node count (docs/pruning.md).
 # Run from the project root; about 2 minutes on one core. Writes docs/results/pruning/.
 set -e
 out=docs/results/pruning
 mkdir -p "$out" out
-for pruning in none ccp pessimistic reduced-error; do
+for pruning in none ccp pessimistic reduced-error s-pruning; do
   for leaf in frequency laplace; do
     for metric in auc accuracy n_nodes; do
       # accuracy and node count do not depend on the leaf estimate
@@ -22,7 +22,7 @@ cat "$out/summary.md"
 # all 16 methods in one comparison (AUC, Laplace leaves): ranks, Friedman, Nemenyi
 entries=""
 for c in gini entropy hddt ihdw; do
-  for p in none ccp pessimistic reduced-error; do
+  for p in none ccp pessimistic reduced-error s-pruning; do
     entries="$entries,$c:pruning=$p"
   done
 done

@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-PRUNINGS = ["none", "ccp", "pessimistic", "reduced-error"]
+PRUNINGS = ["none", "ccp", "pessimistic", "reduced-error", "s-pruning"]
 COLUMNS = [("frequency", "auc", "AUC"), ("laplace", "auc", "AUC, Laplace leaves"),
            ("frequency", "accuracy", "accuracy"), ("frequency", "n_nodes", "nodes")]
 

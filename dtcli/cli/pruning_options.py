@@ -6,11 +6,13 @@ import click
 
 # the estimator parameters these options set, in the order of the options
 PRUNING_PARAMS = ("pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
-                  "pruning_folds", "leaf_estimate", "m")
+                  "pruning_folds", "significance", "permutations", "pruning_mode",
+                  "leaf_estimate", "m")
 # The library's names (pruning.methods.METHODS, pruning.risk.RISKS,
 # leaf_estimate.LEAF_ESTIMATES; a test checks they agree): those modules import numpy,
 # which `dtree --help` must not.
-METHOD_NAMES = ("ccp", "pessimistic", "reduced-error")
+METHOD_NAMES = ("ccp", "pessimistic", "reduced-error", "s-pruning")
+MODE_NAMES = ("default", "exact")
 RISK_NAMES = ("impurity", "error")
 ESTIMATE_NAMES = ("frequency", "laplace", "m-estimate")
 
@@ -34,7 +36,8 @@ def pruning_options(func):
         click.option("--pruning", type=click.Choice(["none", *METHOD_NAMES]), default="none",
                      show_default=True,
                      help="Prune the grown tree: ccp (cost-complexity, CART), pessimistic "
-                          "(C4.5 / J48), reduced-error (J48 -R)."),
+                          "(C4.5 / J48), reduced-error (J48 -R), s-pruning (PIDT's "
+                          "permutation test of each split)."),
         click.option("--ccp-alpha", metavar="A|auto|auto-1se", callback=_ccp_alpha,
                      help="ccp: the complexity parameter, or auto (internal cross-validation) "
                           "or auto-1se (with the 1-SE rule)  [default: auto]"),
@@ -49,6 +52,16 @@ def pruning_options(func):
         click.option("--pruning-folds", type=click.IntRange(min=2), metavar="N",
                      help="reduced-error: folds, one held out to prune on (default 3); "
                           "ccp auto: cross-validation folds (default 10)."),
+        click.option("--significance", type=click.FloatRange(0, 1), default=0.05,
+                     show_default=True,
+                     help="s-pruning: a split whose permutation p-value is above this "
+                          "becomes a leaf."),
+        click.option("--permutations", type=click.IntRange(min=1), default=1000,
+                     show_default=True, help="s-pruning: label shuffles per tested node."),
+        click.option("--pruning-mode", type=click.Choice(MODE_NAMES), default="default",
+                     show_default=True,
+                     help="s-pruning: exact (every shuffle at every node, the paper's) or "
+                          "default (the same decisions, stopping early at a stated risk)."),
         click.option("--leaf-estimate", type=click.Choice(ESTIMATE_NAMES), default="frequency",
                      show_default=True,
                      help="Leaf class probabilities: counts, Laplace (n_k+1)/(n+K), or "

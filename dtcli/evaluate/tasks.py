@@ -120,6 +120,9 @@ class TreeOptions:
     confidence: float = 0.25
     subtree_raising: bool = True
     pruning_folds: int | None = None
+    significance: float = 0.05
+    permutations: int = 1000
+    pruning_mode: str = "default"
     leaf_estimate: str = "frequency"
     m: float = 2.0
 
@@ -160,7 +163,8 @@ class TreeOptions:
 
 # options added after results were first stored: in a task's key only when set
 _LATER_OPTIONS = ("pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
-                  "pruning_folds", "leaf_estimate", "m")
+                  "pruning_folds", "significance", "permutations", "pruning_mode",
+                  "leaf_estimate", "m")
 
 
 @dataclass(frozen=True)

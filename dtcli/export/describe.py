@@ -105,7 +105,7 @@ def pruning_note(doc: dict) -> str:
     pruning = doc.get("pruning")
     if pruning:
         params = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                           for k, v in pruning.items() if k != "method")
+                           for k, v in pruning.items() if k not in ("method", "p_values"))
         note = f", pruned by {pruning['method']}" + (f" ({params})" if params else "")
     estimate = doc.get("leaf_estimate") or {"name": "frequency"}
     if estimate["name"] == "laplace":

@@ -34,6 +34,9 @@ def _label(model, node: int, edge: str | None) -> Text:
         label.append_text(class_name(model, tree.node_class[node]))
         label.append("  ")
     label.append_text(class_counts(model, node))
+    p_values = (getattr(model, "pruning_", None) or {}).get("p_values")
+    if p_values and p_values[node] is not None:  # S-pruning tested this node's split
+        label.append(f"  p={p_values[node]:.3g}", style="dim")
     return label
 
 

@@ -32,6 +32,8 @@ class FitContext:
     seed: int
     grow: Callable[[np.ndarray | None], Tree]  # a tree from these row weights (None: the fit's)
     n_threads: int
+    # what `grow(None)` grows from, for methods that search again (S-pruning)
+    growth: "Growth | None" = None
 
     def folds(self, k: int):
         """k stratified folds of the rows of non-zero weight: (train, test) index arrays."""
@@ -52,6 +54,15 @@ class Method:
     params: tuple[str, ...]  # the estimator parameters it reads
     check: Callable[[dict], None]  # ParameterError for a bad value, before any data is read
     run: Callable[[FitContext, dict], tuple[Tree, dict]]
+
+
+@dataclass(frozen=True)
+class Growth:
+    """The arguments of the fit's builder.grow call (prepared with reuse=True)."""
+    prepared: object  # builder.Prepared
+    engine: object  # registry.EngineCriterion
+    rules: object  # builder.StopRules
+    weights: np.ndarray | None  # as given to grow: None for unit weights
 
 
 AUTO_ALPHAS = ("auto", "auto-1se")
@@ -155,10 +166,34 @@ def _reduced_error(fit: FitContext, p: dict) -> tuple[Tree, dict]:
     return prune_reduced_error(tree, counts), {"pruning_folds": folds}
 
 
+def _check_significance(p: dict) -> None:
+    from dtcli.pruning.significance import check_parameters
+
+    check_parameters(p["significance"], p["permutations"], p["pruning_mode"])
+
+
+def _s_pruning(fit: FitContext, p: dict) -> tuple[Tree, dict]:
+    """PIDT's S-pruning (dtcli/pruning/significance.py): the grown tree cut below every
+    node whose split fails the permutation test; the record keeps each tested node's
+    p-value (null for the others), per node of the pruned tree."""
+    from dtcli.pruning.significance import s_prune
+
+    g = fit.growth
+    result = s_prune(fit.grow(None), g.prepared, g.engine, g.rules, g.weights,
+                     significance=float(p["significance"]), permutations=int(p["permutations"]),
+                     mode=p["pruning_mode"], seed=fit.seed, n_threads=fit.n_threads)
+    p_values = [None if np.isnan(v) else float(v) for v in result.tree_p_values]
+    return result.tree, {"significance": float(p["significance"]),
+                         "permutations": int(p["permutations"]),
+                         "pruning_mode": p["pruning_mode"], "p_values": p_values}
+
+
 METHODS: dict[str, Method] = {
     "ccp": Method(("ccp_alpha", "ccp_risk", "pruning_folds"), _check_ccp, _ccp),
     "pessimistic": Method(("confidence", "subtree_raising"), _check_pessimistic, _pessimistic),
     "reduced-error": Method(("pruning_folds",), _check_folds, _reduced_error),
+    "s-pruning": Method(("significance", "permutations", "pruning_mode"), _check_significance,
+                        _s_pruning),
 }
 
 
