@@ -85,20 +85,11 @@ def _subset(dataset: Dataset, rows: np.ndarray) -> Dataset:
 
 
 def run_task(dataset: Dataset, task: Task) -> dict:
-    """Fit on the task's training fold, score on its test fold (what a worker runs)."""
-    from dtcli.estimator import DecisionTreeClassifier
+    """Fit on the task's training fold, score on its test fold (`batch.run_tasks` for one
+    task; the tree is the one fitted on the training rows alone)."""
+    from dtcli.evaluate.batch import run_tasks
 
-    train, test = repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold]
-    model = DecisionTreeClassifier(criterion=task.criterion, criterion_params=dict(task.params),
-                                   n_jobs=1, **task.options.estimator_params())
-    model.fit_dataset(_subset(dataset, train))
-    start = time.perf_counter()
-    proba = model.proba_from_matrix(np.ascontiguousarray(dataset.X[test]))
-    predict_seconds = time.perf_counter() - start
-    result = score_predictions(dataset.y[test], proba)
-    result["metrics"].update(tree_facts(model), fit_seconds=model.fit_seconds_,
-                             predict_seconds=predict_seconds)
-    return result
+    return next(run_tasks(dataset, [task]))
 
 
 def evaluate_model(model, fit_seconds: float, X: np.ndarray, labels: np.ndarray,
@@ -319,14 +310,30 @@ def task_failed(exc: BaseException, where: str) -> DtreeError:
     return kind(f"{where}: {exc}")
 
 
-def _run_here(datasets: list[Dataset], tasks: list[Task], on_done, describe) -> None:
-    warm_up(datasets, tasks)
+def task_groups(tasks: Sequence[Task], chunk: int | None = None) -> list[list[int]]:
+    """Indices of `tasks` in runs of consecutive tasks of one dataset (at most `chunk` long):
+    what one call of `batch.run_tasks` does on one presort."""
+    groups: list[list[int]] = []
     for j, task in enumerate(tasks):
-        try:
-            result = run_task(datasets[task.dataset], task)
-        except DtreeError as exc:
-            raise task_failed(exc, describe(task)) from None
-        on_done(j, result)
+        if (not groups or tasks[groups[-1][0]].dataset != task.dataset
+                or (chunk is not None and len(groups[-1]) >= chunk)):
+            groups.append([])
+        groups[-1].append(j)
+    return groups
+
+
+def _run_here(datasets: list[Dataset], tasks: list[Task], on_done, describe) -> None:
+    from dtcli.evaluate.batch import run_tasks
+
+    warm_up(datasets, tasks)
+    for group in task_groups(tasks):
+        results = run_tasks(datasets[tasks[group[0]].dataset], [tasks[j] for j in group])
+        for j in group:
+            try:
+                result = next(results)
+            except DtreeError as exc:
+                raise task_failed(exc, describe(tasks[j])) from None
+            on_done(j, result)
 
 
 # --------------------------------------------------------------------------
