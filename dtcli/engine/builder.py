@@ -40,7 +40,8 @@ from dtcli.engine.dispatch import remember_types
 from dtcli.engine.level import can_split, nominal_sets, split_level
 from dtcli.engine.nodes import compact, new_store, write_leaf
 from dtcli.engine.partition import partition
-from dtcli.engine.presort import Presorted, keep_rows, presort
+from dtcli.engine.presort import Presorted, keep_rows
+from dtcli.engine.small_presort import presort_small
 from dtcli.engine.rng import draw_features
 from dtcli.engine.subtree import GROWERS
 from dtcli.engine.threads import run_chunks
@@ -124,7 +125,7 @@ def prepare(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray
     is_nominal = is_nominal.astype(np.uint8)
     n_categories = n_categories.astype(np.int64)
     y = np.ascontiguousarray(y, dtype=np.int64)
-    return Prepared(presort(X, y, n_classes, is_nominal, n_categories, n_threads), y,
+    return Prepared(presort_small(X, y, n_classes, is_nominal, n_categories, n_threads), y,
                     int(n_classes), is_nominal, n_categories)
 
 

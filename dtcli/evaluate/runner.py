@@ -310,13 +310,14 @@ def task_failed(exc: BaseException, where: str) -> DtreeError:
     return kind(f"{where}: {exc}")
 
 
-def task_groups(tasks: Sequence[Task], chunk: int | None = None) -> list[list[int]]:
-    """Indices of `tasks` in runs of consecutive tasks of one dataset (at most `chunk` long):
-    what one call of `batch.run_tasks` does on one presort."""
+def task_groups(tasks: Sequence[Task],
+                chunk: Callable[[Task], int] | None = None) -> list[list[int]]:
+    """Indices of `tasks` in runs of consecutive tasks of one dataset (at most `chunk(task)`
+    long): what one call of `batch.run_tasks` does on one presort."""
     groups: list[list[int]] = []
     for j, task in enumerate(tasks):
         if (not groups or tasks[groups[-1][0]].dataset != task.dataset
-                or (chunk is not None and len(groups[-1]) >= chunk)):
+                or (chunk is not None and len(groups[-1]) >= chunk(task))):
             groups.append([])
         groups[-1].append(j)
     return groups
