@@ -88,10 +88,10 @@ def _fold_weights(data: PreparedDataset, train: np.ndarray, options: TreeOptions
 
     dataset = data.dataset
     weights = np.zeros(dataset.y.shape[0])
-    class_weight = options.estimator_params()["class_weight"]
-    if class_weight is None:
+    if options.class_weight is None:
         weights[train] = 1.0
     else:
+        class_weight = options.estimator_params()["class_weight"]
         weights[train] = row_weights(None, class_weight, dataset.y[train],
                                      np.array(dataset.classes, dtype=object))
     return weights
