@@ -394,4 +394,8 @@ def test_small_runs_stay_in_one_process_by_default(iris):
     planned, _ = runner.plan([iris], [GINI], tasks.TreeOptions(), tasks.Protocol(10, 1, 0))
     assert runner.default_jobs([iris], planned) == 1
     big = dataclasses.replace(iris, X=np.zeros((200_000, 4)), y=np.zeros(200_000, dtype=np.int64))
-    assert runner.default_jobs([big], planned) == runner.default_jobs()
+    repeated, _ = runner.plan([big], [GINI], tasks.TreeOptions(), tasks.Protocol(10, 10, 0))
+    assert runner.default_jobs([big], repeated) == runner.default_jobs()
+    # many small fits: their fixed costs add up too
+    many, _ = runner.plan([iris], [GINI], tasks.TreeOptions(), tasks.Protocol(10, 3000, 0))
+    assert runner.default_jobs([iris], many) == runner.default_jobs()

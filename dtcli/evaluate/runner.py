@@ -62,15 +62,16 @@ def score_predictions(y_true: np.ndarray, proba: np.ndarray) -> dict:
     auc is NaN when the rows hold a single class.
     """
     y_pred = np.argmax(proba, axis=1)
+    matrix = metrics.confusion_matrix(y_true, y_pred, proba.shape[1])
     return {
         "metrics": {
             "accuracy": metrics.accuracy(y_true, y_pred),
-            "balanced_accuracy": metrics.balanced_accuracy(y_true, y_pred),
+            "balanced_accuracy": metrics.balanced_accuracy_of(matrix),
             "auc": metrics.auc(y_true, proba),
             "log_loss": metrics.log_loss(y_true, proba, normalize=True),
-            "f1_macro": metrics.f1_macro(y_true, y_pred),
+            "f1_macro": metrics.f1_macro_of(matrix),
         },
-        "confusion_matrix": metrics.confusion_matrix(y_true, y_pred, proba.shape[1]).tolist(),
+        "confusion_matrix": matrix.tolist(),
     }
 
 
@@ -205,21 +206,28 @@ class Grid:
                 for c, choice in enumerate(self.criteria)}
 
 
-# Below this much work (training rows x features, summed over the tasks: about 5 s
-# of fitting) starting worker processes costs more than it saves.
-SMALL_RUN = 5_000_000
+# What a run costs in this process, on the batch path (docs/engine.md, "Batch path"):
+# a fixed cost per task (fold weights, the grower's set-up, prediction, metrics) and
+# the growth, about proportional to training rows x features; and what starting a
+# worker costs (a Python start, imports, loading the kernels), in parallel with the
+# others. Workers pay when the run's seconds spread over them save more than that.
+SECONDS_PER_TASK = 4e-4
+SECONDS_PER_UNIT = 1e-7
+WORKER_START_SECONDS = 2.5
 
 
 def default_jobs(datasets: Sequence[Dataset] = (), tasks: Sequence[Task] = ()) -> int:
     """The cores this process may use; 1 for a run too small to pay for starting workers."""
-    if tasks:
-        work = sum(len(datasets[t.dataset].y) * (t.cv - 1) // t.cv * datasets[t.dataset].X.shape[1]
-                   for t in tasks)
-        if work < SMALL_RUN:
-            return 1
     from dtcli.processes import available_cores
 
-    return available_cores()
+    cores = available_cores()
+    if tasks and cores > 1:
+        work = sum(len(datasets[t.dataset].y) * (t.cv - 1) // t.cv * datasets[t.dataset].X.shape[1]
+                   for t in tasks)
+        seconds = SECONDS_PER_TASK * len(tasks) + SECONDS_PER_UNIT * work
+        if seconds * (1 - 1 / cores) <= WORKER_START_SECONDS:
+            return 1
+    return cores
 
 
 def plan(datasets: Sequence[Dataset], criteria: Sequence[CriterionChoice], options: TreeOptions,
@@ -246,7 +254,8 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
 
     Runs on the Dask cluster at `scheduler` if given, else in `jobs` worker
     processes, or in this process for jobs=1. By default, all cores, unless
-    the run is small (`SMALL_RUN`): then in this process.
+    the run is too small to pay for starting workers (`default_jobs`): then in this
+    process.
     """
     store = store if store is not None else ResultStore()
     tasks, keys = plan(datasets, criteria, options, protocol)
