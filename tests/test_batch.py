@@ -118,7 +118,9 @@ def test_an_interrupted_run_says_what_it_saved(tmp_path):
     from dtcli.cli.evaluate_commands import _saved
     from dtcli.evaluate.results import ResultStore
 
-    fold = {"metrics": {"accuracy": 1.0}, "confusion_matrix": [[1]]}
+    from dtcli.evaluate.report import METRICS
+
+    fold = {"metrics": {name: 1.0 for name in METRICS}, "confusion_matrix": [[1, 0], [0, 1]]}
     assert "nothing was saved" in _saved(None)
     assert "nothing was saved" in _saved(ResultStore())
     path = tmp_path / "runs.jsonl"
