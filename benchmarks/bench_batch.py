@@ -31,7 +31,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_compare import CV, DATA, PAPER_CRITERIA, progress, run_dtree, run_sklearn  # noqa: E402
@@ -126,27 +125,38 @@ def compares(repeats: int) -> list[tuple[str, int, float]]:
     return rows
 
 
+def load_average() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def print_table(header: str, rows: list[list[str]]) -> None:
+    """A markdown table: the header's columns, then the rows (all but the first right-aligned)."""
+    columns = header.count("|") - 1
+    print(header + "\n|---" + "|---:" * (columns - 1) + "|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="best of this many (in process)")
     parser.add_argument("--repeats", type=int, default=10, help="repeats of the 10-fold CV")
     parser.add_argument("--skip-compare", action="store_true", help="in-process figures only")
     args = parser.parse_args()
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    start_load = load_average()
     rows = in_process(args.rounds)
-    print(f"{len(DATA)} imbalanced KEEL files, {os.cpu_count()} cores, load average {load} "
-          "at the start\n")
-    print("| per fit | dtree ms | scikit-learn ms | ratio |\n|---|---:|---:|---:|")
-    for what, ours, theirs in rows:
-        print(f"| {what} | {1000 * ours:.3f} | {1000 * theirs:.3f} | {ours / theirs:.2f}x |")
+    print(f"{len(DATA)} imbalanced KEEL files, {os.cpu_count()} cores, load average "
+          f"{start_load} at the start\n")
+    print_table("| per fit | dtree ms | scikit-learn ms | ratio |",
+                [[what, f"{1000 * ours:.3f}", f"{1000 * theirs:.3f}", f"{ours / theirs:.2f}x"]
+                 for what, ours, theirs in rows])
     if args.skip_compare:
         return
     runs = compares(args.repeats)
-    print(f"\n10x{args.repeats}-fold, AUC; load average {', '.join(f'{x:.1f}' for x in os.getloadavg())} "
-          "at the end\n")
-    print("| run | fits | wall s | ms/fit |\n|---|---:|---:|---:|")
-    for what, fits, seconds in runs:
-        print(f"| {what} | {fits} | {seconds:.2f} | {1000 * seconds / fits:.3f} |")
+    print(f"\n10x{args.repeats}-fold, AUC; load average {load_average()} at the end\n")
+    print_table("| run | fits | wall s | ms/fit |",
+                [[what, str(fits), f"{seconds:.2f}", f"{1000 * seconds / fits:.3f}"]
+                 for what, fits, seconds in runs])
     walls = {what: seconds for what, _, seconds in runs}
     for label in ("8 criteria", "gini, entropy"):
         one, two = (walls.get(f"dtree compare, {label}, --jobs {j}") for j in (1, 2))

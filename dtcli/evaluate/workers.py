@@ -62,7 +62,10 @@ def run_pool(datasets: list, tasks: list, workers: int, on_done, describe) -> No
     groups = task_groups(tasks, lambda task: chunk_size(datasets[task.dataset], task.cv,
                                                        len(tasks), workers))
     runs = [[tasks[j] for j in group] for group in groups]
-    with process_pool(_run_in_worker, runs, workers, _init_worker, (datasets, tasks)) as futures:
+    # one task per (criterion, options) is all warm_up reads: the workers' start-up data
+    # stays small however many folds there are
+    kinds = list({(t.criterion, t.params, t.options): t for t in tasks}.values())
+    with process_pool(_run_in_worker, runs, workers, _init_worker, (datasets, kinds)) as futures:
         for future in as_completed(futures):
             group = groups[futures[future]]
             try:
