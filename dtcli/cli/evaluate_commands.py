@@ -32,8 +32,8 @@ def _cv_options(func):
         click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
                      help="Seed of the fold assignment (folds depend only on it, the labels "
                           "and the repeat)."),
-        jobs_option("one worker process per core (default: all, or one for a run of a "
-                    "few seconds)"),
+        jobs_option("one worker process per core (default: the cores other processes "
+                    "leave idle, or one for a run of a few seconds)"),
     ]
     for option in reversed(options):
         func = option(func)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -216,11 +217,24 @@ SECONDS_PER_UNIT = 1e-7
 WORKER_START_SECONDS = 2.5
 
 
+def idle_cores(cores: int) -> int:
+    """Of `cores`, how many other processes leave idle: the cores less the system's load
+    over the last minute, this process aside (at least 1)."""
+    try:
+        busy = os.getloadavg()[0] - 1.0
+    except (AttributeError, OSError):  # no load average here
+        return cores
+    return max(1, min(cores, round(cores - max(busy, 0.0))))
+
+
 def default_jobs(datasets: Sequence[Dataset] = (), tasks: Sequence[Task] = ()) -> int:
-    """The cores this process may use; 1 for a run too small to pay for starting workers."""
+    """The cores this process may use; for a run (`tasks`), those other processes leave
+    idle, and 1 for a run too small to pay for starting workers on them."""
     from dtcli.processes import available_cores
 
     cores = available_cores()
+    if tasks:
+        cores = idle_cores(cores)
     if tasks and cores > 1:
         work = sum(len(datasets[t.dataset].y) * (t.cv - 1) // t.cv * datasets[t.dataset].X.shape[1]
                    for t in tasks)
