@@ -33,11 +33,11 @@ def _run_in_worker(tasks: list) -> list[tuple[dict | None, DtreeError | None]]:
     from dtcli.evaluate.batch import PreparedDataset, run_tasks
 
     index = tasks[0].dataset
-    if index not in _PREPARED:
-        _PREPARED.clear()
-        _PREPARED[index] = PreparedDataset.of(_WORKER_DATASETS[index])
     done = []
     try:
+        if index not in _PREPARED:
+            _PREPARED.clear()
+            _PREPARED[index] = PreparedDataset.of(_WORKER_DATASETS[index])
         for result in run_tasks(_PREPARED[index], tasks):
             done.append((result, None))
     except DtreeError as exc:
