@@ -45,10 +45,11 @@ def progress(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def run_dtree(criteria: list[str], jobs: int, repeats: int = 1) -> tuple[float, dict]:
+def run_dtree(criteria: list[str], jobs: int | None, repeats: int = 1) -> tuple[float, dict]:
+    """Wall seconds and JSON of `dtree compare`; jobs None: its default --jobs."""
     command = [str(DTREE), "compare", *map(str, DATA), "--criteria", ",".join(criteria),
                "--cv", str(CV), "--repeats", str(repeats), "--metric", "auc",
-               "--jobs", str(jobs), "-q", "-f", "json"]
+               *([] if jobs is None else ["--jobs", str(jobs)]), "-q", "-f", "json"]
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     return time.perf_counter() - start, json.loads(done.stdout)

@@ -50,10 +50,12 @@ class Tree:
     def depth(self) -> np.ndarray:
         """Depth of every node (root = 0)."""
         depth = np.zeros(self.node_count, dtype=np.int64)
-        for node in range(self.node_count):  # parents come before children
-            if self.children_left[node] != TREE_LEAF:
-                depth[self.children_left[node]] = depth[node] + 1
-                depth[self.children_right[node]] = depth[node] + 1
+        level, below = np.zeros(1, np.int64), 0  # one level of nodes at a time
+        while level.shape[0]:
+            split = level[self.children_left[level] != TREE_LEAF]
+            level = np.concatenate((self.children_left[split], self.children_right[split]))
+            below += 1
+            depth[level] = below
         return depth
 
     @property

@@ -391,8 +391,20 @@ def test_grid_table_means_and_repeat_spread(iris):
     assert set(grid.timing()) == {"gini", "entropy"}
 
 
-def test_small_runs_stay_in_one_process_by_default(iris):
+def test_small_runs_stay_in_one_process_by_default(iris, monkeypatch):
+    monkeypatch.setattr(runner.os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # only this process
     planned, _ = runner.plan([iris], [GINI], tasks.TreeOptions(), tasks.Protocol(10, 1, 0))
     assert runner.default_jobs([iris], planned) == 1
     big = dataclasses.replace(iris, X=np.zeros((200_000, 4)), y=np.zeros(200_000, dtype=np.int64))
-    assert runner.default_jobs([big], planned) == runner.default_jobs()
+    repeated, _ = runner.plan([big], [GINI], tasks.TreeOptions(), tasks.Protocol(10, 10, 0))
+    assert runner.default_jobs([big], repeated) == runner.default_jobs()
+    # many small fits: their fixed costs add up too
+    many, _ = runner.plan([iris], [GINI], tasks.TreeOptions(), tasks.Protocol(10, 3000, 0))
+    assert runner.default_jobs([iris], many) == runner.default_jobs()
+
+
+def test_workers_go_only_to_the_cores_other_processes_leave_idle(monkeypatch):
+    for load, idle in [((0.2, 0, 0), 4), ((1.0, 0, 0), 4), ((2.6, 0, 0), 2), ((3.5, 0, 0), 2),
+                       ((9.0, 0, 0), 1)]:
+        monkeypatch.setattr(runner.os, "getloadavg", lambda load=load: load)
+        assert runner.idle_cores(4) == idle

@@ -35,8 +35,8 @@ def _cv_options(func):
         click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
                      help="Seed of the fold assignment (folds depend only on it, the labels "
                           "and the repeat)."),
-        jobs_option("one worker process per core (default: all, or one for a run of a "
-                    "few seconds)"),
+        jobs_option("one worker process per core (default: the cores other processes "
+                    "leave idle, or one for a run of a few seconds)"),
     ]
     for option in reversed(options):
         func = option(func)
@@ -92,11 +92,22 @@ def _run_grid(*args, quiet: bool, **kwargs):
         with progress_bar("cross-validating", enabled=not quiet) as progress:
             return run_grid(*args, progress=progress, **kwargs)
     except KeyboardInterrupt as exc:
-        store = kwargs.get("store")
-        where = (f"finished folds are saved in {store.path}; rerun to continue"
-                 if store is not None and store.path else "use --results FILE to keep finished folds")
-        stderr_console().print(f"interrupted; {where}")
+        stderr_console().print(f"interrupted; {_saved(kwargs.get('store'))}", markup=False,
+                               highlight=False, soft_wrap=True)
         raise SystemExit(interrupt_exit_code(exc)) from None
+
+
+def _saved(store) -> str:
+    """What an interrupted run kept, truthfully: the folds written to --results by it."""
+    if store is None or not store.path:
+        return "nothing was saved (use --results FILE to keep finished folds)"
+    if store.written == 0:
+        kept = (f"; {store.path} still holds the {len(store.cells)} folds of earlier runs"
+                if store.cells else "")
+        return f"no fold finished in this run, none was saved{kept}"
+    plural = "s" if store.written != 1 else ""
+    return (f"{store.written} finished fold{plural} of this run saved in {store.path} "
+            f"({len(store.cells)} in all); rerun to continue")
 
 
 _TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min_samples_leaf",

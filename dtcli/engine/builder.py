@@ -36,10 +36,12 @@ import numpy as np
 
 from dtcli.criteria.kernels import NO_TABLES, count_tables, param_tuple
 from dtcli.engine import splitter
+from dtcli.engine.dispatch import remember_types
 from dtcli.engine.level import can_split, nominal_sets, split_level
 from dtcli.engine.nodes import compact, new_store, write_leaf
 from dtcli.engine.partition import partition
-from dtcli.engine.presort import Presorted, keep_rows, presort
+from dtcli.engine.presort import Presorted, keep_rows
+from dtcli.engine.small_presort import presort_small
 from dtcli.engine.rng import draw_features
 from dtcli.engine.subtree import GROWERS
 from dtcli.engine.threads import run_chunks
@@ -54,6 +56,9 @@ SUBTREE_CHUNKS_PER_THREAD = 16
 NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 # Integer weights keep the count tables while their sum is at most this many per row.
 MAX_TABLE_COUNT_PER_ROW = 16
+
+for _kernel in (*GROWERS.values(), *splitter.NUMERIC_SEARCH.values(), splitter.search_nominal):
+    remember_types(_kernel)
 
 
 @dataclass(frozen=True)
@@ -120,11 +125,11 @@ def prepare(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray
     is_nominal = is_nominal.astype(np.uint8)
     n_categories = n_categories.astype(np.int64)
     y = np.ascontiguousarray(y, dtype=np.int64)
-    return Prepared(presort(X, y, n_classes, is_nominal, n_categories, n_threads), y,
+    return Prepared(presort_small(X, y, n_classes, is_nominal, n_categories, n_threads), y,
                     int(n_classes), is_nominal, n_categories)
 
 
-def count_weights(weights: np.ndarray | None, n_samples: int):
+def count_weights(weights: np.ndarray | None):
     """(weights or None for unit weights, rows to keep or None for all, whether the
     count tables apply). A row of weight 0 is left out, as if it were not in the data
     (scikit-learn's convention), so a cross-validation fold is weights of 0 and 1 and a
@@ -137,7 +142,8 @@ def count_weights(weights: np.ndarray | None, n_samples: int):
     keep = weights > 0
     integral = bool(np.all(weights == np.floor(weights)))
     total = float(weights.sum())
-    tables = integral and total <= MAX_TABLE_COUNT_PER_ROW * max(n_samples, 1)
+    # per kept row, as for a fit on the kept rows alone
+    tables = integral and total <= MAX_TABLE_COUNT_PER_ROW * max(int(keep.sum()), 1)
     unit = integral and bool(np.all(weights <= 1.0))  # 0/1: a subset, unweighted
     return (None if unit else weights), (None if keep.all() else keep.view(np.uint8)), tables
 
@@ -176,7 +182,7 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
     fit, no copy); it cannot be grown from again.
     """
     n_threads = n_threads or os.cpu_count() or 1
-    weights, keep, use_tables = count_weights(weights, prepared.n_samples)
+    weights, keep, use_tables = count_weights(weights)
     sorted_ = prepared.sorted if keep is None else keep_rows(prepared.sorted, keep, n_threads)
     n_rows = sorted_.words.shape[1]
     rows = slice(None) if keep is None else keep.view(bool)

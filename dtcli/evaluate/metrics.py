@@ -19,9 +19,11 @@ __all__ = [
     "accuracy",
     "auc",
     "balanced_accuracy",
+    "balanced_accuracy_of",
     "cohen_kappa",
     "confusion_matrix",
     "f1_macro",
+    "f1_macro_of",
     "g_mean",
     "log_loss",
     "matthews_corrcoef",
@@ -79,7 +81,11 @@ def balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     Classes that are only predicted, never true, have no recall and are left out
     (as scikit-learn's balanced_accuracy_score does).
     """
-    matrix = _confusion_of_seen_classes(y_true, y_pred)
+    return balanced_accuracy_of(_confusion_of_seen_classes(y_true, y_pred))
+
+
+def balanced_accuracy_of(matrix: np.ndarray) -> float:
+    """`balanced_accuracy` from the confusion matrix (any number of empty classes)."""
     support = matrix.sum(axis=1)
     present = support > 0
     return float(np.mean(np.diag(matrix)[present] / support[present]))
@@ -91,7 +97,11 @@ def f1_macro(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     The mean runs over the classes present in y_true or in y_pred (scikit-learn's
     default label set); a class only predicted, never true, scores F1 = 0.
     """
-    matrix = _confusion_of_seen_classes(y_true, y_pred)
+    return f1_macro_of(_confusion_of_seen_classes(y_true, y_pred))
+
+
+def f1_macro_of(matrix: np.ndarray) -> float:
+    """`f1_macro` from the confusion matrix (any number of empty classes)."""
     true_positive = np.diag(matrix)
     denominator = matrix.sum(axis=0) + matrix.sum(axis=1)  # 2TP + FP + FN
     seen = denominator > 0

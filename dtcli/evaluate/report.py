@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import time
 from collections.abc import Sequence
 from contextlib import contextmanager
 
@@ -78,17 +79,41 @@ def decimals_for(values) -> int:
 # --------------------------------------------------------------------------
 
 
+PLAIN_PROGRESS_SECONDS = 10.0
+
+
+def plain_progress(description: str, stream, clock=time.monotonic):
+    """A (done, total) callback that writes 'description: done/total (P%), S s' to
+    `stream` when PLAIN_PROGRESS_SECONDS have passed since the start or the last line."""
+    start = last = clock()
+
+    def update(done: int, total: int) -> None:
+        nonlocal last
+        now = clock()
+        if now - last >= PLAIN_PROGRESS_SECONDS:
+            last = now
+            share = f" ({100 * done // total}%)" if total else ""
+            stream.write(f"{description}: {done}/{total}{share}, {now - start:.0f} s\n")
+            stream.flush()
+
+    return update
+
+
 @contextmanager
 def progress_bar(description: str, enabled: bool):
     """A rich progress bar with ETA on stderr; yields a (done, total) callback.
 
-    Silent (the callback does nothing) unless enabled and stderr is a terminal.
+    When stderr is not a terminal (nohup, CI), a plain line instead, at most every
+    `PLAIN_PROGRESS_SECONDS`; silent (the callback does nothing) unless enabled.
     """
     from rich.console import Console
 
     console = Console(stderr=True)
-    if not enabled or not console.is_terminal:
+    if not enabled:
         yield lambda done, total: None
+        return
+    if not console.is_terminal:
+        yield plain_progress(description, console.file)
         return
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)

@@ -83,6 +83,7 @@ class ResultStore:
         self.path = path
         self.cells: dict[str, dict] = {}
         self.damaged: list[int] = []
+        self.written = 0  # lines appended to the file by this run
         self._handle = None
         if path is None:
             return
@@ -148,6 +149,7 @@ class ResultStore:
                 self._handle = self._open()
             self._handle.write(line + "\n")
             self._handle.flush()
+            self.written += 1
         except OSError as exc:
             raise DtreeError(f"{self.path}: cannot write the results file ({exc.strerror}); "
                              "the folds written before are kept") from None

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -62,15 +63,16 @@ def score_predictions(y_true: np.ndarray, proba: np.ndarray) -> dict:
     auc is NaN when the rows hold a single class.
     """
     y_pred = np.argmax(proba, axis=1)
+    matrix = metrics.confusion_matrix(y_true, y_pred, proba.shape[1])
     return {
         "metrics": {
             "accuracy": metrics.accuracy(y_true, y_pred),
-            "balanced_accuracy": metrics.balanced_accuracy(y_true, y_pred),
+            "balanced_accuracy": metrics.balanced_accuracy_of(matrix),
             "auc": metrics.auc(y_true, proba),
             "log_loss": metrics.log_loss(y_true, proba, normalize=True),
-            "f1_macro": metrics.f1_macro(y_true, y_pred),
+            "f1_macro": metrics.f1_macro_of(matrix),
         },
-        "confusion_matrix": metrics.confusion_matrix(y_true, y_pred, proba.shape[1]).tolist(),
+        "confusion_matrix": matrix.tolist(),
     }
 
 
@@ -85,20 +87,11 @@ def _subset(dataset: Dataset, rows: np.ndarray) -> Dataset:
 
 
 def run_task(dataset: Dataset, task: Task) -> dict:
-    """Fit on the task's training fold, score on its test fold (what a worker runs)."""
-    from dtcli.estimator import DecisionTreeClassifier
+    """Fit on the task's training fold, score on its test fold (`batch.run_tasks` for one
+    task; the tree is the one fitted on the training rows alone)."""
+    from dtcli.evaluate.batch import run_tasks
 
-    train, test = repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold]
-    model = DecisionTreeClassifier(criterion=task.criterion, criterion_params=dict(task.params),
-                                   n_jobs=1, **task.options.estimator_params())
-    model.fit_dataset(_subset(dataset, train))
-    start = time.perf_counter()
-    proba = model.proba_from_matrix(np.ascontiguousarray(dataset.X[test]))
-    predict_seconds = time.perf_counter() - start
-    result = score_predictions(dataset.y[test], proba)
-    result["metrics"].update(tree_facts(model), fit_seconds=model.fit_seconds_,
-                             predict_seconds=predict_seconds)
-    return result
+    return next(run_tasks(dataset, [task]))
 
 
 def evaluate_model(model, fit_seconds: float, X: np.ndarray, labels: np.ndarray,
@@ -214,21 +207,41 @@ class Grid:
                 for c, choice in enumerate(self.criteria)}
 
 
-# Below this much work (training rows x features, summed over the tasks: about 5 s
-# of fitting) starting worker processes costs more than it saves.
-SMALL_RUN = 5_000_000
+# What a run costs in this process, on the batch path (docs/engine.md, "Batch path"):
+# a fixed cost per task (fold weights, the grower's set-up, prediction, metrics) and
+# the growth, about proportional to training rows x features; and what starting a
+# worker costs (a Python start, imports, loading the kernels), in parallel with the
+# others. Workers pay when the run's seconds spread over them save more than that.
+SECONDS_PER_TASK = 4e-4
+SECONDS_PER_UNIT = 1e-7
+WORKER_START_SECONDS = 2.5
+
+
+def idle_cores(cores: int) -> int:
+    """Of `cores`, how many other processes leave idle: the cores less the system's load
+    over the last minute, this process aside (at least 1)."""
+    try:
+        busy = os.getloadavg()[0] - 1.0
+    except (AttributeError, OSError):  # no load average here
+        return cores
+    return max(1, min(cores, round(cores - max(busy, 0.0))))
 
 
 def default_jobs(datasets: Sequence[Dataset] = (), tasks: Sequence[Task] = ()) -> int:
-    """The cores this process may use; 1 for a run too small to pay for starting workers."""
-    if tasks:
-        work = sum(len(datasets[t.dataset].y) * (t.cv - 1) // t.cv * datasets[t.dataset].X.shape[1]
-                   for t in tasks)
-        if work < SMALL_RUN:
-            return 1
+    """The cores this process may use; for a run (`tasks`), those other processes leave
+    idle, and 1 for a run too small to pay for starting workers on them."""
     from dtcli.processes import available_cores
 
-    return available_cores()
+    cores = available_cores()
+    if tasks:
+        cores = idle_cores(cores)
+    if tasks and cores > 1:
+        work = sum(len(datasets[t.dataset].y) * (t.cv - 1) // t.cv * datasets[t.dataset].X.shape[1]
+                   for t in tasks)
+        seconds = SECONDS_PER_TASK * len(tasks) + SECONDS_PER_UNIT * work
+        if seconds * (1 - 1 / cores) <= WORKER_START_SECONDS:
+            return 1
+    return cores
 
 
 def plan(datasets: Sequence[Dataset], criteria: Sequence[CriterionChoice], options: TreeOptions,
@@ -256,7 +269,8 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
 
     Runs on the Dask cluster at `scheduler` if given, else in `jobs` worker
     processes, or in this process for jobs=1. By default, all cores, unless
-    the run is small (`SMALL_RUN`): then in this process.
+    the run is too small to pay for starting workers (`default_jobs`): then in this
+    process.
     """
     store = store if store is not None else ResultStore()
     tasks, keys = plan(datasets, criteria, options, protocol)
@@ -320,14 +334,31 @@ def task_failed(exc: BaseException, where: str) -> DtreeError:
     return kind(f"{where}: {exc}")
 
 
-def _run_here(datasets: list[Dataset], tasks: list[Task], on_done, describe) -> None:
-    warm_up(datasets, tasks)
+def task_groups(tasks: Sequence[Task],
+                chunk: Callable[[Task], int] | None = None) -> list[list[int]]:
+    """Indices of `tasks` in runs of consecutive tasks of one dataset (at most `chunk(task)`
+    long): what one call of `batch.run_tasks` does on one presort."""
+    groups: list[list[int]] = []
     for j, task in enumerate(tasks):
-        try:
-            result = run_task(datasets[task.dataset], task)
-        except DtreeError as exc:
-            raise task_failed(exc, describe(task)) from None
-        on_done(j, result)
+        if (not groups or tasks[groups[-1][0]].dataset != task.dataset
+                or (chunk is not None and len(groups[-1]) >= chunk(task))):
+            groups.append([])
+        groups[-1].append(j)
+    return groups
+
+
+def _run_here(datasets: list[Dataset], tasks: list[Task], on_done, describe) -> None:
+    from dtcli.evaluate.batch import run_tasks
+
+    warm_up(datasets, tasks)
+    for group in task_groups(tasks):
+        results = run_tasks(datasets[tasks[group[0]].dataset], [tasks[j] for j in group])
+        for j in group:
+            try:
+                result = next(results)
+            except DtreeError as exc:
+                raise task_failed(exc, describe(tasks[j])) from None
+            on_done(j, result)
 
 
 # --------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Cross-validation tasks in local worker processes (dtcli.processes: they never
 outlive their parent and stop at once when it stops early). Each worker receives
-the datasets once, through the pool's initializer, and then only small `Task`
-records.
+the datasets once, through the pool's initializer, and then only small lists of
+`Task` records, runs of tasks of one dataset (`runner.task_groups`), which it runs on
+one presort of that dataset (`batch.run_tasks`), kept for the next run of the same one.
 """
 from __future__ import annotations
 
@@ -9,6 +10,13 @@ from dtcli.errors import DtreeError
 from dtcli.processes import process_pool
 
 _WORKER_DATASETS: list = []
+_PREPARED: dict = {}  # dataset index -> batch.PreparedDataset, the last one used
+
+# Tasks of one dataset sent to a worker at once: at most this much work (training rows
+# x features, summed), so that the workers stay evenly loaded and an interrupted run
+# loses little finished work; and at most MAX_CHUNK tasks.
+CHUNK_WORK = 2_000_000
+MAX_CHUNK = 64
 
 
 def _init_worker(datasets: list, tasks: list) -> None:
@@ -20,10 +28,28 @@ def _init_worker(datasets: list, tasks: list) -> None:
     warm_up(datasets, tasks)
 
 
-def _run_in_worker(task) -> dict:
-    from dtcli.evaluate.runner import run_task
+def _run_in_worker(tasks: list) -> list[tuple[dict | None, DtreeError | None]]:
+    """(result, None) for each task, up to a failing one: (None, its error)."""
+    from dtcli.evaluate.batch import PreparedDataset, run_tasks
 
-    return run_task(_WORKER_DATASETS[task.dataset], task)
+    index = tasks[0].dataset
+    done = []
+    try:
+        if index not in _PREPARED:
+            _PREPARED.clear()
+            _PREPARED[index] = PreparedDataset.of(_WORKER_DATASETS[index])
+        for result in run_tasks(_PREPARED[index], tasks):
+            done.append((result, None))
+    except DtreeError as exc:
+        done.append((None, exc))
+    return done
+
+
+def chunk_size(dataset, cv: int, tasks: int, workers: int) -> int:
+    """How many tasks of `dataset` go to a worker at once (see CHUNK_WORK)."""
+    work = max(len(dataset.y) * (cv - 1) // cv * dataset.X.shape[1], 1)
+    balanced = -(-tasks // (4 * workers))  # at least four runs per worker
+    return max(1, min(CHUNK_WORK // work, MAX_CHUNK, balanced))
 
 
 def run_pool(datasets: list, tasks: list, workers: int, on_done, describe) -> None:
@@ -31,16 +57,23 @@ def run_pool(datasets: list, tasks: list, workers: int, on_done, describe) -> No
     from concurrent.futures import as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    from dtcli.evaluate.runner import task_failed
+    from dtcli.evaluate.runner import task_failed, task_groups
 
-    with process_pool(_run_in_worker, tasks, workers, _init_worker, (datasets, tasks)) as futures:
+    groups = task_groups(tasks, lambda task: chunk_size(datasets[task.dataset], task.cv,
+                                                       len(tasks), workers))
+    runs = [[tasks[j] for j in group] for group in groups]
+    # one task per (criterion, options) is all warm_up reads: the workers' start-up data
+    # stays small however many folds there are
+    kinds = list({(t.criterion, t.params, t.options): t for t in tasks}.values())
+    with process_pool(_run_in_worker, runs, workers, _init_worker, (datasets, kinds)) as futures:
         for future in as_completed(futures):
-            j = futures[future]
+            group = groups[futures[future]]
             try:
-                result = future.result()
-            except DtreeError as exc:
-                raise task_failed(exc, describe(tasks[j])) from None
+                results = future.result()
             except BrokenProcessPool:
                 raise DtreeError("a worker process died (out of memory?); finished tasks are "
                                  "kept with --results, rerun to continue") from None
-            on_done(j, result)
+            for j, (result, error) in zip(group, results):
+                if error is not None:
+                    raise task_failed(error, describe(tasks[j])) from None
+                on_done(j, result)

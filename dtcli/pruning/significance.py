@@ -127,7 +127,7 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
     n_threads = n_threads or os.cpu_count() or 1
     exact = mode == "exact"
     n_samples = prepared.n_samples
-    weights, keep, use_tables = count_weights(weights, n_samples)
+    weights, keep, use_tables = count_weights(weights)
     rows = np.arange(n_samples, dtype=np.int64) if keep is None else np.flatnonzero(keep)
     table_size = int(tree.value[0].sum())
     two_classes = prepared.n_classes == 2

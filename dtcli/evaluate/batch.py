@@ -1,0 +1,153 @@
+"""The tasks of one dataset in one pass: encode and presort it once, grow every fold's tree
+from that one presort.
+
+A fold's tree is grown from the whole dataset's presorted features with weights of 1 on
+its training rows and 0 on the others (`builder.grow`: a row of weight 0 is left out, so
+the tree is the one fitted on the training rows alone; tests/test_grow_many.py). Class
+weights are computed on the training rows, as a fit on them would, and multiplied in.
+The folds of a (cv, seed, repeat) are drawn once, the criteria's engine forms and the
+stopping rules resolved once. A pruned tree is pruned as the estimator prunes it
+(`pruning.methods`, on the fold's rows: their weights, the same presort), and
+its leaves' probabilities follow the task's leaf estimate. Each task's result is what a fit on its training fold
+gives (`runner.run_task`, which is this path for one task), timings aside:
+`fit_seconds` is the fold's growth, and the first fold's includes the dataset's presort
+(so that the seconds summed over the folds are all the fitting done).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dtcli.errors import ParameterError
+from dtcli.evaluate.folds import Fold, repeat_folds
+from dtcli.evaluate.tasks import Task, TreeOptions
+from dtcli.io.dataset import NOMINAL, Dataset
+
+
+@dataclass
+class PreparedDataset:
+    """A dataset with its presort (`builder.prepare`) and what every fold of it shares."""
+
+    dataset: Dataset
+    prepared: object  # builder.Prepared
+    prepare_seconds: float
+    is_nominal: np.ndarray  # uint8 per feature
+    folds: dict  # (cv, seed, repeat) -> list of Fold
+    unpaid: float = 0.0  # presort seconds not yet counted in a fold's fit_seconds
+
+    @classmethod
+    def of(cls, dataset: Dataset) -> "PreparedDataset":
+        from dtcli.engine.builder import prepare
+
+        if np.isinf(dataset.X).any():
+            raise ParameterError("X contains infinite values")
+        is_nominal = np.array([f.kind == NOMINAL for f in dataset.features], dtype=np.uint8)
+        n_categories = np.array([len(f.categories) for f in dataset.features], dtype=np.int64)
+        start = time.perf_counter()
+        prepared = prepare(np.ascontiguousarray(dataset.X, dtype=np.float64), dataset.y,
+                           len(dataset.classes), is_nominal, n_categories, 1)
+        seconds = time.perf_counter() - start
+        return cls(dataset, prepared, seconds, is_nominal, {}, unpaid=seconds)
+
+    def fold(self, task: Task) -> Fold:
+        key = (task.cv, task.seed, task.repeat)
+        if key not in self.folds:
+            self.folds[key] = repeat_folds(self.dataset.y, task.cv, task.seed, task.repeat)
+        return self.folds[key][task.fold]
+
+
+class _Resolved:
+    """Engine forms of criteria, and the trees' options as an estimator (stopping rules,
+    pruning method, leaf estimate), resolved once per (choice, options)."""
+
+    def __init__(self):
+        self._engines: dict = {}
+        self._models: dict = {}
+
+    def engine(self, task: Task):
+        from dtcli import criteria
+
+        key = (task.criterion, task.params)
+        if key not in self._engines:
+            self._engines[key] = criteria.get(task.criterion).engine(dict(task.params))
+        return self._engines[key]
+
+    def model(self, options: TreeOptions):
+        """(an estimator of these options, its stop rules, its pruning method or None)."""
+        if options not in self._models:
+            from dtcli.estimator import DecisionTreeClassifier
+
+            model = DecisionTreeClassifier(**options.estimator_params())
+            self._models[options] = model, model._stop_rules(), model._pruning_method()
+        return self._models[options]
+
+
+def _grow_pruned(data: PreparedDataset, task: Task, engine, rules, model, method,
+                 weights: np.ndarray):
+    """The fold's tree pruned by `method`, as `DecisionTreeClassifier.fit` on the fold's
+    rows prunes it (a model without random_state: pruning folds seeded 0)."""
+    from dtcli.engine.builder import grow
+    from dtcli.pruning import methods
+
+    def grow_with(row_weights):
+        return grow(data.prepared, engine, rules, weights if row_weights is None else row_weights,
+                    1, seed=0)
+
+    fit = methods.FitContext(data.dataset.X, data.dataset.y, weights, data.is_nominal,
+                             task.criterion, dict(task.params), 0, grow_with, 1,
+                             methods.Growth(data.prepared, engine, rules, weights))
+    tree, _ = method.run(fit, {k: getattr(model, k) for k in method.params})
+    return tree
+
+
+def _fold_weights(data: PreparedDataset, train: np.ndarray, options: TreeOptions) -> np.ndarray:
+    """1 (times the class weight a fit on the training rows would use) on the training
+    rows, 0 elsewhere."""
+    from dtcli.validation import row_weights
+
+    dataset = data.dataset
+    weights = np.zeros(dataset.y.shape[0])
+    if options.class_weight is None:
+        weights[train] = 1.0
+    else:
+        class_weight = options.estimator_params()["class_weight"]
+        weights[train] = row_weights(None, class_weight, dataset.y[train],
+                                     np.array(dataset.classes, dtype=object))
+    return weights
+
+
+def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterator[dict]:
+    """The result of every task (all of one dataset), in order, as each is done."""
+    from dtcli.engine.builder import grow
+    from dtcli.evaluate.runner import score_predictions
+    from dtcli.leaf_estimate import node_proba
+
+    if isinstance(data, Dataset):
+        data = PreparedDataset.of(data)
+    resolved = _Resolved()
+    X, y = data.dataset.X, data.dataset.y
+    for task in tasks:
+        train, test = data.fold(task)
+        engine = resolved.engine(task)
+        model, rules, method = resolved.model(task.options)
+        weights = _fold_weights(data, train, task.options)
+        start = time.perf_counter()
+        if method is None:
+            tree = grow(data.prepared, engine, rules, weights, 1, seed=0)
+        else:
+            tree = _grow_pruned(data, task, engine, rules, model, method, weights)
+        fit_seconds = time.perf_counter() - start + data.unpaid
+        data.unpaid = 0.0
+        start = time.perf_counter()
+        leaf_proba = (tree.node_proba if model.leaf_estimate == "frequency"
+                      else node_proba(tree.value, model.leaf_estimate, model.m))
+        proba = leaf_proba[tree.apply(X[test], data.is_nominal, 1)]
+        predict_seconds = time.perf_counter() - start
+        result = score_predictions(y[test], proba)
+        result["metrics"].update(n_nodes=int(tree.node_count), n_leaves=int(tree.n_leaves),
+                                 depth=int(tree.max_depth), fit_seconds=fit_seconds,
+                                 predict_seconds=predict_seconds)
+        yield result
