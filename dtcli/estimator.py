@@ -23,7 +23,7 @@ from dtcli.validation import as_2d_array, class_labels, not_fitted, row_weights
 
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
            "min_samples_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight",
-           "max_features", "random_state")
+           "max_features", "random_state", "leaf_model", "leaf_params")
 
 
 class DecisionTreeClassifier:
@@ -46,14 +46,19 @@ class DecisionTreeClassifier:
     split becomes a leaf, where scikit-learn would draw more). `random_state`
     (None, an int or a numpy generator) seeds those draws, which depend on the
     seed and the node only: the same seed grows the same tree on any number of
-    threads.
+    threads. `leaf_model`: "counts" (the default: a leaf predicts its class
+    frequencies) or "naive-bayes" (each leaf holds a Naive Bayes model fitted on its
+    training rows, over all features: dtcli.leaves.naive_bayes, whose options
+    `leaf_params` sets: numeric ("gaussian" or "mdl"), min_samples, alpha,
+    var_smoothing).
     """
 
     def __init__(self, criterion: str = "gini", criterion_params: dict | None = None,
                  max_depth: int | None = None, min_samples_split: int = 2,
                  min_samples_leaf: int = 1, min_gain: float = 0.0,
                  nominal_features=None, n_jobs: int | None = None, class_weight=None,
-                 max_features=None, random_state=None):
+                 max_features=None, random_state=None, leaf_model: str = "counts",
+                 leaf_params: dict | None = None):
         self.criterion = criterion
         self.criterion_params = criterion_params
         self.max_depth = max_depth
@@ -65,6 +70,8 @@ class DecisionTreeClassifier:
         self.class_weight = class_weight
         self.max_features = max_features
         self.random_state = random_state
+        self.leaf_model = leaf_model
+        self.leaf_params = leaf_params
 
     # scikit-learn's estimator protocol -------------------------------------------------
     def get_params(self, deep: bool = True) -> dict[str, Any]:
@@ -137,6 +144,7 @@ class DecisionTreeClassifier:
                            is_nominal, n_categories, self.n_jobs)
         self.tree_ = grow(prepared, engine, rules, weights, self.n_jobs,
                           seed=seed_of(self.random_state), reuse=False)
+        self.leaf_model_ = _fit_leaf_model(self, X, y, weights, features, classes.shape[0])
         self.fit_seconds_ = time.perf_counter() - start
         self.classes_ = classes
         self.n_classes_ = classes.shape[0]
@@ -232,12 +240,16 @@ class DecisionTreeClassifier:
         """Class probabilities for an already encoded float64 matrix (CLI path)."""
         self._check_fitted()
         leaves = self.tree_.apply(matrix, self._nominal_mask(), self._threads())
+        if getattr(self, "leaf_model_", None) is not None:
+            return self.leaf_model_.proba(matrix, leaves, self.tree_.value)
         return self.tree_.node_proba[leaves]
 
     def _threads(self) -> int:
         return self.n_jobs or os.cpu_count() or 1
 
     def predict(self, X) -> np.ndarray:
+        if getattr(self, "leaf_model_", None) is not None:
+            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
         leaves = self.apply(X)  # checks first that the tree is fitted
         return self.classes_[self.tree_.node_class[leaves]]  # ties as argmax of predict_proba
 
@@ -268,6 +280,19 @@ class DecisionTreeClassifier:
         criterion's own score the same way."""
         self._check_fitted()
         return self.tree_.feature_importances(self.n_features_in_)
+
+
+def _fit_leaf_model(model, X, y, weights, features, n_classes):
+    """The leaves' models (None for plain class counts)."""
+    if model.leaf_model == "counts":
+        return None
+    from dtcli.leaves.naive_bayes import LEAF_MODELS, fit_leaves, leaf_options
+
+    if model.leaf_model not in LEAF_MODELS:
+        raise ParameterError(f"leaf_model must be one of {', '.join(LEAF_MODELS)}, got "
+                             f"{model.leaf_model!r}")
+    return fit_leaves(model.tree_, X, y, weights, features, n_classes,
+                      leaf_options(model.leaf_params), model._threads())
 
 
 def _is_default(value, default) -> bool:

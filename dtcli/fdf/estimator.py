@@ -1,0 +1,186 @@
+"""`FDFClassifier`: the FDF hybrid decision forest in scikit-learn's conventions.
+
+Fitting discretises every numeric attribute with Fayyad and Irani's MDL method on
+the training rows (`discretise`), then grows every training sample's rule by
+general information gain (`grow`), recording the forest of rules. Predicting grows
+each new sample's rule the same way, on the kept training values (section III.B:
+follow a matching branch, or build one by GenGain), and returns its leaf's Naive
+Bayes probabilities. A sample's rule lies in exactly one tree, the one whose root
+is its value of the highest GenGain(S, x): that selection is how the trees are
+combined (the paper's example: S_8 matches both trees and goes by GenGain(S, b1) >
+GenGain(S, a2)); docs/fdf.md discusses the reading.
+"""
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+
+from dtcli.errors import ParameterError
+from dtcli.estimator import (DecisionTreeClassifier, _column_names, _columns,
+                             _encode_training)
+from dtcli.fdf.discretise import mdl_cut_points, to_bins
+from dtcli.fdf.grow import NO_VALUE, Coded, Forest, Stops, walk
+from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
+from dtcli.leaves.naive_bayes import softmax
+from dtcli.validation import class_labels, not_fitted
+
+_PARAMS = ("min_samples_leaf", "max_depth", "min_gain", "nb_min_samples", "alpha",
+           "nominal_features")
+
+
+class FDFClassifier:
+    """The FDF hybrid decision forest (Wang, Zang and Xu).
+
+    `min_samples_leaf`: a rule takes no condition whose subset would have fewer
+    training rows; `max_depth`: most conditions in a rule (None: no limit);
+    `min_gain`: a condition needs a GenGain above this (bits); `nb_min_samples`: a
+    leaf with fewer rows predicts its Laplace-smoothed class frequencies instead of
+    a Naive Bayes model; `alpha`: the Laplace smoothing of priors and conditionals.
+    `nominal_features` as in DecisionTreeClassifier. Sample weights are not
+    supported: the method counts rows.
+    """
+
+    model_kind = "fdf"
+
+    def __init__(self, min_samples_leaf: int = 2, max_depth: int | None = None,
+                 min_gain: float = 0.0, nb_min_samples: int = 5, alpha: float = 1.0,
+                 nominal_features=None):
+        self.min_samples_leaf = min_samples_leaf
+        self.max_depth = max_depth
+        self.min_gain = min_gain
+        self.nb_min_samples = nb_min_samples
+        self.alpha = alpha
+        self.nominal_features = nominal_features
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {name: getattr(self, name) for name in _PARAMS}
+
+    def set_params(self, **params) -> "FDFClassifier":
+        for name, value in params.items():
+            if name not in _PARAMS:
+                raise ParameterError(f"unknown parameter '{name}' for FDFClassifier")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = type(self)().get_params()
+        changed = {k: v for k, v in self.get_params().items() if v != defaults[k]}
+        return f"FDFClassifier({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
+    def stops(self) -> Stops:
+        """The parameters, validated (ParameterError)."""
+        def integer(name, low, allow_none=False):
+            value = getattr(self, name)
+            if value is None and allow_none:
+                return None
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+                raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
+            return int(value)
+
+        def real(name, low):
+            value = getattr(self, name)
+            if not isinstance(value, numbers.Real) or not np.isfinite(value) or value < low:
+                raise ParameterError(f"{name} must be a finite number >= {low:g}, got {value!r}")
+            return float(value)
+
+        stops = Stops(integer("min_samples_leaf", 1), integer("max_depth", 1, allow_none=True),
+                      real("min_gain", 0.0), integer("nb_min_samples", 0), real("alpha", 0.0))
+        if stops.alpha <= 0:
+            raise ParameterError(f"alpha must be > 0, got {self.alpha!r}")
+        return stops
+
+    # fitting ----------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None) -> "FDFClassifier":
+        if sample_weight is not None:
+            raise ParameterError("FDFClassifier counts rows: sample_weight is not supported")
+        names = _column_names(X)
+        features, matrix = _encode_training(_columns(X), names, self.nominal_features,
+                                            text_may_be_numbers=names is None)
+        classes, codes = class_labels(y, matrix.shape[0])
+        if names is not None:
+            self.feature_names_in_ = np.array(names, dtype=object)
+        return self._fit_encoded(matrix, codes, features, classes)
+
+    def fit_dataset(self, dataset: Dataset) -> "FDFClassifier":
+        """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does)."""
+        self.feature_names_in_ = np.array(dataset.feature_names, dtype=object)
+        return self._fit_encoded(dataset.X, dataset.y, dataset.features,
+                                 np.array(dataset.classes, dtype=object))
+
+    def _fit_encoded(self, X, y, features, classes) -> "FDFClassifier":
+        stops = self.stops()
+        if X.shape[0] == 0:
+            raise ParameterError("cannot fit FDF on zero rows")
+        if classes.shape[0] < 2:
+            raise ParameterError(
+                f"y has one class ({classes[0]!r}); a classifier needs at least two")
+        start = time.perf_counter()
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        self.cuts_ = {j: mdl_cut_points(X[:, j], y, classes.shape[0])
+                      for j, f in enumerate(features) if f.kind == NUMERIC}
+        self.classes_ = classes
+        self.n_classes_ = classes.shape[0]
+        self.features_ = list(features)
+        self.n_features_in_ = len(features)
+        self.data_ = Coded(self.codes(X), np.asarray(y, dtype=np.int64), self._n_values(),
+                           classes.shape[0])
+        self.forest_ = Forest()
+        walk(self.data_, self.data_.codes, stops, self.forest_)
+        self.fit_seconds_ = time.perf_counter() - start
+        return self
+
+    def _n_values(self) -> np.ndarray:
+        return np.array([len(f.categories) if f.kind == NOMINAL else len(self.cuts_[j]) + 1
+                         for j, f in enumerate(self.features_)], dtype=np.int64)
+
+    def codes(self, X: np.ndarray) -> np.ndarray:
+        """Attribute values of rows of an encoded matrix: bins of numeric features,
+        category indices of nominal ones, NO_VALUE for missing or unseen."""
+        codes = np.empty(X.shape, dtype=np.int64)
+        for j, feature in enumerate(self.features_):
+            if feature.kind == NOMINAL:
+                codes[:, j] = np.where(np.isnan(X[:, j]), NO_VALUE,
+                                       np.nan_to_num(X[:, j], nan=NO_VALUE))
+            else:
+                codes[:, j] = to_bins(X[:, j], self.cuts_[j])
+        return codes
+
+    # prediction -------------------------------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "forest_"):
+            raise not_fitted(self)
+
+    _matrix = DecisionTreeClassifier._matrix
+
+    def proba_from_matrix(self, matrix: np.ndarray) -> np.ndarray:
+        """Class probabilities for an already encoded float64 matrix (CLI path)."""
+        self._check_fitted()
+        _, log_proba = walk(self.data_, self.codes(np.asarray(matrix, dtype=np.float64)),
+                            self.stops())
+        return softmax(log_proba)
+
+    def predict_proba(self, X) -> np.ndarray:
+        return self.proba_from_matrix(self._matrix(X))
+
+    def predict(self, X) -> np.ndarray:
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        correct = (self.predict(X) == np.asarray(y)).astype(np.float64)
+        return float(np.average(correct, weights=sample_weight))
+
+    # facts --------------------------------------------------------------------------------
+    def facts(self) -> dict:
+        """Size of the forest: trie nodes (root excluded), rules (distinct rule ends),
+        trees (attributes at the roots) and the longest rule."""
+        self._check_fitted()
+        forest = self.forest_
+        depth = np.zeros(len(forest.parent), dtype=np.int64)
+        for node in range(1, len(forest.parent)):
+            depth[node] = depth[forest.parent[node]] + 1
+        roots = {forest.feature[n] for n in range(1, len(forest.parent)) if forest.parent[n] == 0}
+        return {"n_nodes": len(forest.parent) - 1,
+                "n_leaves": int(np.count_nonzero(np.array(forest.n_rules) > 0)),
+                "n_trees": len(roots), "depth": int(depth.max())}
