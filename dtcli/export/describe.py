@@ -96,3 +96,12 @@ def class_counts(model, node: int, summarise: bool = True) -> Text:
             text.append(f": {number(value[k])}")
     text.append("]")
     return text
+
+
+def leaf_model_note(model, node: int) -> str | None:
+    """What a leaf's own model says (Naive Bayes leaves: priors and the most influential
+    features); None for leaves that predict their class counts."""
+    leaf_model = getattr(model, "leaf_model_", None)
+    if leaf_model is None:
+        return None
+    return leaf_model.describe(node, model.features_, model.classes_)

@@ -16,7 +16,7 @@ from rich.console import Group
 from rich.text import Text
 from rich.tree import Tree as RichTree
 
-from dtcli.export.describe import class_counts, class_name, split_test
+from dtcli.export.describe import class_counts, class_name, leaf_model_note, split_test
 from dtcli.export.paths import split_bounds
 
 SECTION_DEPTH = 50
@@ -34,6 +34,9 @@ def _label(model, node: int, edge: str | None) -> Text:
         label.append_text(class_name(model, tree.node_class[node]))
         label.append("  ")
     label.append_text(class_counts(model, node))
+    note = leaf_model_note(model, node) if tree.children_left[node] < 0 else None
+    if note:
+        label.append(f"  {note}", style="dim")
     return label
 
 
