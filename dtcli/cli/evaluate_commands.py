@@ -162,7 +162,8 @@ def _evaluate_model(model_path, data, target, data_format, no_header, delimiter)
     fit_seconds = float(meta.get("training", {}).get("fit_seconds") or 0.0)
     result, n_rows = evaluate_model(model, fit_seconds, X, labels, data)
     about = {"model": model_path, "dataset": data, "target": target, "n_rows": n_rows,
-             "criterion": meta["criterion"], "options": meta["options"]}
+             "criterion": meta.get("criterion", {"name": meta.get("kind"), "params": {}}),
+             "options": meta["options"]}
     return evaluation_document(summarize([result]), model.classes_, about)
 
 

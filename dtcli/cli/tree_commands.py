@@ -4,9 +4,10 @@ from __future__ import annotations
 import click
 
 from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
-                               jobs_option, make_tree, output_format_option, output_option,
+                               jobs_option, output_format_option, output_option,
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                stderr_console, target_options, tree_options)
+from dtcli.cli.model_choice import model_options
 from dtcli.errors import ParameterError
 
 
@@ -14,6 +15,7 @@ from dtcli.errors import ParameterError
 @click.argument("data")
 @target_options
 @data_options
+@model_options
 @tree_options
 @class_weight_option
 @jobs_option("as threads (default: all)")
@@ -21,7 +23,7 @@ from dtcli.errors import ParameterError
 @force_option
 @quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
 def train(data, target, drop, data_format, no_header, delimiter, jobs, output, force, quiet,
-          **tree):
+          model_kind, leaf_model, nb_numeric, nb_min_samples, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     Without -o, the JSON goes to stdout when it is a file or a pipe; on a
@@ -34,13 +36,16 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
     Example:
       dtree train examples/iris.csv -o iris.json
       dtree train examples/ecoli2.dat --criterion entropy --min-samples-leaf 2 -o ecoli2.json
+      dtree train examples/iris.csv --max-depth 2 --leaf-model naive-bayes -o iris-nb.json
+      dtree train examples/hepatitis.csv --target Class --model fdf -o hepatitis-fdf.json
     """
     import sys
 
     from dtcli.atomic import refuse_output_over_input
+    from dtcli.cli.model_choice import fdf_summary, make_model
     from dtcli.io import load_dataset
 
-    model = make_tree(jobs=jobs, **tree)
+    model = make_model(model_kind, tree, jobs, leaf_model, nb_numeric, nb_min_samples)
     refuse_output_over_input(output, "--output", {"training data": data})
     refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
@@ -48,15 +53,21 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
     console = stderr_console()
     for warning in dataset.warnings:
         console.print(f"warning: {warning}", style="yellow")
-    _load_kernels(model, dataset)
+    if model_kind == "tree":
+        _load_kernels(model, dataset)
     model.fit_dataset(dataset)
     # JSON is for files and pipes; a person at a terminal gets the tree to read.
     shown = output == "-" and sys.stdout.isatty()
     _write_model(model, dataset, data, output, shown)
     if quiet:
         return
+    if model_kind == "fdf":
+        console.print(fdf_summary(model, dataset, output))
+        return
     tree_ = model.tree_
-    accuracy = tree_.training_accuracy()
+    accuracy = (tree_.training_accuracy() if model.leaf_model_ is None
+                else float((model.proba_from_matrix(dataset.X).argmax(axis=1)
+                            == dataset.y).mean()))
     console.print(
         f"trained {model.criterion} tree on {dataset.source}, target column "
         f"'{dataset.target}': {dataset.X.shape[0]} rows, "
@@ -90,7 +101,8 @@ def _load_kernels(model, dataset) -> None:
     weights = None if weights is None else weights[rows]
     tiny = dataclasses.replace(dataset, X=dataset.X[rows], y=dataset.y[rows], warnings=[])
     if np.unique(tiny.y).shape[0] > 1 and (weights is None or weights.sum() > 0):
-        DecisionTreeClassifier(**{**model.get_params(), "class_weight": None, "n_jobs": 1}
+        DecisionTreeClassifier(**{**model.get_params(), "class_weight": None, "n_jobs": 1,
+                              "leaf_model": "counts"}
                                ).fit_dataset(tiny, sample_weight=weights)
     form = form_of(dataset.X, len(dataset.classes),
                    np.array([f.kind == NOMINAL for f in dataset.features]))
@@ -110,6 +122,13 @@ def _write_model(model, dataset, data: str, output: str, shown: bool) -> None:
         return
     from dtcli.cli.preview import print_tree_preview
 
+    if getattr(model, "model_kind", None) == "fdf":
+        from rich.console import Console
+
+        from dtcli.fdf import export
+
+        Console(highlight=False).print(export.text(model))
+        return
     print_tree_preview(model, model_to_dict(model, target=dataset.target, source=data))
 
 
@@ -197,6 +216,10 @@ def export(model_path, output_format, output, max_depth, quiet):
         raise click.UsageError("--max-depth applies to -f text only")
     refuse_output_over_input(output, "--output", {"model": model_path})
     model, doc = load_model(model_path)
+    if getattr(model, "model_kind", None) == "fdf":
+        from dtcli.fdf.export import write
+
+        return write(model, doc, output_format, output, max_depth)
     with open_output(output) as handle:
         if output_format == "json":
             handle.write(json.dumps(doc, indent=1) + "\n")

@@ -155,7 +155,10 @@ def method_identity(choice) -> tuple[str, tuple[float, ...]]:
     parameters where it is a classic one to that one (`Criterion.for_engine`: Tsallis at
     q = 2 is Gini), so two choices with one identity grow identical trees."""
     from dtcli import criteria
+    from dtcli.evaluate import methods
 
+    if methods.is_method(choice.name):
+        return methods.identity(choice.name, dict(choice.params))
     engine, vector = criteria.get(choice.name).for_engine(dict(choice.params))
     return engine.name, tuple(float(v) for v in vector)
 

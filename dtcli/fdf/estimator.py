@@ -44,7 +44,7 @@ class FDFClassifier:
 
     model_kind = "fdf"
 
-    def __init__(self, min_samples_leaf: int = 2, max_depth: int | None = None,
+    def __init__(self, min_samples_leaf: int = 1, max_depth: int | None = None,
                  min_gain: float = 0.0, nb_min_samples: int = 5, alpha: float = 1.0,
                  nominal_features=None):
         self.min_samples_leaf = min_samples_leaf

@@ -88,3 +88,26 @@ def text(model) -> Group:
     if forest.n_rules[0]:
         trees.append(Text(f"no condition: {_conclusion(model, 0)}"))
     return Group(*trees)
+
+
+def write(model, doc: dict, output_format: str, output: str, max_depth) -> None:
+    """`dtree export` of an FDF model: rules, text or json (a forest has no dot form)."""
+    import json
+
+    from dtcli.atomic import open_output
+    from dtcli.errors import ParameterError
+
+    if output_format == "dot" or max_depth is not None:
+        raise ParameterError(f"{'-f dot' if output_format == 'dot' else '--max-depth'} does "
+                             "not apply to an FDF model; use -f rules, text or json")
+    with open_output(output) as handle:
+        if output_format == "json":
+            handle.write(json.dumps(doc, indent=1) + "\n")
+        elif output_format == "rules":
+            handle.write(rules(model))
+        else:
+            from rich.console import Console
+
+            to_terminal = output == "-" and handle.isatty()
+            Console(file=handle, highlight=False, force_terminal=to_terminal,
+                    width=None if to_terminal else 10_000).print(text(model))
