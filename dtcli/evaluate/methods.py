@@ -79,6 +79,8 @@ def make_estimator(name: str, params: dict, tree_params: dict):
     if name == FDF:
         from dtcli.fdf.estimator import FDFClassifier
 
+        if tree_params.get("class_weight") is not None:
+            raise ParameterError("--class-weight does not apply to fdf, which counts rows")
         return FDFClassifier(**_fdf_params(params))
     from dtcli.estimator import DecisionTreeClassifier
 
