@@ -12,13 +12,13 @@ import math
 import numbers
 import os
 import time
-from typing import Any
 
 import numpy as np
 
 from dtcli import criteria
 from dtcli.errors import ParameterError
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
+from dtcli.params import Parameters, integer_param
 from dtcli.validation import as_2d_array, class_labels, not_fitted, row_weights
 
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
@@ -26,7 +26,7 @@ _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
            "max_features", "random_state", "leaf_model", "leaf_params")
 
 
-class DecisionTreeClassifier:
+class DecisionTreeClassifier(Parameters):
     """A binary decision tree with any split criterion of `dtree criteria`.
 
     Parameters follow scikit-learn where it has them: `max_depth`,
@@ -53,6 +53,8 @@ class DecisionTreeClassifier:
     var_smoothing).
     """
 
+    PARAMS = _PARAMS
+
     def __init__(self, criterion: str = "gini", criterion_params: dict | None = None,
                  max_depth: int | None = None, min_samples_split: int = 2,
                  min_samples_leaf: int = 1, min_gain: float = 0.0,
@@ -73,17 +75,7 @@ class DecisionTreeClassifier:
         self.leaf_model = leaf_model
         self.leaf_params = leaf_params
 
-    # scikit-learn's estimator protocol -------------------------------------------------
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _PARAMS}
-
-    def set_params(self, **params) -> "DecisionTreeClassifier":
-        for name, value in params.items():
-            if name not in _PARAMS:
-                raise ParameterError(f"unknown parameter '{name}' for DecisionTreeClassifier")
-            setattr(self, name, value)
-        return self
-
+    # scikit-learn's estimator protocol (get_params, set_params, repr: Parameters) ---
     def __sklearn_tags__(self):
         # Only scikit-learn calls this, so importing it here adds no dependency.
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
@@ -91,11 +83,6 @@ class DecisionTreeClassifier:
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
                     classifier_tags=ClassifierTags(),
                     input_tags=InputTags(allow_nan=True, string=True))
-
-    def __repr__(self) -> str:
-        defaults = type(self)().get_params()
-        changed = {k: v for k, v in self.get_params().items() if not _is_default(v, defaults[k])}
-        return f"DecisionTreeClassifier({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":
@@ -156,12 +143,7 @@ class DecisionTreeClassifier:
         from dtcli.engine.builder import StopRules
 
         def check_int(name, low, allow_none=False):
-            value = getattr(self, name)
-            if value is None and allow_none:
-                return None
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
-                raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
-            return int(value)
+            return integer_param(self, name, low, allow_none)
 
         min_gain = self.min_gain
         if not isinstance(min_gain, numbers.Real) or not np.isfinite(min_gain):
@@ -293,14 +275,6 @@ def _fit_leaf_model(model, X, y, weights, features, n_classes):
                              f"{model.leaf_model!r}")
     return fit_leaves(model.tree_, X, y, weights, features, n_classes,
                       leaf_options(model.leaf_params), model._threads())
-
-
-def _is_default(value, default) -> bool:
-    """Whether a parameter's value is its default (for repr)."""
-    try:
-        return bool(value == default)
-    except ValueError:  # an array compares element-wise (a numpy mask of nominal_features)
-        return False
 
 
 # input conversion ---------------------------------------------------------------------

@@ -24,13 +24,14 @@ from dtcli.fdf.discretise import mdl_cut_points, to_bins
 from dtcli.fdf.grow import NO_VALUE, Coded, Forest, Stops, walk
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
 from dtcli.leaves.naive_bayes import softmax
+from dtcli.params import Parameters, integer_param
 from dtcli.validation import class_labels, not_fitted
 
 _PARAMS = ("min_samples_leaf", "max_depth", "min_gain", "nb_min_samples", "alpha",
            "nominal_features")
 
 
-class FDFClassifier:
+class FDFClassifier(Parameters):
     """The FDF hybrid decision forest (Wang, Zang and Xu).
 
     `min_samples_leaf`: a rule takes no condition whose subset would have fewer
@@ -43,6 +44,7 @@ class FDFClassifier:
     """
 
     model_kind = "fdf"
+    PARAMS = _PARAMS
 
     def __init__(self, min_samples_leaf: int = 1, max_depth: int | None = None,
                  min_gain: float = 0.0, nb_min_samples: int = 5, alpha: float = 1.0,
@@ -54,30 +56,10 @@ class FDFClassifier:
         self.alpha = alpha
         self.nominal_features = nominal_features
 
-    def get_params(self, deep: bool = True) -> dict:
-        return {name: getattr(self, name) for name in _PARAMS}
-
-    def set_params(self, **params) -> "FDFClassifier":
-        for name, value in params.items():
-            if name not in _PARAMS:
-                raise ParameterError(f"unknown parameter '{name}' for FDFClassifier")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        defaults = type(self)().get_params()
-        changed = {k: v for k, v in self.get_params().items() if v != defaults[k]}
-        return f"FDFClassifier({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
-
     def stops(self) -> Stops:
         """The parameters, validated (ParameterError)."""
         def integer(name, low, allow_none=False):
-            value = getattr(self, name)
-            if value is None and allow_none:
-                return None
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
-                raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
-            return int(value)
+            return integer_param(self, name, low, allow_none)
 
         def real(name, low):
             value = getattr(self, name)
