@@ -49,7 +49,7 @@ class DecisionTreeClassifier(Parameters):
     threads. `leaf_model`: "counts" (the default: a leaf predicts its class
     frequencies) or "naive-bayes" (each leaf holds a Naive Bayes model fitted on its
     training rows, over all features: dtcli.leaves.naive_bayes, whose options
-    `leaf_params` sets: numeric ("gaussian" or "mdl"), min_samples, alpha,
+    `leaf_params` sets: numeric ("mdl" or "gaussian"), min_samples, alpha,
     var_smoothing).
     """
 

@@ -50,10 +50,10 @@ def test_fdf_refuses_what_does_not_apply(tmp_path):
 def test_naive_bayes_leaves_from_the_command_line(tmp_path):
     model = tmp_path / "nb.json"
     result = invoke("train", IRIS, "--max-depth", "2", "--leaf-model", "naive-bayes",
-                    "--nb-numeric", "mdl", "--nb-min-samples", "3", "-o", model)
+                    "--nb-numeric", "gaussian", "--nb-min-samples", "3", "-o", model)
     assert result.exit_code == 0, result.stderr
     options = json.loads(model.read_text())["leaf_model"]["options"]
-    assert options["numeric"] == "mdl" and options["min_samples"] == 3
+    assert options["numeric"] == "gaussian" and options["min_samples"] == 3
     assert "naive bayes: priors" in invoke("export", model, "-f", "rules").stdout
 
 

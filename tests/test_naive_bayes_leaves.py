@@ -22,7 +22,8 @@ def smoothed_priors(y, n_classes, alpha=1.0):
 @pytest.fixture(scope="module")
 def wdbc_nb(load_example):
     data = load_example("balanced/wdbc.csv")
-    model = DecisionTreeClassifier(max_depth=2, leaf_model="naive-bayes").fit_dataset(data)
+    model = DecisionTreeClassifier(max_depth=2, leaf_model="naive-bayes",
+                                   leaf_params={"numeric": "gaussian"}).fit_dataset(data)
     return data, model
 
 

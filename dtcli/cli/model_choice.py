@@ -25,10 +25,10 @@ def model_options(func):
                      default="counts", show_default=True,
                      help="What a tree's leaf predicts: its class frequencies, or a Naive "
                           "Bayes model fitted on its training rows."),
-        click.option("--nb-numeric", type=click.Choice(["gaussian", "mdl"]), default="gaussian",
+        click.option("--nb-numeric", type=click.Choice(["mdl", "gaussian"]), default="mdl",
                      show_default=True,
-                     help="Naive Bayes leaves: numeric features as normal densities, or cut "
-                          "into bins by Fayyad and Irani's MDL method."),
+                     help="Naive Bayes leaves: numeric features cut into bins by Fayyad and "
+                          "Irani's MDL method, or as normal densities."),
         click.option("--nb-min-samples", type=click.IntRange(min=1), default=5,
                      show_default=True,
                      help="Naive Bayes leaves (and FDF's): a leaf with fewer training rows "

@@ -2,8 +2,8 @@
 --criteria syntax:
 
 - `CRITERION+nb` (`gini+nb`, `tsallis+nb:q=2.5`): the criterion's tree with Naive
-  Bayes leaves, numeric features Gaussian; `CRITERION+nb-mdl`: numeric features cut
-  into MDL bins (dtcli.leaves.naive_bayes, default options otherwise). The run's tree
+  Bayes leaves, numeric features cut into MDL bins; `CRITERION+nb-gaussian`: numeric
+  features as normal densities (dtcli.leaves.naive_bayes, default options otherwise). The run's tree
   options (--max-depth, --min-samples-leaf, ...) apply as to any tree.
 - `fdf[:min_samples_leaf=N][:max_depth=N][:min_gain=X][:nb_min_samples=N][:alpha=X]`:
   the FDF forest (dtcli.fdf) with these parameters (FDFClassifier's defaults
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dtcli.errors import ParameterError
 
 FDF = "fdf"
-LEAF_SUFFIXES = {"+nb": "gaussian", "+nb-mdl": "mdl"}
+LEAF_SUFFIXES = {"+nb": "mdl", "+nb-gaussian": "gaussian"}
 _FDF_INTEGERS = ("min_samples_leaf", "max_depth", "nb_min_samples")
 
 

@@ -6,15 +6,18 @@ the training rows that reach it, over all features, and predicts with it.
 - Nominal features: categorical, Laplace-smoothed, P(v | k) = (n_kv + alpha) /
   (n_k' + alpha V), V the feature's categories, n_k' the class's rows with the
   feature present (scikit-learn's CategoricalNB with min_categories=V).
-- Numeric features, `numeric="gaussian"` (the default): a normal density per class
+- Numeric features, `numeric="mdl"` (the default): the feature is cut into bins by
+  Fayyad and Irani's MDL method on the whole training set (as FDF does,
+  dtcli.fdf.discretise) and treated as nominal with the bins as categories. The
+  default, because a normal density fitted on the one or two rows a class often has
+  in a leaf is a spike of variance epsilon, with extreme probabilities (docs/fdf.md
+  measures the log losses). `numeric="gaussian"`: a normal density per class
   with the class's weighted mean and (biased) variance, plus epsilon = var_smoothing
   x the largest variance of a numeric feature among the leaf's rows (scikit-learn's
   GaussianNB; epsilon is var_smoothing itself when every feature is constant there).
   A class without rows (or without present values of the feature) in the leaf takes
   the leaf's pooled mean and variance of the feature: it gets no evidence for or
-  against it, only its smoothed prior. `numeric="mdl"`: the feature is cut into bins
-  by Fayyad and Irani's MDL method on the whole training set (as FDF does,
-  dtcli.fdf.discretise) and treated as nominal with the bins as categories.
+  against it, only its smoothed prior.
 - Missing values are skipped feature by feature, in fitting and predicting; an
   unseen category is a missing value.
 - A leaf with fewer than `min_samples` training rows (default 5) holds no model: it
@@ -36,7 +39,7 @@ from dtcli.io.dataset import NOMINAL
 
 LEAF_MODELS = ("counts", "naive-bayes")
 NUMERIC_MODES = ("gaussian", "mdl")
-DEFAULTS = {"numeric": "gaussian", "min_samples": 5, "alpha": 1.0, "var_smoothing": 1e-9}
+DEFAULTS = {"numeric": "mdl", "min_samples": 5, "alpha": 1.0, "var_smoothing": 1e-9}
 _CHUNK = 4096  # rows predicted at once: bounds the (rows, classes, features) temporaries
 
 
