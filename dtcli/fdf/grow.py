@@ -78,18 +78,25 @@ class Forest:
         return len(self.parent) - 1
 
 
-def value_counts(data: Coded, rows: np.ndarray) -> np.ndarray:
-    """Class counts of every attribute value among `rows` (values x classes)."""
-    codes = data.codes[rows]
-    present = codes != NO_VALUE
-    ids = (codes + data.offsets)[present] * data.n_classes
-    ids += np.broadcast_to(data.y[rows][:, None], codes.shape)[present]
+def cell_ids(data: Coded) -> np.ndarray:
+    """Every training row's (attribute value, class) cell, (rows, attributes); missing
+    values in a last, discarded cell. Computed once per walk: `value_counts` of any
+    subset is then a single bincount."""
+    total = int(data.n_values.sum()) * data.n_classes
+    ids = (data.codes + data.offsets) * data.n_classes + data.y[:, None]
+    return np.where(data.codes == NO_VALUE, total, ids)
+
+
+def value_counts(data: Coded, cells: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Class counts of every attribute value among `rows` (values x classes); `cells`
+    from `cell_ids`."""
     total = int(data.n_values.sum())
-    return np.bincount(ids, minlength=total * data.n_classes).reshape(total, data.n_classes)
+    counts = np.bincount(cells[rows].ravel(), minlength=total * data.n_classes + 1)
+    return counts[:-1].reshape(total, data.n_classes)
 
 
 def leaf_log_proba(data: Coded, table: np.ndarray, class_counts: np.ndarray, used: np.ndarray,
-                   queries: np.ndarray, stops: Stops) -> np.ndarray:
+                   queries: np.ndarray, stops: Stops, offsets: np.ndarray) -> np.ndarray:
     """Log class probabilities of the query codes at a leaf whose subset has the value
     table `table` and `class_counts`: Naive Bayes over the attributes not in the rule
     (`used` marks those in it, constant in the subset), Laplace-smoothed priors and
@@ -102,11 +109,11 @@ def leaf_log_proba(data: Coded, table: np.ndarray, class_counts: np.ndarray, use
     if n < stops.nb_min_samples:
         return out
     owner = np.repeat(np.arange(data.n_values.shape[0]), data.n_values)
-    per_feature = np.add.reduceat(table, data.offsets, axis=0)  # class rows with j present
+    per_feature = np.add.reduceat(table, offsets, axis=0)  # class rows with j present
     log_table = np.log(table + alpha) - np.log(per_feature[owner] + alpha
                                                * data.n_values[owner][:, None])
     usable = (queries != NO_VALUE) & ~used
-    ids = np.where(usable, queries + data.offsets, 0)
+    ids = np.where(usable, queries + offsets, 0)
     out += np.where(usable[:, :, None], log_table[ids], 0.0).sum(axis=1)
     return out
 
@@ -120,6 +127,8 @@ def walk(data: Coded, queries: np.ndarray, stops: Stops, forest: Forest | None =
     K, n_features = data.n_classes, data.codes.shape[1]
     offsets = data.offsets
     owner = np.repeat(np.arange(n_features), data.n_values)
+    cells = cell_ids(data)
+    radix = int(data.n_values.max()) + 1
     ends = np.zeros(queries.shape[0], dtype=np.int64)
     log_proba = np.empty((queries.shape[0], K))
     next_id = 1
@@ -129,7 +138,7 @@ def walk(data: Coded, queries: np.ndarray, stops: Stops, forest: Forest | None =
     while stack:
         rows, here, node, used, depth = stack.pop()
         class_counts = np.bincount(data.y[rows], minlength=K).astype(np.float64)
-        table = value_counts(data, rows)
+        table = value_counts(data, cells, rows)
         if forest is not None:
             forest.counts[node] = class_counts
         whole = float(entropy(class_counts))
@@ -145,18 +154,19 @@ def walk(data: Coded, queries: np.ndarray, stops: Stops, forest: Forest | None =
             done = options[np.arange(here.shape[0]), best] <= stops.min_gain
         finished = here[done]
         ends[finished] = node
-        log_proba[finished] = leaf_log_proba(data, table, class_counts, used, queries[finished],
-                                             stops)
+        if finished.shape[0]:
+            log_proba[finished] = leaf_log_proba(data, table, class_counts, used,
+                                                 queries[finished], stops, offsets)
         if forest is not None:
             forest.n_rules[node] += finished.shape[0]
         if done.all():
             continue
         going, chosen = here[~done], best[~done]
         values = q[~done, :][np.arange(going.shape[0]), chosen]
-        keys = chosen * (int(data.n_values.max()) + 1) + values
+        keys = chosen * radix + values
         unique, group = np.unique(keys, return_inverse=True)
         for g in range(unique.shape[0] - 1, -1, -1):  # lowest key walked first
-            j, v = divmod(int(unique[g]), int(data.n_values.max()) + 1)
+            j, v = divmod(int(unique[g]), radix)
             child = forest.add(node, j, v) if forest is not None else next_id
             next_id += 1
             child_used = used.copy()
