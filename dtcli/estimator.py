@@ -12,13 +12,14 @@ import math
 import numbers
 import os
 import time
+from typing import Any
 
 import numpy as np
 
 from dtcli import criteria
 from dtcli.errors import ParameterError
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
-from dtcli.params import Parameters, integer_param
+from dtcli.params import integer_param, is_default
 from dtcli.validation import as_2d_array, class_labels, not_fitted, row_weights
 
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
@@ -26,7 +27,7 @@ _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
            "max_features", "random_state", "leaf_model", "leaf_params")
 
 
-class DecisionTreeClassifier(Parameters):
+class DecisionTreeClassifier:
     """A binary decision tree with any split criterion of `dtree criteria`.
 
     Parameters follow scikit-learn where it has them: `max_depth`,
@@ -53,8 +54,6 @@ class DecisionTreeClassifier(Parameters):
     var_smoothing).
     """
 
-    PARAMS = _PARAMS
-
     def __init__(self, criterion: str = "gini", criterion_params: dict | None = None,
                  max_depth: int | None = None, min_samples_split: int = 2,
                  min_samples_leaf: int = 1, min_gain: float = 0.0,
@@ -75,7 +74,39 @@ class DecisionTreeClassifier(Parameters):
         self.leaf_model = leaf_model
         self.leaf_params = leaf_params
 
-    # scikit-learn's estimator protocol (get_params, set_params, repr: Parameters) ---
+    # scikit-learn's estimator protocol -------------------------------------------------
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters; with deep=True also `criterion_params__NAME` for
+        each parameter given in criterion_params, scikit-learn's spelling of a nested
+        parameter, by which GridSearchCV tunes one (set_params takes any of the
+        criterion's parameters so)."""
+        params = {name: getattr(self, name) for name in _PARAMS}
+        if deep and isinstance(self.criterion_params, dict):
+            params.update({f"criterion_params__{name}": value
+                           for name, value in self.criterion_params.items()})
+        return params
+
+    def set_params(self, **params) -> "DecisionTreeClassifier":
+        """Set constructor parameters, then `criterion_params__NAME` ones (a copy of
+        criterion_params with NAME set, checked against the criterion's parameters)."""
+        nested = {}
+        for name, value in params.items():
+            key, sep, sub = name.partition("__")
+            if sep and key == "criterion_params" and sub:
+                nested[sub] = value
+            elif name not in _PARAMS:
+                raise ParameterError(f"unknown parameter '{name}' for DecisionTreeClassifier")
+            else:
+                setattr(self, name, value)
+        if nested:
+            known = {p.name for p in criteria.get(self.criterion).params}
+            unknown = sorted(set(nested) - known)
+            if unknown:
+                raise ParameterError(f"criterion '{self.criterion}' has no parameter "
+                                     f"'{unknown[0]}' (parameters: {', '.join(sorted(known)) or 'none'})")
+            self.criterion_params = {**(self.criterion_params or {}), **nested}
+        return self
+
     def __sklearn_tags__(self):
         # Only scikit-learn calls this, so importing it here adds no dependency.
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
@@ -84,8 +115,23 @@ class DecisionTreeClassifier(Parameters):
                     classifier_tags=ClassifierTags(),
                     input_tags=InputTags(allow_nan=True, string=True))
 
+    def __repr__(self) -> str:
+        defaults = type(self)().get_params(deep=False)
+        changed = {k: v for k, v in self.get_params(deep=False).items()
+                   if not is_default(v, defaults[k])}
+        return f"DecisionTreeClassifier({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":
+        features, matrix, classes, codes, names = self._encode(X, y)
+        self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
+        if self.feature_names_in_ is None:
+            del self.feature_names_in_  # scikit-learn sets it only for named input
+        return self._fit_encoded(matrix, codes, features, classes, sample_weight)
+
+    def _encode(self, X, y):
+        """(features, float64 matrix, classes, class codes, column names or None) of
+        training input, as `fit` encodes it."""
         names = _column_names(X)
         if (isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] > 0
                 and X.dtype.kind in "fiu" and self.nominal_features is None):
@@ -97,10 +143,7 @@ class DecisionTreeClassifier(Parameters):
             features, matrix = _encode_training(_columns(X), names, self.nominal_features,
                                                 text_may_be_numbers=names is None)
         classes, codes = class_labels(y, matrix.shape[0])
-        self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
-        if self.feature_names_in_ is None:
-            del self.feature_names_in_  # scikit-learn sets it only for named input
-        return self._fit_encoded(matrix, codes, features, classes, sample_weight)
+        return features, matrix, classes, codes, names
 
     def fit_dataset(self, dataset: Dataset, sample_weight=None) -> "DecisionTreeClassifier":
         """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does)."""

@@ -53,6 +53,7 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
         "training": {"source": source, "n_samples": int(tree.n_node_samples[0]),
                      "fit_seconds": round(getattr(model, "fit_seconds_", 0.0), 6),
                      "class_weight": _class_weight(model.class_weight)},
+        **({"tuning": model.tuning_} if getattr(model, "tuning_", None) else {}),
         "tree": {
             "node_count": tree.node_count,
             "children_left": tree.children_left.tolist(),
@@ -170,6 +171,10 @@ def model_from_dict(doc: Any, path: str = "<model>"):
         criteria.get(model.criterion).param_vector(model.criterion_params)
     except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
         check.fail(f"invalid criterion or options ({exc})")
+    if "tuning" in doc:  # how train chose parameters given as auto (dtcli/tuning/record.py)
+        from dtcli.tuning.record import check_tuning
+
+        model.tuning_ = check_tuning(doc["tuning"], _criterion_params(model), options, check.fail)
     model.tree_ = check.tree(check.mapping(doc.get("tree"), "tree"), features, len(classes))
     model.classes_ = np.array(classes, dtype=object)
     model.n_classes_ = len(classes)

@@ -72,3 +72,17 @@ def test_every_worker_holds_each_dataset_once(cluster):
     # "exactly": dask's active memory manager may drop a replica that no
     # waiting task on that worker needs; seen under load.)
     assert all(1 <= kinds.count("Dataset") <= 2 for kinds in held.values()), held
+
+
+def test_a_tuned_method_on_a_local_cluster_gives_the_local_results(cluster):
+    """Nested cross-validation (dtcli.tuning) runs its inner searches through the same
+    runner: on Dask it chooses and scores as in this process."""
+    tuned = ("--cv", 3, "--criteria", "gini,tsallis:q=auto", "--grid", "q=0.5,4",
+             "--inner-cv", 2, "-q", "-f", "json")
+    local = dtree("compare", *DATA, *tuned, "-j", 1)
+    assert local.exit_code == 0, local.output
+    remote = dtree("compare", *DATA, *tuned, "--scheduler", cluster.scheduler_address)
+    assert remote.exit_code == 0, remote.output
+    local_doc, remote_doc = (without_timing(json.loads(r.stdout)) for r in (local, remote))
+    assert remote_doc == local_doc
+    assert set(local_doc["tuning"]["methods"]["tsallis:q=auto"]) == {d.stem for d in DATA}

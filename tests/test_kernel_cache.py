@@ -32,3 +32,17 @@ def test_an_unwritable_cache_home_falls_back_to_the_temporary_folder(tmp_path):
     assert caching == "True" and root.startswith(str(tmp_path))
     lines = [line for line in done.stderr.splitlines() if "kernel cache" in line]
     assert len(lines) == 1 and "/dev/null" in lines[0] and str(tmp_path) in lines[0]
+
+
+def test_tasks_that_differ_only_in_parameter_values_share_a_warm_marker():
+    """Parameters are runtime values: a grid of q compiles (and warms) one kernel, while
+    a special case that runs another kernel (Tsallis at q = 1 is entropy) has its own."""
+    from dtcli.engine.warm import Form, WarmTask
+
+    form = Form(two_classes=True, nominal=False, levels=False)
+    grid = {WarmTask("tsallis", (("q", q),), form).marker for q in (0.5, 2.5, 7.0)}
+    assert len(grid) == 1
+    assert WarmTask("tsallis", (("q", 1.0),), form).marker not in grid
+    assert (WarmTask("tsallis", (("q", 1.0),), form).marker
+            == WarmTask("entropy", (), form).marker)
+    assert WarmTask("tsallis", (("q", 0.5),), form._replace(nominal=True)).marker not in grid

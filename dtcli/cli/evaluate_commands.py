@@ -8,6 +8,8 @@ from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force
                                jobs_option, output_format_option, output_option, quiet_option,
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
+from dtcli.cli.tune_command import (TUNING_KEYS, evaluate_tuned, open_store, tuned_columns,
+                                    tuned_method_options)
 from dtcli.errors import ParameterError
 from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
 
@@ -38,6 +40,16 @@ def _cv_options(func):
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def _run_options(func):
+    """--results and --scheduler, as compare and evaluate take them."""
+    func = click.option("--scheduler", metavar="tcp://HOST:PORT",
+                        help='Run on this Dask cluster instead of local processes '
+                             '(pip install "dtcli[dask]").')(func)
+    return click.option("--results", "results_path", metavar="FILE.jsonl",
+                        help="Append each finished fold to FILE and skip the folds already "
+                             "in it.")(func)
 
 
 def _report_options(func):
@@ -98,12 +110,14 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @tree_options
 @class_weight_option
 @_cv_options
+@_run_options
+@tuned_method_options
 @_report_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
 def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-             jobs, output, output_format, force, quiet, **tree):
+             jobs, results_path, scheduler, output, output_format, force, quiet, **tree):
     """Measure a tree on labelled DATA: cross-validate a criterion, or score a saved MODEL.
 
     With DATA alone, stratified k-fold cross-validation of the tree that
@@ -128,20 +142,26 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     if len(inputs) > 2:
         raise click.UsageError("expected DATA, or MODEL DATA", ctx)
     named = {"model": inputs[0], "data": inputs[1]} if len(inputs) == 2 else {"data": inputs[0]}
-    _refuse_outputs_over_inputs({"--output": output}, named)
+    _refuse_outputs_over_inputs({"--results": results_path, "--output": output}, named)
     refuse_unmarked_stdin(inputs[-1], data_format)
+    tuning = {key: tree.pop(key) for key in TUNING_KEYS}
     if len(inputs) == 2:
-        _refuse(ctx, _TREE + _CV + ("drop", "force"), "applies to cross-validating DATA; a "
-                                                      "saved MODEL is evaluated as it is")
+        _refuse(ctx, _TREE + _CV + TUNING_KEYS + ("drop", "force", "results_path", "scheduler"),
+                "applies to cross-validating DATA; a saved MODEL is evaluated as it is")
         doc = _evaluate_model(*inputs, target, data_format, no_header, delimiter)
     else:
+        run = {"jobs": jobs, "store": open_store(results_path), "scheduler": scheduler}
         doc = _cross_validate(inputs[0], target, drop, data_format, no_header, delimiter, cv,
-                              repeats, seed, jobs, quiet, tree, force)
+                              repeats, seed, run, quiet, tree, force, tuning)
     from dtcli.atomic import open_output
     from dtcli.evaluate.report import render_evaluation
 
     with open_output(output) as handle:
         render_evaluation(doc, output_format, handle)
+        if "tuning" in doc and output_format in ("table", "markdown"):
+            from dtcli.tuning.report import render_tuning
+
+            render_tuning(doc["tuning"], output_format, handle)
 
 
 def _evaluate_model(model_path, data, target, data_format, no_header, delimiter) -> dict:
@@ -168,23 +188,33 @@ def _evaluate_model(model_path, data, target, data_format, no_header, delimiter)
 
 
 def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-                    jobs, quiet, tree, force) -> dict:
+                    run, quiet, tree, force, tuning) -> dict:
     from dtcli.evaluate.report import evaluation_document
     from dtcli.evaluate.runner import summarize
     from dtcli.evaluate.spec import specs_from_paths
     from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, check_class_weight,
                                       check_protocol)
 
-    choice = CriterionChoice(tree.pop("criterion"), tuple(tree.pop("criterion_params").items()))
-    params = choice.resolved()
-    options = TreeOptions(**tree).check()
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
                             header=not no_header, delimiter=delimiter)[0]
+    if "auto" in tree["criterion_params"].values():
+        dataset = spec.load(force)
+        _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
+        return evaluate_tuned(spec, dataset, tree, tuning, protocol, quiet=quiet, **run)
+    if tuning["grid_entries"] or tuning["inner_cv"]:
+        raise ParameterError("--grid and --inner-cv apply to a --param given as auto")
+    choice = CriterionChoice(tree.pop("criterion"), tuple(tree.pop("criterion_params").items()))
+    params = choice.resolved()
+    options = TreeOptions(**tree).check()
     dataset = spec.load(force)
     check_class_weight([spec.name], [dataset], options)
     _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
-    grid = _run_grid([spec.name], [dataset], [choice], options, protocol, jobs=jobs, quiet=quiet)
+    if run["scheduler"] is not None:
+        from dtcli.evaluate.distributed import check_address
+
+        check_address(run["scheduler"])
+    grid = _run_grid([spec.name], [dataset], [choice], options, protocol, quiet=quiet, **run)
     about = {"dataset": spec.name, "source": data, "target": dataset.target,
              "n_rows": int(len(dataset.y)), "criterion": {"name": choice.name, "params": params},
              "options": options.estimator_params(), "cv": cv, "repeats": repeats, "seed": seed}
@@ -222,14 +252,12 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
                    "then one row per dataset, name first, one score per method.")
 @click.option("--lower-is-better", is_flag=True, help="With --table: smaller scores are better.")
 @_cv_options
-@click.option("--results", "results_path", metavar="FILE.jsonl",
-              help="Append each finished fold to FILE and skip the folds already in it.")
-@click.option("--scheduler", metavar="tcp://HOST:PORT",
-              help='Run on this Dask cluster instead of local processes (pip install "dtcli[dask]").')
+@_run_options
 @target_options
 @data_options
 @_tree_options_without("criterion", "criterion_params")
 @class_weight_option
+@tuned_method_options
 @_report_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
@@ -259,10 +287,11 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     """
     from dtcli.evaluate.comparison import render_comparison
 
+    tuning = {key: tree.pop(key) for key in TUNING_KEYS}
     if table_path is not None:
         _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
                       "target", "drop", "data_format", "no_header", "delimiter", "force")
-                + _CV + _TREE,
+                + _CV + _TREE + TUNING_KEYS,
                 "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")
@@ -276,7 +305,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
                                 no_header, delimiter, quiet, tree, force,
                                 outputs={"--results": results_path, "--cd-diagram": cd_diagram,
                                          "--output": output},
-                                reference=reference)
+                                reference=reference, tuning=tuning)
     _warn(doc["warnings"])
     if reference is not None:
         from dtcli.evaluate.reference import reference_comparison
@@ -288,6 +317,10 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
 
     with open_output(output) as handle:
         render_comparison(doc, output_format, handle, show_sd=show_sd)
+        if "tuning" in doc and output_format in ("table", "markdown"):
+            from dtcli.tuning.report import render_tuning
+
+            render_tuning(doc["tuning"], output_format, handle)
 
 
 def _compare_table(path, lower_is_better, base) -> dict:
@@ -310,7 +343,7 @@ def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str
 
 def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats, seed, jobs,
                       results_path, scheduler, target, drop, data_format, no_header, delimiter,
-                      quiet, tree, force, outputs, reference) -> dict:
+                      quiet, tree, force, outputs, reference, tuning) -> dict:
     from dtcli.evaluate.comparison import comparison_document
     from dtcli.evaluate.results import ResultStore
     from dtcli.evaluate.tasks import (Protocol, TreeOptions, check_class_weight, check_protocol,
@@ -322,9 +355,15 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
         from dtcli.evaluate.distributed import check_address
 
         check_address(scheduler)
-    choices = parse_criteria(criteria_entries or [",".join(default_criteria())])
+    from dtcli.tuning.methods import split_entries
+
+    entries, tuned = split_entries(criteria_entries or [",".join(default_criteria())])
+    choices = parse_criteria(entries) if entries or not tuned else []
+    if not tuned and (tuning["grid_entries"] or tuning["inner_cv"]):
+        raise ParameterError("--grid and --inner-cv apply to --criteria entries with auto "
+                             "parameters (tsallis:q=auto)")
     check_distinct(choices)
-    labels = [c.label for c in choices]
+    labels = [c.label for c in choices] + [t.label for t in tuned]  # tuned methods last
     if base is not None and base not in labels:
         raise ParameterError(f"--base {base!r} is not one of the compared criteria "
                              f"({', '.join(labels)})")
@@ -348,19 +387,29 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     if store.damaged:  # said once even with --quiet: the file has been rewritten without them
         _warn([f"{results_path}: skipped damaged line(s) {_numbers(store.damaged)} (an "
                "interrupted write or an edit) and rewrote the file without them"])
-    grid = _run_grid(names, datasets, choices, options, protocol, jobs=jobs, store=store,
-                     scheduler=scheduler, quiet=quiet)
-    if results_path and not quiet:
-        stderr_console().print(f"{grid.reused} fold(s) taken from {results_path}, "
-                               f"{grid.computed} computed")
-    means, stds, repeat_stds = grid.table(metric)
+    means, stds, repeat_stds = ([[] for _ in names] for _ in range(3))
+    if choices:
+        grid = _run_grid(names, datasets, choices, options, protocol, jobs=jobs, store=store,
+                         scheduler=scheduler, quiet=quiet)
+        if results_path and not quiet:
+            stderr_console().print(f"{grid.reused} fold(s) taken from {results_path}, "
+                                   f"{grid.computed} computed")
+        means, stds, repeat_stds = grid.table(metric)
+    if tuned:
+        columns = tuned_columns(names, datasets, tuned, tuning, options, protocol, metric,
+                                jobs=jobs, store=store, scheduler=scheduler, quiet=quiet)
+        for table, extra in zip((means, stds, repeat_stds), columns):
+            for row, more in zip(table, extra):
+                row.extend(more)
     about = {"metric": metric, "cv": cv, "repeats": repeats, "seed": seed,
              "options": options.estimator_params(),
              "sources": {spec.name: spec.path for spec in specs}}
     doc = comparison_document(names, labels, means, stds, higher_is_better=METRICS[metric],
                               base=base, repeat_stds=repeat_stds if repeats > 1 else None,
                               about=about)
-    doc["timing"] = grid.timing()
+    doc["timing"] = grid.timing() if choices else {}
+    if tuned:
+        doc["tuning"] = columns[3]
     return doc
 
 

@@ -57,6 +57,9 @@ def _parse_param(ctx, param, values):
         if name.strip() in parsed:  # keeping either value silently would hide a typo
             raise click.BadParameter(f"{name.strip()} is given twice; give each parameter "
                                      "once", ctx, param)
+        if value.strip() == "auto":  # tuned by cross-validation (dtcli.tuning)
+            parsed[name.strip()] = "auto"
+            continue
         try:
             parsed[name.strip()] = float(value)
         except ValueError:
@@ -71,7 +74,8 @@ def tree_options(func):
                      help="Split criterion; `dtree criteria` lists them."),
         click.option("--param", "-p", "criterion_params", multiple=True, metavar="NAME=VALUE",
                      callback=_parse_param,
-                     help="Criterion parameter, e.g. q=2.5; repeatable, once per parameter."),
+                     help="Criterion parameter, e.g. q=2.5, or q=auto to tune it by cross-validation; "
+                          "repeatable, once per parameter."),
         click.option("--max-depth", type=click.IntRange(min=0, max=LARGEST_COUNT),
                      help="Maximum depth (default: none)."),
         click.option("--min-samples-split", type=click.IntRange(min=2, max=LARGEST_COUNT),

@@ -8,6 +8,7 @@ from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                stderr_console, target_options, tree_options)
 from dtcli.cli.model_choice import model_options
+from dtcli.cli.tune_command import tuned_search, tuning_options
 from dtcli.errors import ParameterError
 
 
@@ -18,12 +19,13 @@ from dtcli.errors import ParameterError
 @model_options
 @tree_options
 @class_weight_option
+@tuning_options
 @jobs_option("as threads (default: all)")
 @output_option("Write the model JSON here (- for stdout).")
 @force_option
 @quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
-def train(data, target, drop, data_format, no_header, delimiter, jobs, output, force, quiet,
-          model_kind, leaf_model, nb_numeric, nb_min_samples, **tree):
+def train(data, target, drop, data_format, no_header, delimiter, grid_entries, tune_cv, jobs,
+          output, force, quiet, model_kind, leaf_model, nb_numeric, nb_min_samples, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     Without -o, the JSON goes to stdout when it is a file or a pipe; on a
@@ -45,7 +47,9 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
     from dtcli.cli.model_choice import fdf_summary, make_model
     from dtcli.io import load_dataset
 
-    model = make_model(model_kind, tree, jobs, leaf_model, nb_numeric, nb_min_samples)
+    search = tuned_search(tree, grid_entries, tune_cv)
+    model = make_model(model_kind, tree if search is None else search.untuned(tree), jobs,
+                       leaf_model, nb_numeric, nb_min_samples)
     refuse_output_over_input(output, "--output", {"training data": data})
     refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
@@ -53,6 +57,9 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
     console = stderr_console()
     for warning in dataset.warnings:
         console.print(f"warning: {warning}", style="yellow")
+    if search is not None:
+        leaves = {k: model.get_params(deep=False)[k] for k in ("leaf_model", "leaf_params")}
+        model = search.tuned_tree(dataset, jobs, quiet).set_params(**leaves)
     if model_kind == "tree":
         _load_kernels(model, dataset)
     model.fit_dataset(dataset)
@@ -101,8 +108,8 @@ def _load_kernels(model, dataset) -> None:
     weights = None if weights is None else weights[rows]
     tiny = dataclasses.replace(dataset, X=dataset.X[rows], y=dataset.y[rows], warnings=[])
     if np.unique(tiny.y).shape[0] > 1 and (weights is None or weights.sum() > 0):
-        DecisionTreeClassifier(**{**model.get_params(), "class_weight": None, "n_jobs": 1,
-                              "leaf_model": "counts"}
+        DecisionTreeClassifier(**{**model.get_params(deep=False), "class_weight": None, "n_jobs": 1,
+                                  "leaf_model": "counts"}
                                ).fit_dataset(tiny, sample_weight=weights)
     form = form_of(dataset.X, len(dataset.classes),
                    np.array([f.kind == NOMINAL for f in dataset.features]))

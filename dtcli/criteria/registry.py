@@ -63,6 +63,12 @@ class EngineCriterion(NamedTuple):
     score_all_two_class: bool  # but two-class fits score every threshold anyway
     screen: "EngineCriterion | None"  # the criterion screening features (C4.5), if any
 
+    def compiled_form(self) -> tuple:
+        """What selects the engine's compiled code: everything but the parameter vector."""
+        screen = self.screen.compiled_form() if self.screen is not None else ()
+        return (int(self.code), *self.tables, int(self.skip_runs),
+                int(self.score_all_two_class), *screen)
+
 
 @dataclass(frozen=True)
 class Criterion:

@@ -34,8 +34,12 @@ class WarmTask(NamedTuple):
 
     @property
     def marker(self) -> str:
-        params = "".join(f"-{k}={v:g}" for k, v in self.params)
-        return f"{self.criterion}{params}-{''.join('1' if f else '0' for f in self.form)}"
+        """The compiled code the task loads, named: parameters are runtime values, so
+        tasks that differ only in them (a grid of q, say) share one marker and one fit."""
+        from dtcli import criteria
+
+        form = criteria.get(self.criterion).engine(dict(self.params)).compiled_form()
+        return f"{'-'.join(map(str, form))}-{''.join('1' if f else '0' for f in self.form)}"
 
 
 def form_of(X: np.ndarray, n_classes: int, is_nominal: np.ndarray) -> Form:
@@ -89,7 +93,11 @@ def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
     root = cache_root()
     if root is None:
         return 0  # no disk cache: what other processes compile is lost to this one
-    pending = sorted({t for t in tasks if not (root / "warmed" / t.marker).exists()})
+    by_marker = {}
+    for task in sorted(set(tasks)):
+        by_marker.setdefault(task.marker, task)
+    pending = [t for marker, t in sorted(by_marker.items())
+               if not (root / "warmed" / marker).exists()]
     if not pending:
         return 0
     from concurrent.futures import as_completed

@@ -149,7 +149,8 @@ def _evaluation_title(doc: dict) -> str:
     if doc.get("model"):
         return f"model {doc['model']} on {doc['dataset']}"
     criterion = doc["criterion"]
-    params = "".join(f":{k}={v:g}" for k, v in criterion["params"].items())
+    params = "".join(f":{k}={v}" if isinstance(v, str) else f":{k}={v:g}"  # v: a number or auto
+                     for k, v in criterion["params"].items())
     repeats = f" x {doc['repeats']} repeats" if doc["repeats"] > 1 else ""
     return (f"{criterion['name']}{params} on {doc['dataset']}: stratified {doc['cv']}-fold "
             f"cross-validation{repeats}, seed {doc['seed']}{class_weight_note(doc['options'])}")

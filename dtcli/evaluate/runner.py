@@ -299,7 +299,8 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
 
             run_on_dask(scheduler, list(datasets), batch, finished, describe)
         else:
-            compile_ahead(datasets, batch, jobs)
+            if jobs != 1:  # one process compiles as fast here as in a pool of one
+                compile_ahead(datasets, batch, jobs)
             if workers == 1:
                 _run_here(list(datasets), batch, finished, describe)
             else:

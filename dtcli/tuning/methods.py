@@ -1,0 +1,128 @@
+"""Tuned methods in `evaluate` and `compare`: parameters written `auto`, or `@METHOD`.
+
+In a --criteria list, `tsallis:q=auto` is Tsallis entropy with q chosen by a
+grid search (the papers' default grid, or --grid) inside each outer training
+fold (nested cross-validation, `search.nested_many`), and
+`tsallis-gain-ratio:q=@tsallis` is Tsallis gain ratio at the q that the
+tuned tsallis method of the list chose in the same fold (the Tsallis paper's "same q"). Fixed
+and tuned methods run on the same outer folds, so they compare fold by fold.
+
+Each tuned method is reported two ways: `nested` (the honest score) and
+`paper` (the point of best mean over the outer folds themselves, scored on
+them: the papers' protocol), with their difference, the optimism; and the
+parameters chosen in each outer fold.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dtcli.errors import ParameterError
+from dtcli.evaluate.runner import mean_std, repeat_means
+from dtcli.evaluate.tasks import Protocol, TreeOptions
+from dtcli.tuning.grid import AUTO, SELECTIONS, default_grid
+from dtcli.tuning.search import Nested, Search, follow, nested_many
+
+
+@dataclass(frozen=True)
+class TunedMethod:
+    """A --criteria entry with `auto` (or `@LEADER`) parameters."""
+
+    label: str
+    criterion: str
+    fixed: tuple[tuple[str, float], ...]
+    tuned: tuple[str, ...]  # parameter names searched
+    # the method whose choices this one takes: its criterion as written (@tsallis), then
+    # its label once the list is read
+    leader: str | None = None
+
+
+def is_tuned(entry: str) -> bool:
+    return any(value.strip() == AUTO or value.strip().startswith("@")
+               for _, _, value in (piece.partition("=") for piece in entry.split(":")[1:]))
+
+
+def split_entries(entries: Sequence[str]) -> tuple[list[str], list[TunedMethod]]:
+    """--criteria values as (fixed entries for `tasks.parse_criteria`, tuned methods),
+    in the order given (`labels` restores it)."""
+    fixed, tuned = [], []
+    for entry in (p.strip() for value in entries for p in value.split(",") if p.strip()):
+        if not is_tuned(entry):
+            fixed.append(entry)
+            continue
+        name, *assignments = (piece.strip() for piece in entry.split(":"))
+        params, names, leaders = [], [], set()
+        for assignment in assignments:
+            key, _, value = (part.strip() for part in assignment.partition("="))
+            if value == AUTO:
+                names.append(key)
+            elif value.startswith("@"):
+                names.append(key)
+                leaders.add(value[1:])
+            else:
+                try:
+                    params.append((key, float(value)))
+                except ValueError:
+                    raise ParameterError(f"--criteria: {key}={value!r} in {entry!r} is not a "
+                                         "number, auto or @METHOD") from None
+        if leaders and (len(leaders) > 1 or len(names) > len(
+                [a for a in assignments if "=@" in a.replace(" ", "")])):
+            raise ParameterError(f"--criteria: {entry!r} must take all its tuned parameters "
+                                 "from one method (@METHOD), or tune them (auto)")
+        tuned.append(TunedMethod(entry, name, tuple(params), tuple(names),
+                                 next(iter(leaders)) if leaders else None))
+    return fixed, [_with_leader_label(method, tuned) for method in tuned]
+
+
+def _with_leader_label(method: TunedMethod, tuned: list[TunedMethod]) -> TunedMethod:
+    if method.leader is None:
+        return method
+    leaders = [t for t in tuned if t.criterion == method.leader and t.leader is None]
+    if len(leaders) != 1:
+        raise ParameterError(f"--criteria: {method.label!r} follows {method.leader}, which "
+                             "must be exactly one tuned (auto) method of the list")
+    return dataclasses.replace(method, leader=leaders[0].label)
+
+
+def run_tuned(names, datasets, methods: Sequence[TunedMethod], grid: dict | None,
+              options: TreeOptions, protocol: Protocol, inner: Protocol, metric: str,
+              **run) -> dict[str, list[Nested]]:
+    """Each tuned method's `Nested` per dataset, leaders before their followers."""
+    done: dict[str, list[Nested]] = {}
+    for method in sorted(methods, key=lambda m: m.leader is not None):
+        searched = {**default_grid(method.criterion, method.tuned),
+                    **{k: v for k, v in (grid or {}).items()}}
+        search = Search(method.criterion, searched, method.fixed, options, metric)
+        if method.leader is None:
+            done[method.label] = nested_many(names, datasets, search, protocol, inner, **run)
+        else:
+            done[method.label] = follow(names, datasets, search, done[method.leader], protocol,
+                                        **run)
+    return done
+
+
+def folds_of(nested: Nested, selection: str) -> list[dict]:
+    if selection not in SELECTIONS:
+        raise ParameterError(f"--selection must be one of {', '.join(SELECTIONS)}")
+    return nested.nested_folds() if selection == "nested" else nested.paper_folds()
+
+
+def cell(folds: list[dict], metric: str, cv: int, repeats: int) -> tuple[float, float, float]:
+    """(mean, std, std of the repeat means) of `metric` over fold results, as
+    `runner.Grid.table` gives them for a fixed method."""
+    values = [f["metrics"][metric] for f in folds]
+    mean, std = mean_std(values)
+    repeat_std = mean_std(repeat_means(folds, metric, cv))[1] if repeats > 1 else float("nan")
+    return mean, std, repeat_std
+
+
+def tuning_report(names: Sequence[str], nested: list[Nested], metric: str) -> dict:
+    """Per dataset: `Nested.summary` (the tuning metric's nested and paper figures, the
+    optimism, the points chosen) and the reported `metric` under both selections."""
+    return {name: {**result.summary(),
+                   "reported": {"metric": metric,
+                                **{selection: mean_std([f["metrics"][metric]
+                                                        for f in folds_of(result, selection)])[0]
+                                   for selection in SELECTIONS}}}
+            for name, result in zip(names, nested)}
