@@ -16,15 +16,17 @@ from typing import Any
 
 import numpy as np
 
-from dtcli import criteria
+from dtcli import criteria, leaf_estimate
 from dtcli.errors import ParameterError
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
 from dtcli.params import integer_param, is_default
+from dtcli.pruning import methods as pruning_methods
 from dtcli.validation import as_2d_array, class_labels, not_fitted, row_weights
 
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
            "min_samples_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight",
-           "max_features", "random_state", "leaf_model", "leaf_params")
+           "max_features", "random_state", "pruning", "ccp_alpha", "ccp_risk", "confidence",
+           "subtree_raising", "pruning_folds", "leaf_estimate", "m", "leaf_model", "leaf_params")
 
 
 class DecisionTreeClassifier:
@@ -47,19 +49,33 @@ class DecisionTreeClassifier:
     split becomes a leaf, where scikit-learn would draw more). `random_state`
     (None, an int or a numpy generator) seeds those draws, which depend on the
     seed and the node only: the same seed grows the same tree on any number of
-    threads. `leaf_model`: "counts" (the default: a leaf predicts its class
-    frequencies) or "naive-bayes" (each leaf holds a Naive Bayes model fitted on its
-    training rows, over all features: dtcli.leaves.naive_bayes, whose options
-    `leaf_params` sets: numeric ("mdl" or "gaussian"), min_samples, alpha,
-    var_smoothing).
+    threads.
+
+    `pruning` (None, "ccp", "pessimistic" or "reduced-error"; docs/pruning.md) prunes
+    the grown tree: "ccp" at `ccp_alpha` (a number, or "auto" / "auto-1se" for
+    CART's choice by `pruning_folds`-fold cross-validation, default 10, without or
+    with the 1-SE rule), its node risk the criterion's impurity or `ccp_risk="error"`;
+    "pessimistic" as C4.5 and Weka's J48 (`confidence`, `subtree_raising`);
+    "reduced-error" grows on all but one of `pruning_folds` folds (default 3) and
+    prunes on that one (J48 -R). `leaf_estimate` ("frequency", "laplace" or
+    "m-estimate" with `m`) sets the leaves' class probabilities (predict_proba);
+    predictions stay each leaf's majority class.
+
+    `leaf_model`: "counts" (the default: a leaf predicts its class frequencies, or
+    `leaf_estimate`) or "naive-bayes" (each leaf of at least min_samples rows holds a
+    Naive Bayes model fitted on its training rows, over all features, and predicts
+    with it: dtcli.leaves.naive_bayes, whose options `leaf_params` sets: numeric
+    ("mdl" or "gaussian"), min_samples, alpha, var_smoothing).
     """
 
     def __init__(self, criterion: str = "gini", criterion_params: dict | None = None,
                  max_depth: int | None = None, min_samples_split: int = 2,
                  min_samples_leaf: int = 1, min_gain: float = 0.0,
                  nominal_features=None, n_jobs: int | None = None, class_weight=None,
-                 max_features=None, random_state=None, leaf_model: str = "counts",
-                 leaf_params: dict | None = None):
+                 max_features=None, random_state=None, pruning=None, ccp_alpha=0.0,
+                 ccp_risk="impurity", confidence=0.25, subtree_raising=True,
+                 pruning_folds=None, leaf_estimate="frequency", m=2.0,
+                 leaf_model: str = "counts", leaf_params: dict | None = None):
         self.criterion = criterion
         self.criterion_params = criterion_params
         self.max_depth = max_depth
@@ -71,6 +87,14 @@ class DecisionTreeClassifier:
         self.class_weight = class_weight
         self.max_features = max_features
         self.random_state = random_state
+        self.pruning = pruning
+        self.ccp_alpha = ccp_alpha
+        self.ccp_risk = ccp_risk
+        self.confidence = confidence
+        self.subtree_raising = subtree_raising
+        self.pruning_folds = pruning_folds
+        self.leaf_estimate = leaf_estimate
+        self.m = m
         self.leaf_model = leaf_model
         self.leaf_params = leaf_params
 
@@ -169,11 +193,26 @@ class DecisionTreeClassifier:
         weights = row_weights(sample_weight, self.class_weight, y, classes)
         is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
         n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
+        method = self._pruning_method()
+        seed = seed_of(self.random_state)
         start = time.perf_counter()
-        prepared = prepare(np.ascontiguousarray(X, dtype=np.float64), y, classes.shape[0],
-                           is_nominal, n_categories, self.n_jobs)
-        self.tree_ = grow(prepared, engine, rules, weights, self.n_jobs,
-                          seed=seed_of(self.random_state), reuse=False)
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        prepared = prepare(X, y, classes.shape[0], is_nominal, n_categories, self.n_jobs)
+
+        def grow_with(row_weights):
+            return grow(prepared, engine, rules, weights if row_weights is None else row_weights,
+                        self.n_jobs, seed=seed, reuse=method is not None)
+
+        if method is None:
+            self.tree_, self.pruning_ = grow_with(None), None
+        else:
+            # pruning folds: seeded by random_state, and reproducible without one (as J48's -Q 1)
+            fold_seed = 0 if self.random_state is None else seed
+            fit = pruning_methods.FitContext(
+                X, y, np.ones(y.shape[0]) if weights is None else weights, is_nominal,
+                self.criterion, self.criterion_params, fold_seed, grow_with, self._threads())
+            self.tree_, record = method.run(fit, {k: getattr(self, k) for k in method.params})
+            self.pruning_ = {"method": self.pruning, **record}
         self.leaf_model_ = _fit_leaf_model(self, X, y, weights, features, classes.shape[0])
         self.fit_seconds_ = time.perf_counter() - start
         self.classes_ = classes
@@ -181,6 +220,24 @@ class DecisionTreeClassifier:
         self.features_ = list(features)
         self.n_features_in_ = len(features)
         return self
+
+    def _pruning_method(self):
+        """The pruning method (None for none) and the leaf estimate, checked."""
+        leaf_estimate.check(self.leaf_estimate, self.m)
+        return pruning_methods.checked(self.pruning, self.get_params())
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> "PruningPath":
+        """scikit-learn's: the effective alphas of the unpruned tree's weakest-link steps
+        (`ccp_alphas`, 0 first) and its total leaf risk after each (`impurities`), the
+        risk as `ccp_risk` says (docs/pruning.md)."""
+        from dtcli.pruning.cost_complexity import pruning_path
+        from dtcli.pruning.risk import node_risk
+
+        unpruned = type(self)(**{**self.get_params(), "pruning": None}).fit(X, y, sample_weight)
+        risk = node_risk(unpruned.tree_.value, self.criterion, self.criterion_params,
+                         self.ccp_risk)
+        alphas, impurities = pruning_path(unpruned.tree_, risk)
+        return PruningPath(ccp_alphas=alphas, impurities=impurities)
 
     def _stop_rules(self):
         from dtcli.engine.builder import StopRules
@@ -267,7 +324,10 @@ class DecisionTreeClassifier:
         leaves = self.tree_.apply(matrix, self._nominal_mask(), self._threads())
         if getattr(self, "leaf_model_", None) is not None:
             return self.leaf_model_.proba(matrix, leaves, self.tree_.value)
-        return self.tree_.node_proba[leaves]
+        if self.leaf_estimate == "frequency":
+            return self.tree_.node_proba[leaves]
+        estimate, m = leaf_estimate.check(self.leaf_estimate, self.m)
+        return leaf_estimate.node_proba(self.tree_.value, estimate, m)[leaves]
 
     def _threads(self) -> int:
         return self.n_jobs or os.cpu_count() or 1
@@ -318,6 +378,16 @@ def _fit_leaf_model(model, X, y, weights, features, n_classes):
                              f"{model.leaf_model!r}")
     return fit_leaves(model.tree_, X, y, weights, features, n_classes,
                       leaf_options(model.leaf_params), model._threads())
+
+
+class PruningPath(dict):
+    """A dict whose keys are also attributes, as scikit-learn's Bunch."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 # input conversion ---------------------------------------------------------------------

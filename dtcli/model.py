@@ -24,9 +24,10 @@ from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 FORMAT = "dtree-model"
-# Version 2: Naive Bayes leaves (a `leaf_model` block) and FDF models (`"kind": "fdf"`),
-# which a reader of version 1 would ignore or misread.
 FORMAT_VERSION = 2
+# A file whose leaves use the counts as probabilities (leaf_estimate "frequency") says
+# version 1, which older readers predict alike; other estimates, Naive Bayes leaves (a
+# `leaf_model` block) and FDF models (`"kind": "fdf"`) need version 2 readers.
 
 
 def model_to_dict(model, *, target: str = "class", source: str | None = None) -> dict[str, Any]:
@@ -40,9 +41,10 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
     left_categories = [np.flatnonzero(row).tolist() if tree.feature[i] >= 0
                        and model.features_[tree.feature[i]].kind == NOMINAL else []
                        for i, row in enumerate(tree.category_left)]
+    estimate = getattr(model, "leaf_estimate", "frequency")
     doc = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": 1 if estimate == "frequency" else FORMAT_VERSION,
         "dtree_version": __version__,
         "features": feature_dicts(model.features_),
         "target": target,
@@ -54,6 +56,8 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
                      "fit_seconds": round(getattr(model, "fit_seconds_", 0.0), 6),
                      "class_weight": _class_weight(model.class_weight)},
         **({"tuning": model.tuning_} if getattr(model, "tuning_", None) else {}),
+        "pruning": getattr(model, "pruning_", None),
+        "leaf_estimate": {"name": estimate, "m": float(model.m)},
         "tree": {
             "node_count": tree.node_count,
             "children_left": tree.children_left.tolist(),
@@ -70,6 +74,7 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
     if getattr(model, "leaf_model_", None) is not None:
         from dtcli.leaves.files import leaves_to_dict
 
+        doc["format_version"] = FORMAT_VERSION
         doc["leaf_model"] = leaves_to_dict(model.leaf_model_)
     return doc
 
@@ -171,10 +176,13 @@ def model_from_dict(doc: Any, path: str = "<model>"):
         criteria.get(model.criterion).param_vector(model.criterion_params)
     except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
         check.fail(f"invalid criterion or options ({exc})")
+    model.pruning_ = check.pruning(model, doc.get("pruning"))
+    check.leaf_estimate(model, doc.get("leaf_estimate"), version)
     if "tuning" in doc:  # how train chose parameters given as auto (dtcli/tuning/record.py)
         from dtcli.tuning.record import check_tuning
 
-        model.tuning_ = check_tuning(doc["tuning"], _criterion_params(model), options, check.fail)
+        model.tuning_ = check_tuning(doc["tuning"], _criterion_params(model),
+                                     {**options, **(model.pruning_ or {})}, check.fail)
     model.tree_ = check.tree(check.mapping(doc.get("tree"), "tree"), features, len(classes))
     model.classes_ = np.array(classes, dtype=object)
     model.n_classes_ = len(classes)
@@ -254,6 +262,45 @@ class _Checker:
             if not _is_number(weight) or not math.isfinite(weight) or weight < 0:
                 self.fail(f"training.class_weight.{label} must be a non-negative number")
         return {label: float(weight) for label, weight in value.items()}
+
+    def pruning(self, model, value):
+        """null, or {"method": a pruning method, its parameters, what it chose}; sets the
+        model's pruning parameters (as `pruning_` records them)."""
+        from dtcli.pruning import methods
+
+        if value is None:
+            return None
+        value = self.mapping(value, "pruning")
+        params = {k: v for k, v in value.items() if k in model.get_params() and k != "pruning"}
+        try:
+            method = methods.get(value.get("method"))
+            unknown = set(value) - {"method", "chosen_alpha", *method.params}
+            if unknown:
+                raise ValueError(f"unknown key {sorted(unknown)[0]!r}")
+            model.set_params(pruning=value["method"], **params)
+            methods.checked(model.pruning, model.get_params())
+            chosen = value.get("chosen_alpha")
+            if chosen is not None and (not _is_number(chosen) or not chosen >= 0):
+                raise ValueError("chosen_alpha must be a number >= 0")
+        except Exception as exc:  # noqa: BLE001 - any invalid value means a damaged file
+            self.fail(f"invalid pruning ({exc})")
+        return value
+
+    def leaf_estimate(self, model, value, version: int) -> None:
+        """The leaves' probability estimate (absent: frequency, as before it was recorded);
+        any other than frequency needs format version 2."""
+        from dtcli import leaf_estimate
+
+        if value is None:
+            return
+        value = self.mapping(value, "leaf_estimate")
+        try:
+            name, m = leaf_estimate.check(value.get("name"), value.get("m", 2.0))
+        except Exception as exc:  # noqa: BLE001
+            self.fail(f"invalid leaf_estimate ({exc})")
+        if name != "frequency" and version < 2:
+            self.fail(f"leaf_estimate {name!r} needs format_version 2")
+        model.set_params(leaf_estimate=name, m=m)
 
     def string_list(self, value, name) -> list[str]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -23,11 +23,11 @@ class Parameters:
 
     def __repr__(self) -> str:
         defaults = type(self)().get_params()
-        changed = {k: v for k, v in self.get_params().items() if not _is_default(v, defaults[k])}
+        changed = {k: v for k, v in self.get_params().items() if not is_default(v, defaults[k])}
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
 
-def _is_default(value, default) -> bool:
+def is_default(value, default) -> bool:
     """Whether a parameter's value is its default (for repr)."""
     try:
         return bool(value == default)

@@ -56,8 +56,11 @@ def test_file_is_strict_json_with_the_documented_fields(tmp_path, load_example):
     text = path.read_text()
     doc = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON {c}"))
     assert set(doc) == {"format", "format_version", "dtree_version", "features", "target",
-                        "classes", "criterion", "options", "training", "tree"}
-    assert doc["format"] == "dtree-model" and doc["format_version"] == FORMAT_VERSION
+                        "classes", "criterion", "options", "training", "pruning",
+                        "leaf_estimate", "tree"}
+    # version 1 still: frequency leaves predict alike in readers that know no leaf estimate
+    assert doc["format"] == "dtree-model" and doc["format_version"] == 1
+    assert doc["pruning"] is None and doc["leaf_estimate"] == {"name": "frequency", "m": 2.0}
     assert set(doc["tree"]) == {"node_count", "children_left", "children_right", "feature",
                                 "threshold", "missing_left", "left_categories", "value",
                                 "n_node_samples", "score"}

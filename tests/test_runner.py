@@ -135,7 +135,8 @@ def test_task_key_follows_class_weights_not_their_order(iris):
 def test_tree_options_give_the_estimator_its_class_weights():
     options = tasks.TreeOptions(max_depth=2, class_weight={"b": 0.5, "a": 2.0})
     assert options.class_weight == (("a", 2.0), ("b", 0.5))
-    assert options.estimator_params() == {"max_depth": 2, "min_samples_split": 2,
+    assert options.estimator_params() == {**tasks.TreeOptions().estimator_params(),
+                                          "max_depth": 2, "min_samples_split": 2,
                                           "min_samples_leaf": 1, "min_gain": 0.0,
                                           "class_weight": {"a": 2.0, "b": 0.5}}
     balanced = tasks.TreeOptions(class_weight="balanced")

@@ -8,6 +8,7 @@ from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force
                                jobs_option, output_format_option, output_option, quiet_option,
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
+from dtcli.cli.pruning_options import PRUNING_PARAMS, pruning_options, pruning_params
 from dtcli.cli.tune_command import (TUNING_KEYS, evaluate_tuned, open_store, tuned_columns,
                                     tuned_method_options)
 from dtcli.errors import ParameterError
@@ -99,7 +100,7 @@ def _run_grid(*args, quiet: bool, **kwargs):
 
 
 _TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min_samples_leaf",
-         "min_gain", "class_weight")
+         "min_gain", "class_weight") + PRUNING_PARAMS
 _CV = ("cv", "repeats", "seed", "jobs")
 
 
@@ -109,6 +110,7 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @data_options
 @tree_options
 @class_weight_option
+@pruning_options
 @_cv_options
 @_run_options
 @tuned_method_options
@@ -195,6 +197,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, check_class_weight,
                                       check_protocol)
 
+    tree.update(pruning_params(tree))
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
                             header=not no_header, delimiter=delimiter)[0]
@@ -257,6 +260,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
 @data_options
 @_tree_options_without("criterion", "criterion_params")
 @class_weight_option
+@pruning_options
 @tuned_method_options
 @_report_options
 @force_option
@@ -367,7 +371,7 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     if base is not None and base not in labels:
         raise ParameterError(f"--base {base!r} is not one of the compared criteria "
                              f"({', '.join(labels)})")
-    options = TreeOptions(**tree).check()
+    options = TreeOptions(**pruning_params(tree), **tree).check()
     protocol = Protocol(cv, repeats, seed)
     specs = (load_spec(spec_path) if spec_path else []) + specs_from_paths(
         data, target=target, drop=drop, format=data_format, header=not no_header,

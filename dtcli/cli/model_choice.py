@@ -11,7 +11,9 @@ from dtcli.errors import ParameterError
 MODELS = ("tree", "fdf")
 # tree options that mean nothing to FDF (it splits by GenGain and counts rows)
 _NOT_FOR_FDF = ("criterion", "criterion_params", "class_weight", "min_samples_split",
-                "leaf_model", "nb_numeric")
+                "leaf_model", "nb_numeric", "grid_entries", "tune_cv", "pruning", "ccp_alpha",
+                "ccp_risk", "confidence", "subtree_raising", "pruning_folds", "leaf_estimate",
+                "m", "pruning_path")
 
 
 def model_options(func):

@@ -154,16 +154,18 @@ def quiet_option(help_text: str = "No notes on stderr (errors are still reported
 
 
 def make_tree(criterion, criterion_params, max_depth, min_samples_split, min_samples_leaf,
-              min_gain, jobs, class_weight=None):
-    """An estimator from `tree_options`, validated before any data is read."""
+              min_gain, jobs, class_weight=None, **pruning):
+    """An estimator from `tree_options` (and `pruning_options`' parameters), validated
+    before any data is read."""
     from dtcli import criteria
     from dtcli.estimator import DecisionTreeClassifier
 
     model = DecisionTreeClassifier(criterion=criterion, criterion_params=criterion_params or None,
                                    max_depth=max_depth, min_samples_split=min_samples_split,
                                    min_samples_leaf=min_samples_leaf, min_gain=min_gain,
-                                   n_jobs=jobs, class_weight=class_weight)
+                                   n_jobs=jobs, class_weight=class_weight, **pruning)
     model._stop_rules()
+    model._pruning_method()
     criteria.get(criterion).param_vector(criterion_params)
     return model
 

@@ -7,11 +7,14 @@ PREVIEW_DEPTH = 4  # levels of splits shown; `dtree export` shows the whole tree
 
 def tree_title(doc: dict) -> str:
     """'gini tree for class: 17 nodes', with the criterion's parameters; from a model
-    document (a model file's content)."""
+    document (a model file's content), and its pruning and leaf estimate if any."""
+    from dtcli.export.describe import pruning_note
+
     params = doc["criterion"]["params"]
     name = doc["criterion"]["name"] + (
         "(" + ", ".join(f"{k}={v:g}" for k, v in params.items()) + ")" if params else "")
-    return f"{name} tree for {doc.get('target')}: {doc['tree']['node_count']} nodes"
+    return (f"{name} tree for {doc.get('target')}{pruning_note(doc)}: "
+            f"{doc['tree']['node_count']} nodes")
 
 
 def print_tree_preview(model, doc: dict) -> None:

@@ -8,6 +8,7 @@ from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                stderr_console, target_options, tree_options)
 from dtcli.cli.model_choice import model_options
+from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import tuned_search, tuning_options
 from dtcli.errors import ParameterError
 
@@ -19,13 +20,18 @@ from dtcli.errors import ParameterError
 @model_options
 @tree_options
 @class_weight_option
+@pruning_options
+@click.option("--pruning-path", is_flag=True,
+              help="Write the unpruned tree's cost-complexity pruning path (CSV: ccp_alpha, "
+                   "impurity, n_leaves) instead of a model.")
 @tuning_options
 @jobs_option("as threads (default: all)")
 @output_option("Write the model JSON here (- for stdout).")
 @force_option
 @quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
 def train(data, target, drop, data_format, no_header, delimiter, grid_entries, tune_cv, jobs,
-          output, force, quiet, model_kind, leaf_model, nb_numeric, nb_min_samples, **tree):
+          output, force, quiet, pruning_path, model_kind, leaf_model, nb_numeric, nb_min_samples,
+          **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     Without -o, the JSON goes to stdout when it is a file or a pipe; on a
@@ -38,6 +44,8 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     Example:
       dtree train examples/iris.csv -o iris.json
       dtree train examples/ecoli2.dat --criterion entropy --min-samples-leaf 2 -o ecoli2.json
+      dtree train examples/ecoli2.dat --pruning pessimistic --leaf-estimate laplace -o e.json
+      dtree train examples/ecoli2.dat --pruning-path
       dtree train examples/iris.csv --max-depth 2 --leaf-model naive-bayes -o iris-nb.json
       dtree train examples/hepatitis.csv --target Class --model fdf -o hepatitis-fdf.json
     """
@@ -46,7 +54,10 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     from dtcli.atomic import refuse_output_over_input
     from dtcli.cli.model_choice import fdf_summary, make_model
     from dtcli.io import load_dataset
+    from dtcli.pruning.methods import effective_ccp_alpha
 
+    tree.update(pruning_params(tree))
+    tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"])
     search = tuned_search(tree, grid_entries, tune_cv)
     model = make_model(model_kind, tree if search is None else search.untuned(tree), jobs,
                        leaf_model, nb_numeric, nb_min_samples)
@@ -62,6 +73,9 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
         model = search.tuned_tree(dataset, jobs, quiet).set_params(**leaves)
     if model_kind == "tree":
         _load_kernels(model, dataset)
+    if pruning_path:
+        _write_pruning_path(model, dataset, output, console if not quiet else None)
+        return
     model.fit_dataset(dataset)
     # JSON is for files and pipes; a person at a terminal gets the tree to read.
     shown = output == "-" and sys.stdout.isatty()
@@ -79,7 +93,8 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
         f"trained {model.criterion} tree on {dataset.source}, target column "
         f"'{dataset.target}': {dataset.X.shape[0]} rows, "
         f"{dataset.X.shape[1]} features, {len(dataset.classes)} classes; "
-        f"{tree_.node_count} nodes, {tree_.n_leaves} leaves, depth {tree_.max_depth}; "
+        + (f"pruned ({model.pruning}): " if model.pruning else "")
+        + f"{tree_.node_count} nodes, {tree_.n_leaves} leaves, depth {tree_.max_depth}; "
         f"training accuracy {accuracy:.4f}; fit in {model.fit_seconds_:.3f} s"
         + ("" if output == "-" else f"; model written to {output}"))
     if shown:
@@ -108,8 +123,8 @@ def _load_kernels(model, dataset) -> None:
     weights = None if weights is None else weights[rows]
     tiny = dataclasses.replace(dataset, X=dataset.X[rows], y=dataset.y[rows], warnings=[])
     if np.unique(tiny.y).shape[0] > 1 and (weights is None or weights.sum() > 0):
-        DecisionTreeClassifier(**{**model.get_params(deep=False), "class_weight": None, "n_jobs": 1,
-                                  "leaf_model": "counts"}
+        DecisionTreeClassifier(**{**model.get_params(deep=False), "class_weight": None,
+                                  "n_jobs": 1, "pruning": None, "leaf_model": "counts"}
                                ).fit_dataset(tiny, sample_weight=weights)
     form = form_of(dataset.X, len(dataset.classes),
                    np.array([f.kind == NOMINAL for f in dataset.features]))
@@ -118,6 +133,26 @@ def _load_kernels(model, dataset) -> None:
 
 
 _SPREAD_ROWS = 64  # rows of the dataset whose fit loads the kernels
+
+
+def _write_pruning_path(model, dataset, output: str, console) -> None:
+    """The weakest-link steps of the unpruned tree as CSV: alpha 0 first, then each step's
+    effective alpha, with the total leaf risk and the leaves left after it."""
+    from dtcli.atomic import open_output
+    from dtcli.pruning.cost_complexity import weakest_links
+    from dtcli.pruning.risk import node_risk
+
+    model.set_params(pruning=None).fit_dataset(dataset)
+    risk = node_risk(model.tree_.value, model.criterion, model.criterion_params, model.ccp_risk)
+    _, alphas, impurities, leaves = weakest_links(model.tree_, risk)
+    with open_output(output) as handle:
+        handle.write("ccp_alpha,impurity,n_leaves\n")
+        handle.writelines(f"{float(a)!r},{float(r)!r},{n}\n"
+                          for a, r, n in zip(alphas, impurities, leaves))
+    if console is not None:
+        console.print(f"pruning path of the unpruned {model.criterion} tree on "
+                      f"{dataset.source} ({model.tree_.node_count} nodes): {len(alphas)} "
+                      f"steps, risk = {model.ccp_risk}")
 
 
 def _write_model(model, dataset, data: str, output: str, shown: bool) -> None:

@@ -124,7 +124,7 @@ def prepare(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray
                     int(n_classes), is_nominal, n_categories)
 
 
-def _count_weights(weights: np.ndarray | None, n_samples: int):
+def count_weights(weights: np.ndarray | None, n_samples: int):
     """(weights or None for unit weights, rows to keep or None for all, whether the
     count tables apply). A row of weight 0 is left out, as if it were not in the data
     (scikit-learn's convention), so a cross-validation fold is weights of 0 and 1 and a
@@ -140,6 +140,20 @@ def _count_weights(weights: np.ndarray | None, n_samples: int):
     tables = integral and total <= MAX_TABLE_COUNT_PER_ROW * max(n_samples, 1)
     unit = integral and bool(np.all(weights <= 1.0))  # 0/1: a subset, unweighted
     return (None if unit else weights), (None if keep.all() else keep.view(np.uint8)), tables
+
+
+def engine_form(criterion, use_tables: bool, table_size: int) -> tuple:
+    """(code, parameter tuple, count tables) of a registry.EngineCriterion, as the kernels
+    take it; the tables (count_weights says whether they apply) for counts up to
+    `table_size`, the total weight."""
+    tables = (count_tables(criterion.tables, table_size, criterion.params) if use_tables
+              else NO_TABLES)
+    return (criterion.code, param_tuple(criterion.params), tables)
+
+
+def skips_runs(criterion, n_classes: int) -> bool:
+    """Whether the search skips thresholds inside runs of one class (see `grow`)."""
+    return criterion.skip_runs and not (criterion.score_all_two_class and n_classes == 2)
 
 
 def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | None = None,
@@ -162,24 +176,19 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
     fit, no copy); it cannot be grown from again.
     """
     n_threads = n_threads or os.cpu_count() or 1
-    weights, keep, use_tables = _count_weights(weights, prepared.n_samples)
+    weights, keep, use_tables = count_weights(weights, prepared.n_samples)
     sorted_ = prepared.sorted if keep is None else keep_rows(prepared.sorted, keep, n_threads)
     n_rows = sorted_.words.shape[1]
     rows = slice(None) if keep is None else keep.view(bool)
     root_counts = np.bincount(prepared.y[rows], weights=None if weights is None else weights[rows],
                               minlength=prepared.n_classes).astype(np.float64)[None, :]
     table_size = int(root_counts.sum())
-
-    def engine_form(c):
-        tables = count_tables(c.tables, table_size, c.params) if use_tables else NO_TABLES
-        return (c.code, param_tuple(c.params), tables)
-
-    screen = None if criterion.screen is None else engine_form(criterion.screen)
+    screen = (None if criterion.screen is None
+              else engine_form(criterion.screen, use_tables, table_size))
     if sorted_ is prepared.sorted and reuse:  # the partition writes into both buffers
         sorted_ = dataclasses.replace(sorted_, words=sorted_.words.copy())
-    growth = _Growth(sorted_, prepared, weights, engine_form(criterion), screen, rules,
-                     n_threads, criterion.skip_runs
-                     and not (criterion.score_all_two_class and prepared.n_classes == 2),
+    growth = _Growth(sorted_, prepared, weights, engine_form(criterion, use_tables, table_size),
+                     screen, rules, n_threads, skips_runs(criterion, prepared.n_classes),
                      (np.int64(seed), np.int64(stream)))
     root = _Nodes(np.zeros(1, np.int64), np.array([n_rows], np.int64),
                   np.zeros(1, np.int64), root_counts, np.zeros(1, np.int64))

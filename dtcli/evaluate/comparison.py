@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dtcli.errors import DtreeError, ParameterError
 from dtcli.evaluate.ranks import average_ranks
 from dtcli.evaluate.reference import reference_lines
-from dtcli.evaluate.report import ALPHA, class_weight_note, decimals_for, number, to_json
+from dtcli.evaluate.report import ALPHA, decimals_for, number, options_note, to_json
 from dtcli.evaluate.tables import MARK, console, markdown_table, print_table
 
 
@@ -226,7 +226,7 @@ def _comparison_title(doc: dict, show_sd: bool, reference: dict | None, marker: 
     if "cv" in doc:
         repeats = f" x {doc['repeats']} repeats" if doc["repeats"] > 1 else ""
         how = (f", mean over stratified {doc['cv']}-fold CV{repeats} (seed {doc['seed']})"
-               f"{class_weight_note(doc['options'])}")
+               f"{options_note(doc['options'])}")
     direction = "higher" if doc["higher_is_better"] else "lower"
     extras = " ± sd over folds" if show_sd else ""
     if reference:

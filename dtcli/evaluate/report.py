@@ -145,6 +145,23 @@ def class_weight_note(options: dict) -> str:
     return "; class weights " + ", ".join(f"{label}={w:g}" for label, w in weights.items())
 
 
+def options_note(options: dict) -> str:
+    """class_weight_note, then '; pruning ccp (ccp_alpha=auto)' and '; laplace leaves'
+    when the trees were pruned or their leaves smoothed."""
+    note = class_weight_note(options)
+    pruning = options.get("pruning")
+    if pruning:
+        from dtcli.pruning.methods import METHODS
+
+        params = ", ".join(f"{k}={options[k]}" for k in METHODS[pruning].params
+                           if options[k] is not None)
+        note += f"; pruning {pruning} ({params})"
+    estimate = options.get("leaf_estimate", "frequency")
+    if estimate != "frequency":
+        note += f"; {estimate} leaves" + (f" (m={options['m']:g})" if estimate == "m-estimate" else "")
+    return note
+
+
 def _evaluation_title(doc: dict) -> str:
     if doc.get("model"):
         return f"model {doc['model']} on {doc['dataset']}"
@@ -153,7 +170,7 @@ def _evaluation_title(doc: dict) -> str:
                      for k, v in criterion["params"].items())
     repeats = f" x {doc['repeats']} repeats" if doc["repeats"] > 1 else ""
     return (f"{criterion['name']}{params} on {doc['dataset']}: stratified {doc['cv']}-fold "
-            f"cross-validation{repeats}, seed {doc['seed']}{class_weight_note(doc['options'])}")
+            f"cross-validation{repeats}, seed {doc['seed']}{options_note(doc['options'])}")
 
 
 def _csv_value(value) -> str:

@@ -250,11 +250,12 @@ def plan(datasets: Sequence[Dataset], criteria: Sequence[CriterionChoice], optio
     for d, dataset in enumerate(datasets):
         digest = dataset_digest(dataset)
         for choice in criteria:
+            own = choice.tree_options(options)
             for repeat in range(protocol.repeats):
                 for fold in range(protocol.cv):
-                    tasks.append(Task(d, choice.name, choice.params, options, protocol.cv,
-                                      protocol.seed, repeat, fold))
-                    keys.append(task_key(digest, choice, options, protocol.cv, protocol.seed,
+                    tasks.append(Task(d, choice.name, choice.params, own, protocol.cv,
+                                      protocol.seed, repeat, fold, choice.options))
+                    keys.append(task_key(digest, choice, own, protocol.cv, protocol.seed,
                                          repeat, fold))
     return tasks, keys
 
@@ -283,7 +284,7 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
         nonlocal done
         task = tasks[pending[j]]
         store.add(keys[pending[j]], result, dataset=names[task.dataset],
-                  criterion=CriterionChoice(task.criterion, task.params).label,
+                  criterion=task.choice.label,
                   repeat=task.repeat, fold=task.fold)
         done += 1
         if progress:
@@ -320,8 +321,7 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
 
 def _describer(names: Sequence[str]) -> Callable[[Task], str]:
     def describe(task: Task) -> str:
-        choice = CriterionChoice(task.criterion, task.params)
-        return (f"dataset '{names[task.dataset]}', criterion {choice.label}, "
+        return (f"dataset '{names[task.dataset]}', criterion {task.choice.label}, "
                 f"repeat {task.repeat + 1}, fold {task.fold + 1}")
     return describe
 

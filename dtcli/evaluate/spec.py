@@ -149,18 +149,24 @@ def check_unique(specs: list[DatasetSpec]) -> None:
         seen[spec.name] = spec.path
 
 
-def method_identity(choice) -> tuple[str, tuple[float, ...]]:
+def method_identity(choice) -> tuple:
     """What decides the trees a criterion choice (tasks.CriterionChoice) grows: the criterion
-    the engine runs and its parameter vector. The registry maps a criterion at the
-    parameters where it is a classic one to that one (`Criterion.for_engine`: Tsallis at
-    q = 2 is Gini), so two choices with one identity grow identical trees."""
+    the engine runs, its parameter vector, and the tree options its entry sets (those not
+    at their defaults). The registry maps a criterion at the parameters where it is a
+    classic one to that one (`Criterion.for_engine`: Tsallis at q = 2 is Gini), so two
+    choices with one identity grow identical trees."""
     from dtcli import criteria
     from dtcli.evaluate import methods
+    from dtcli.evaluate.tasks import TreeOptions
 
-    if methods.is_method(choice.name):
-        return methods.identity(choice.name, dict(choice.params))
-    engine, vector = criteria.get(choice.name).for_engine(dict(choice.params))
-    return engine.name, tuple(float(v) for v in vector)
+    if methods.is_method(choice.name):  # fdf, gini+nb, ...
+        name, vector = methods.identity(choice.name, dict(choice.params))
+    else:
+        engine, values = criteria.get(choice.name).for_engine(dict(choice.params))
+        name, vector = engine.name, tuple(float(v) for v in values)
+    defaults = TreeOptions()
+    options = tuple(sorted((k, str(v)) for k, v in choice.options if v != getattr(defaults, k)))
+    return name, vector, options
 
 
 def default_criteria() -> list[str]:

@@ -20,6 +20,7 @@ import numpy as np
 
 from dtcli._version import __version__
 from dtcli.errors import ParameterError
+from dtcli.evaluate.entry_options import ENTRY_OPTIONS, format_option, parse_option
 from dtcli.io.dataset import Dataset
 
 RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a result changes
@@ -27,15 +28,22 @@ RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a resu
 
 @dataclass(frozen=True)
 class CriterionChoice:
-    """A criterion with parameters, as written in --criteria: `NAME[:P=V[:P=V...]]`."""
+    """A criterion with parameters, as written in --criteria: `NAME[:P=V[:P=V...]]`, and
+    the tree options the entry sets for its own trees (entry_options.ENTRY_OPTIONS)."""
 
     name: str
     params: tuple[tuple[str, float], ...] = ()
+    options: tuple[tuple[str, object], ...] = ()
 
     @property
     def label(self) -> str:
-        """How reports name it: 'gini', 'tsallis:q=2.5'."""
-        return self.name + "".join(f":{k}={v:g}" for k, v in self.params)
+        """How reports name it: 'gini', 'tsallis:q=2.5', 'gini:pruning=ccp'."""
+        return (self.name + "".join(f":{k}={v:g}" for k, v in self.params)
+                + "".join(format_option(k, v) for k, v in self.options))
+
+    def tree_options(self, options: "TreeOptions") -> "TreeOptions":
+        """The command's tree options with this entry's own in their place."""
+        return dataclasses.replace(options, **dict(self.options)) if self.options else options
 
     def resolved(self) -> dict[str, float]:
         """Every parameter of the criterion, defaults filled in; validates the choice."""
@@ -63,23 +71,31 @@ def parse_criteria(entries: Sequence[str]) -> list[CriterionChoice]:
         if not entry:
             continue
         name, *assignments = (piece.strip() for piece in entry.split(":"))
-        params = []
+        params, options = [], []
         for assignment in assignments:
             key, sep, value = assignment.partition("=")
-            try:
-                if not sep or not key.strip():
-                    raise ValueError
-                params.append((key.strip(), float(value)))
-            except ValueError:
-                raise ParameterError(f"--criteria: expected NAME:PARAM=VALUE in {entry!r}, "
-                                     f"got {assignment!r}") from None
-            if params[-1][0] in (key for key, _ in params[:-1]):  # keeping either hides a typo
-                raise ParameterError(f"--criteria: {entry!r} gives {params[-1][0]} twice; "
+            key = key.strip()
+            if key in ENTRY_OPTIONS and sep:
+                options.append((key, parse_option(entry, key, value)))
+                given = [k for k, _ in options]
+            else:
+                try:
+                    if not sep or not key:
+                        raise ValueError
+                    params.append((key, float(value)))
+                except ValueError:
+                    raise ParameterError(f"--criteria: expected NAME:PARAM=VALUE in {entry!r}, "
+                                         f"got {assignment!r}") from None
+                given = [k for k, _ in params]
+            if given.count(key) > 1:  # keeping either hides a typo
+                raise ParameterError(f"--criteria: {entry!r} gives {key} twice; "
                                      "give each parameter once per criterion")
-        choice = CriterionChoice(name, tuple(params))
+        choice = CriterionChoice(name, tuple(params), tuple(options))
         resolved = choice.resolved()
+        choice.tree_options(TreeOptions()).check()
         for other in choices:
-            if other.name == name and other.resolved() == resolved:
+            if (other.name == name and other.resolved() == resolved
+                    and dict(other.options) == dict(choice.options)):
                 raise ParameterError(f"--criteria: '{other.label}' and '{choice.label}' are "
                                      "the same criterion with the same parameters")
         choices.append(choice)
@@ -94,6 +110,7 @@ class TreeOptions:
 
     `class_weight`: None, "balanced", or {label: weight} (kept as sorted (label, weight)
     pairs, so that the options stay hashable and their key does not depend on order).
+    The pruning and the leaf estimate are the estimator's parameters of those names.
     """
 
     max_depth: int | None = None
@@ -101,6 +118,14 @@ class TreeOptions:
     min_samples_leaf: int = 1
     min_gain: float = 0.0
     class_weight: str | tuple[tuple[str, float], ...] | None = None
+    pruning: str | None = None
+    ccp_alpha: float | str | None = None  # None: auto for ccp, else 0 (effective_ccp_alpha)
+    ccp_risk: str = "impurity"
+    confidence: float = 0.25
+    subtree_raising: bool = True
+    pruning_folds: int | None = None
+    leaf_estimate: str = "frequency"
+    m: float = 2.0
 
     def __post_init__(self):
         if isinstance(self.class_weight, dict):
@@ -108,26 +133,38 @@ class TreeOptions:
 
     def estimator_params(self) -> dict:
         """The options as `DecisionTreeClassifier` takes them (and reports record them)."""
+        from dtcli.pruning.methods import effective_ccp_alpha
+
         params = dataclasses.asdict(self)
         if isinstance(self.class_weight, tuple):
             params["class_weight"] = dict(self.class_weight)
+        params["ccp_alpha"] = effective_ccp_alpha(self.pruning, self.ccp_alpha)
         return params
 
     def identity(self) -> dict:
-        """The options as they enter a task's key: class_weight only when given, so that
-        a run without class weights keeps the keys (and stored results) it had before
-        there were any."""
+        """The options as they enter a task's key: class_weight, pruning and leaf-estimate
+        options only when not at their defaults, so that a run without them keeps the
+        keys (and stored results) it had before there were any."""
         params = self.estimator_params()
-        if params["class_weight"] is None:
-            del params["class_weight"]
+        defaults = TreeOptions().estimator_params()
+        for name in ("class_weight", *_LATER_OPTIONS):
+            if params[name] == defaults[name]:
+                del params[name]
         return params
 
     def check(self) -> "TreeOptions":
         """Validate the options (ParameterError) before any data is read."""
         from dtcli.estimator import DecisionTreeClassifier
 
-        DecisionTreeClassifier(**self.estimator_params())._stop_rules()
+        model = DecisionTreeClassifier(**self.estimator_params())
+        model._stop_rules()
+        model._pruning_method()
         return self
+
+
+# options added after results were first stored: in a task's key only when set
+_LATER_OPTIONS = ("pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
+                  "pruning_folds", "leaf_estimate", "m")
 
 
 @dataclass(frozen=True)
@@ -151,6 +188,11 @@ class Task:
     seed: int
     repeat: int
     fold: int
+    entry_options: tuple[tuple[str, object], ...] = ()  # what its --criteria entry set
+
+    @property
+    def choice(self) -> CriterionChoice:
+        return CriterionChoice(self.criterion, self.params, self.entry_options)
 
 
 def dataset_digest(dataset: Dataset) -> str:

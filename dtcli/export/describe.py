@@ -105,3 +105,20 @@ def leaf_model_note(model, node: int) -> str | None:
     if leaf_model is None:
         return None
     return leaf_model.describe(node, model.features_, model.classes_)
+
+
+def pruning_note(doc: dict) -> str:
+    """', pruned by pessimistic (confidence=0.25, subtree_raising=True)', and the leaf
+    estimate unless frequency; empty for an unpruned tree of frequency leaves."""
+    note = ""
+    pruning = doc.get("pruning")
+    if pruning:
+        params = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                           for k, v in pruning.items() if k != "method")
+        note = f", pruned by {pruning['method']}" + (f" ({params})" if params else "")
+    estimate = doc.get("leaf_estimate") or {"name": "frequency"}
+    if estimate["name"] == "laplace":
+        note += ", laplace leaves"
+    elif estimate["name"] == "m-estimate":
+        note += f", m-estimate leaves (m={estimate['m']:g})"
+    return note

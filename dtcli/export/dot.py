@@ -12,7 +12,7 @@ import colorsys
 
 import numpy as np
 
-from dtcli.export.describe import class_counts, majority, split_test
+from dtcli.export.describe import class_counts, majority, pruning_note, split_test
 from dtcli.export.paths import split_bounds
 
 
@@ -43,6 +43,10 @@ def render(model) -> str:
     lines = ["digraph tree {",
              '  node [shape=box, style="rounded,filled", fontname="Helvetica"];',
              '  edge [fontname="Helvetica"];']
+    note = pruning_note({"pruning": getattr(model, "pruning_", None),
+                         "leaf_estimate": {"name": model.leaf_estimate, "m": model.m}})
+    if note:  # the graph's caption: how it was pruned, how its leaves give probabilities
+        lines.append(f"  label={_quote(note.removeprefix(', '))};")
     for node in range(tree.node_count):
         counts = class_counts(model, node, summarise=False).plain
         label = f"{majority(model, node)}\n{counts}\nn = {tree.n_node_samples[node]}"

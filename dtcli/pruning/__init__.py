@@ -4,6 +4,12 @@ Every method computes a mask of the split nodes that become leaves (its own
 rule: a significance test, a cost-complexity threshold, an error estimate),
 and `compact` copies the nodes that remain into a new, smaller tree, as
 scikit-learn's pruning does. A fitted tree's arrays are never changed.
+
+`methods.METHODS` maps the estimator's `pruning=` names to the passes:
+cost_complexity (CART, scikit-learn's ccp_alpha), pessimistic (C4.5 / J48),
+reduced_error (J48 -R); `risk` gives cost-complexity its node risks and
+`routing` sends training rows down a tree for the passes that re-count them.
+docs/pruning.md describes them.
 """
 from dtcli.pruning.compact import compact
 

@@ -1,0 +1,70 @@
+"""Options of pruning and leaf probabilities (train, evaluate, compare): the estimator's
+`pruning`, `ccp_alpha`, ... parameters (docs/pruning.md)."""
+from __future__ import annotations
+
+import click
+
+# the estimator parameters these options set, in the order of the options
+PRUNING_PARAMS = ("pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
+                  "pruning_folds", "leaf_estimate", "m")
+# The library's names (pruning.methods.METHODS, pruning.risk.RISKS,
+# leaf_estimate.LEAF_ESTIMATES; a test checks they agree): those modules import numpy,
+# which `dtree --help` must not.
+METHOD_NAMES = ("ccp", "pessimistic", "reduced-error")
+RISK_NAMES = ("impurity", "error")
+ESTIMATE_NAMES = ("frequency", "laplace", "m-estimate")
+
+
+def _ccp_alpha(ctx, param, value):
+    if value is None or value in ("auto", "auto-1se"):
+        return value
+    try:
+        alpha = float(value)
+    except ValueError:
+        alpha = -1.0
+    if not alpha >= 0 or alpha == float("inf"):
+        raise click.BadParameter(f"expected a number >= 0, auto or auto-1se, got {value!r}",
+                                 ctx, param)
+    return alpha
+
+
+def pruning_options(func):
+    """--pruning and its parameters, --leaf-estimate and --m."""
+    options = [
+        click.option("--pruning", type=click.Choice(["none", *METHOD_NAMES]), default="none",
+                     show_default=True,
+                     help="Prune the grown tree: ccp (cost-complexity, CART), pessimistic "
+                          "(C4.5 / J48), reduced-error (J48 -R)."),
+        click.option("--ccp-alpha", metavar="A|auto|auto-1se", callback=_ccp_alpha,
+                     help="ccp: the complexity parameter, or auto (internal cross-validation) "
+                          "or auto-1se (with the 1-SE rule)  [default: auto]"),
+        click.option("--ccp-risk", type=click.Choice(RISK_NAMES), default="impurity",
+                     show_default=True,
+                     help="ccp: node risk, the criterion's impurity (misclassification error "
+                          "for criteria without one) or the error."),
+        click.option("--confidence", type=click.FloatRange(0, 0.5, min_open=True), default=0.25,
+                     show_default=True, help="pessimistic: C4.5's confidence factor CF."),
+        click.option("--subtree-raising/--no-subtree-raising", default=True, show_default=True,
+                     help="pessimistic: let a node's largest branch replace it."),
+        click.option("--pruning-folds", type=click.IntRange(min=2), metavar="N",
+                     help="reduced-error: folds, one held out to prune on (default 3); "
+                          "ccp auto: cross-validation folds (default 10)."),
+        click.option("--leaf-estimate", type=click.Choice(ESTIMATE_NAMES), default="frequency",
+                     show_default=True,
+                     help="Leaf class probabilities: counts, Laplace (n_k+1)/(n+K), or "
+                          "m-estimate (n_k+m p_k)/(n+m)."),
+        click.option("--m", "m", type=click.FloatRange(0, min_open=True), default=2.0,
+                     show_default=True, help="m-estimate: weight of the class prior."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def pruning_params(options: dict) -> dict:
+    """Take the pruning options out of a command's keyword arguments, as estimator
+    parameters; ccp_alpha None when not given (`methods.effective_ccp_alpha`)."""
+    params = {name: options.pop(name) for name in PRUNING_PARAMS}
+    if params["pruning"] == "none":
+        params["pruning"] = None
+    return params
