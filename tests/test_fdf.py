@@ -239,3 +239,14 @@ def test_exports_list_rules_and_draw_trees():
     console.print(export.text(model))
     drawn = console.export_text()
     assert "tree 1: A" in drawn and "tree 2: B" in drawn
+
+
+def test_table_i_average_weighs_the_matched_trees_by_gengain():
+    import pandas as pd
+
+    model = table_i_model().set_params(combine="average")
+    s8 = pd.DataFrame([["a2", "b1"]], columns=["A", "B"])
+    # tree A: A=a2 leads to {S_7}, smoothed (1/3, 2/3), weight GenGain(S, a2) = 1/7 H(S);
+    # tree B: B=b1 leads to {S_2, S_5}, (3/4, 1/4), weight GenGain(S, b1) = 2/7 H(S)
+    np.testing.assert_allclose(model.predict_proba(s8), [[11 / 18, 7 / 18]])
+    assert model.predict(s8)[0] == "c1"

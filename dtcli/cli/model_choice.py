@@ -23,6 +23,11 @@ def model_options(func):
                      help="What to fit: a decision tree, or FDF, the hybrid decision forest "
                           "of rules grown by general information gain with Naive Bayes "
                           "leaves (docs/fdf.md)."),
+        click.option("--fdf-combine", type=click.Choice(["select", "average"]),
+                     default="select", show_default=True,
+                     help="FDF: a sample's probabilities from its own rule's leaf, or "
+                          "averaged over the trees whose root branch it matches, weighted by "
+                          "GenGain (docs/fdf.md)."),
         click.option("--leaf-model", type=click.Choice(["counts", "naive-bayes"]),
                      default="counts", show_default=True,
                      help="What a tree's leaf predicts: its class frequencies, or a Naive "
@@ -42,7 +47,7 @@ def model_options(func):
 
 
 def make_model(model_kind: str, tree: dict, jobs, leaf_model: str, nb_numeric: str,
-               nb_min_samples: int):
+               nb_min_samples: int, fdf_combine: str = "select"):
     """The estimator `train` fits, validated before any data is read."""
     if model_kind == "fdf":
         from dtcli.fdf.estimator import FDFClassifier
@@ -55,11 +60,14 @@ def make_model(model_kind: str, tree: dict, jobs, leaf_model: str, nb_numeric: s
                 raise ParameterError(f"{flag} does not apply to --model fdf")
         model = FDFClassifier(min_samples_leaf=tree["min_samples_leaf"],
                               max_depth=tree["max_depth"], min_gain=tree["min_gain"],
-                              nb_min_samples=nb_min_samples)
+                              nb_min_samples=nb_min_samples, combine=fdf_combine)
         model.stops()
         return model
     from dtcli.cli.options import make_tree
 
+    context = click.get_current_context()
+    if context.get_parameter_source("fdf_combine") == ParameterSource.COMMANDLINE:
+        raise ParameterError("--fdf-combine applies to --model fdf only")
     model = make_tree(jobs=jobs, **tree)
     if leaf_model != "counts":
         from dtcli.leaves.naive_bayes import leaf_options

@@ -30,8 +30,8 @@ from dtcli.errors import ParameterError
 @force_option
 @quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
 def train(data, target, drop, data_format, no_header, delimiter, grid_entries, tune_cv, jobs,
-          output, force, quiet, pruning_path, model_kind, leaf_model, nb_numeric, nb_min_samples,
-          **tree):
+          output, force, quiet, pruning_path, model_kind, fdf_combine, leaf_model, nb_numeric,
+          nb_min_samples, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     Without -o, the JSON goes to stdout when it is a file or a pipe; on a
@@ -60,7 +60,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"])
     search = tuned_search(tree, grid_entries, tune_cv)
     model = make_model(model_kind, tree if search is None else search.untuned(tree), jobs,
-                       leaf_model, nb_numeric, nb_min_samples)
+                       leaf_model, nb_numeric, nb_min_samples, fdf_combine)
     refuse_output_over_input(output, "--output", {"training data": data})
     refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,

@@ -7,19 +7,20 @@
   options (--max-depth, --min-samples-leaf, ...) apply as to any tree.
 - `fdf[:min_samples_leaf=N][:max_depth=N][:min_gain=X][:nb_min_samples=N][:alpha=X]`:
   the FDF forest (dtcli.fdf) with these parameters (FDFClassifier's defaults
-  otherwise); the run's tree options do not apply to it.
+  otherwise); the run's tree options do not apply to it. `fdf-average[:...]`: the
+  same with combine="average" (the trees a sample matches, weighted by GenGain).
 """
 from __future__ import annotations
 
 from dtcli.errors import ParameterError
 
-FDF = "fdf"
+FDF_COMBINE = {"fdf": "select", "fdf-average": "average"}
 LEAF_SUFFIXES = {"+nb": "mdl", "+nb-gaussian": "gaussian"}
 _FDF_INTEGERS = ("min_samples_leaf", "max_depth", "nb_min_samples")
 
 
 def is_method(name: str) -> bool:
-    return name == FDF or leaf_suffix(name) is not None
+    return name in FDF_COMBINE or leaf_suffix(name) is not None
 
 
 def leaf_suffix(name: str) -> str | None:
@@ -32,7 +33,7 @@ def leaf_suffix(name: str) -> str | None:
 def tree_criterion(name: str) -> str | None:
     """The split criterion a method's tree uses (None for FDF)."""
     suffix = leaf_suffix(name)
-    return name[:-len(suffix)] if suffix else (None if name == FDF else name)
+    return name[:-len(suffix)] if suffix else (None if name in FDF_COMBINE else name)
 
 
 def _fdf_params(params: dict) -> dict:
@@ -40,7 +41,7 @@ def _fdf_params(params: dict) -> dict:
 
     model = FDFClassifier()
     values = model.get_params()
-    del values["nominal_features"]
+    del values["nominal_features"], values["combine"]
     for key, value in params.items():
         if key not in values:
             raise ParameterError(f"--criteria: fdf has no parameter '{key}' (it takes "
@@ -55,7 +56,7 @@ def _fdf_params(params: dict) -> dict:
 def resolved(name: str, params: dict) -> dict:
     """A method's parameters with defaults filled in (ParameterError if invalid); FDF's
     max_depth only when given (its default is no limit)."""
-    if name == FDF:
+    if name in FDF_COMBINE:
         return {key: value for key, value in _fdf_params(params).items() if value is not None}
     from dtcli import criteria
 
@@ -66,8 +67,8 @@ def resolved(name: str, params: dict) -> dict:
 
 def identity(name: str, params: dict) -> tuple[str, tuple]:
     """What decides the model a method fits (see spec.method_identity)."""
-    if name == FDF:
-        return FDF, tuple(sorted(resolved(name, params).items()))
+    if name in FDF_COMBINE:
+        return name, tuple(sorted(resolved(name, params).items()))
     from dtcli import criteria
 
     engine, vector = criteria.get(tree_criterion(name)).for_engine(params)
@@ -76,12 +77,12 @@ def identity(name: str, params: dict) -> tuple[str, tuple]:
 
 def make_estimator(name: str, params: dict, tree_params: dict):
     """The estimator of a method; `tree_params` are the run's tree options."""
-    if name == FDF:
+    if name in FDF_COMBINE:
         from dtcli.fdf.estimator import FDFClassifier
 
         if tree_params.get("class_weight") is not None:
             raise ParameterError("--class-weight does not apply to fdf, which counts rows")
-        return FDFClassifier(**_fdf_params(params))
+        return FDFClassifier(combine=FDF_COMBINE[name], **_fdf_params(params))
     from dtcli.estimator import DecisionTreeClassifier
 
     return DecisionTreeClassifier(criterion=tree_criterion(name), criterion_params=params,

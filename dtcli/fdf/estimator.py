@@ -21,14 +21,15 @@ from dtcli.errors import ParameterError
 from dtcli.estimator import (DecisionTreeClassifier, _column_names, _columns,
                              _encode_training)
 from dtcli.fdf.discretise import mdl_cut_points, to_bins
-from dtcli.fdf.grow import NO_VALUE, Coded, Forest, Stops, walk
+from dtcli.fdf.grow import NO_VALUE, Coded, Forest, Stops, root_gains, walk
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
 from dtcli.leaves.naive_bayes import softmax
 from dtcli.params import Parameters, integer_param
 from dtcli.validation import class_labels, not_fitted
 
 _PARAMS = ("min_samples_leaf", "max_depth", "min_gain", "nb_min_samples", "alpha",
-           "nominal_features")
+           "combine", "nominal_features")
+COMBINE = ("select", "average")
 
 
 class FDFClassifier(Parameters):
@@ -39,6 +40,10 @@ class FDFClassifier(Parameters):
     `min_gain`: a condition needs a GenGain above this (bits); `nb_min_samples`: a
     leaf with fewer rows predicts its Laplace-smoothed class frequencies instead of
     a Naive Bayes model; `alpha`: the Laplace smoothing of priors and conditionals.
+    `combine`: "select" (the default: a sample's probabilities are those of its own
+    rule's leaf, in the tree its highest-GenGain value roots) or "average" (the
+    leaves it reaches in every tree whose root branch matches it, averaged with
+    weights GenGain(S, x) of its value at each root; docs/fdf.md, reading 8).
     `nominal_features` as in DecisionTreeClassifier. Sample weights are not
     supported: the method counts rows.
     """
@@ -48,12 +53,13 @@ class FDFClassifier(Parameters):
 
     def __init__(self, min_samples_leaf: int = 1, max_depth: int | None = None,
                  min_gain: float = 0.0, nb_min_samples: int = 5, alpha: float = 1.0,
-                 nominal_features=None):
+                 combine: str = "select", nominal_features=None):
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
         self.min_gain = min_gain
         self.nb_min_samples = nb_min_samples
         self.alpha = alpha
+        self.combine = combine
         self.nominal_features = nominal_features
 
     def stops(self) -> Stops:
@@ -71,6 +77,8 @@ class FDFClassifier(Parameters):
                       real("min_gain", 0.0), integer("nb_min_samples", 0), real("alpha", 0.0))
         if stops.alpha <= 0:
             raise ParameterError(f"alpha must be > 0, got {self.alpha!r}")
+        if self.combine not in COMBINE:
+            raise ParameterError(f"combine must be select or average, got {self.combine!r}")
         return stops
 
     # fitting ----------------------------------------------------------------------------
@@ -139,9 +147,40 @@ class FDFClassifier(Parameters):
     def proba_from_matrix(self, matrix: np.ndarray) -> np.ndarray:
         """Class probabilities for an already encoded float64 matrix (CLI path)."""
         self._check_fitted()
-        _, log_proba = walk(self.data_, self.codes(np.asarray(matrix, dtype=np.float64)),
-                            self.stops())
-        return softmax(log_proba)
+        stops = self.stops()
+        queries = self.codes(np.asarray(matrix, dtype=np.float64))
+        _, log_proba = walk(self.data_, queries, stops)
+        proba = softmax(log_proba)
+        return proba if self.combine == "select" else self._averaged(queries, stops, proba)
+
+    def _averaged(self, queries: np.ndarray, stops: Stops, own: np.ndarray) -> np.ndarray:
+        """Each sample's leaves in every tree whose root branch it matches (and in its own
+        rule's tree), weighted by GenGain(S, x) of its root value; `own` (its own rule's
+        probabilities) where its rule has no condition."""
+        forest, data = self.forest_, self.data_
+        gains = root_gains(data)
+        offsets = data.offsets
+        present = queries != NO_VALUE
+        ids = np.where(present, queries + offsets, 0)
+        options = np.where(present, gains[ids], -np.inf)
+        own_first = np.argmax(options, axis=1)
+        rooted = options[np.arange(queries.shape[0]), own_first] > stops.min_gain
+        roots = np.zeros(int(data.n_values.sum()), dtype=bool)
+        roots[[offsets[forest.feature[n]] + forest.value[n]
+               for n in range(1, len(forest.parent)) if forest.parent[n] == 0]] = True
+        matched = present & roots[ids]
+        matched[np.flatnonzero(rooted), own_first[rooted]] = True
+        matched[~rooted] = False
+        total = np.zeros_like(own)
+        weight = np.zeros(queries.shape[0])
+        for j in np.flatnonzero(matched.any(axis=0)):
+            rows = np.flatnonzero(matched[:, j])
+            _, log_proba = walk(data, queries[rows], stops, first=int(j))
+            w = gains[ids[rows, j]]
+            total[rows] += w[:, None] * softmax(log_proba)
+            weight[rows] += w
+        averaged = total / np.where(weight > 0, weight, 1.0)[:, None]
+        return np.where((weight > 0)[:, None], averaged, own)
 
     def predict_proba(self, X) -> np.ndarray:
         return self.proba_from_matrix(self._matrix(X))

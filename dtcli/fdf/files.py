@@ -10,7 +10,7 @@ import numpy as np
 from dtcli._version import __version__
 from dtcli.io.dataset import NUMERIC
 
-_OPTIONS = ("min_samples_leaf", "max_depth", "min_gain", "nb_min_samples", "alpha")
+_OPTIONS = ("min_samples_leaf", "max_depth", "min_gain", "nb_min_samples", "alpha", "combine")
 
 
 def fdf_to_dict(model, *, target: str = "class", source: str | None = None) -> dict:

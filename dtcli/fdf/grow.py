@@ -87,6 +87,13 @@ def cell_ids(data: Coded) -> np.ndarray:
     return np.where(data.codes == NO_VALUE, total, ids)
 
 
+def root_gains(data: Coded) -> np.ndarray:
+    """GenGain(S, x) of every attribute value x on the whole training set S."""
+    table = value_counts(data, cell_ids(data), np.arange(data.codes.shape[0]))
+    counts = np.bincount(data.y, minlength=data.n_classes)
+    return table.sum(axis=1) / data.y.shape[0] * (entropy(counts) - entropy(table))
+
+
 def value_counts(data: Coded, cells: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Class counts of every attribute value among `rows` (values x classes); `cells`
     from `cell_ids`."""
@@ -118,12 +125,13 @@ def leaf_log_proba(data: Coded, table: np.ndarray, class_counts: np.ndarray, use
     return out
 
 
-def walk(data: Coded, queries: np.ndarray, stops: Stops, forest: Forest | None = None
-         ) -> tuple[np.ndarray, np.ndarray]:
+def walk(data: Coded, queries: np.ndarray, stops: Stops, forest: Forest | None = None,
+         first: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Grow the rule of every query row (codes like data.codes) on the training data.
 
     Returns (end node of each query in the walk's trie, log class probabilities of its
-    leaf). With `forest`, the trie is recorded there (node ids are its ids)."""
+    leaf). With `forest`, the trie is recorded there (node ids are its ids). With
+    `first`, every rule's first condition is on that attribute (a walk down one tree)."""
     K, n_features = data.n_classes, data.codes.shape[1]
     offsets = data.offsets
     owner = np.repeat(np.arange(n_features), data.n_values)
@@ -150,6 +158,8 @@ def walk(data: Coded, queries: np.ndarray, stops: Stops, forest: Forest | None =
             gain[used[owner] | (sizes < stops.min_samples_leaf)] = -np.inf
             present = q != NO_VALUE
             options = np.where(present, gain[np.where(present, q + offsets, 0)], -np.inf)
+            if depth == 0 and first is not None:
+                options[:, np.arange(n_features) != first] = -np.inf
             best = np.argmax(options, axis=1)
             done = options[np.arange(here.shape[0]), best] <= stops.min_gain
         finished = here[done]
