@@ -19,6 +19,7 @@ import numpy as np
 from dtcli import criteria, leaf_estimate
 from dtcli.errors import ParameterError
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
+from dtcli.params import integer_param, is_default
 from dtcli.pruning import methods as pruning_methods
 from dtcli.validation import as_2d_array, class_labels, not_fitted, row_weights
 
@@ -26,7 +27,7 @@ _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
            "min_samples_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight",
            "max_features", "random_state", "pruning", "ccp_alpha", "ccp_risk", "confidence",
            "subtree_raising", "pruning_folds", "significance", "permutations", "pruning_mode",
-           "leaf_estimate", "m")
+           "leaf_estimate", "m", "leaf_model", "leaf_params")
 
 
 class DecisionTreeClassifier:
@@ -63,6 +64,12 @@ class DecisionTreeClassifier:
     "exact"; docs/pruning-significance.md). `leaf_estimate` ("frequency", "laplace" or
     "m-estimate" with `m`) sets the leaves' class probabilities (predict_proba);
     predictions stay each leaf's majority class.
+
+    `leaf_model`: "counts" (the default: a leaf predicts its class frequencies, or
+    `leaf_estimate`) or "naive-bayes" (each leaf of at least min_samples rows holds a
+    Naive Bayes model fitted on its training rows, over all features, and predicts
+    with it: dtcli.leaves.naive_bayes, whose options `leaf_params` sets: numeric
+    ("mdl" or "gaussian"), min_samples, alpha, var_smoothing).
     """
 
     def __init__(self, criterion: str = "gini", criterion_params: dict | None = None,
@@ -72,7 +79,8 @@ class DecisionTreeClassifier:
                  max_features=None, random_state=None, pruning=None, ccp_alpha=0.0,
                  ccp_risk="impurity", confidence=0.25, subtree_raising=True,
                  pruning_folds=None, significance=0.05, permutations=1000,
-                 pruning_mode="default", leaf_estimate="frequency", m=2.0):
+                 pruning_mode="default", leaf_estimate="frequency", m=2.0,
+                 leaf_model: str = "counts", leaf_params: dict | None = None):
         self.criterion = criterion
         self.criterion_params = criterion_params
         self.max_depth = max_depth
@@ -95,6 +103,8 @@ class DecisionTreeClassifier:
         self.pruning_mode = pruning_mode
         self.leaf_estimate = leaf_estimate
         self.m = m
+        self.leaf_model = leaf_model
+        self.leaf_params = leaf_params
 
     # scikit-learn's estimator protocol -------------------------------------------------
     def get_params(self, deep: bool = True) -> dict[str, Any]:
@@ -140,7 +150,7 @@ class DecisionTreeClassifier:
     def __repr__(self) -> str:
         defaults = type(self)().get_params(deep=False)
         changed = {k: v for k, v in self.get_params(deep=False).items()
-                   if not _is_default(v, defaults[k])}
+                   if not is_default(v, defaults[k])}
         return f"DecisionTreeClassifier({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     # fitting ----------------------------------------------------------------------------
@@ -212,6 +222,7 @@ class DecisionTreeClassifier:
                 pruning_methods.Growth(prepared, engine, rules, weights))
             self.tree_, record = method.run(fit, {k: getattr(self, k) for k in method.params})
             self.pruning_ = {"method": self.pruning, **record}
+        self.leaf_model_ = _fit_leaf_model(self, X, y, weights, features, classes.shape[0])
         self.fit_seconds_ = time.perf_counter() - start
         self.classes_ = classes
         self.n_classes_ = classes.shape[0]
@@ -241,12 +252,7 @@ class DecisionTreeClassifier:
         from dtcli.engine.builder import StopRules
 
         def check_int(name, low, allow_none=False):
-            value = getattr(self, name)
-            if value is None and allow_none:
-                return None
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
-                raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
-            return int(value)
+            return integer_param(self, name, low, allow_none)
 
         min_gain = self.min_gain
         if not isinstance(min_gain, numbers.Real) or not np.isfinite(min_gain):
@@ -325,6 +331,8 @@ class DecisionTreeClassifier:
         """Class probabilities for an already encoded float64 matrix (CLI path)."""
         self._check_fitted()
         leaves = self.tree_.apply(matrix, self._nominal_mask(), self._threads())
+        if getattr(self, "leaf_model_", None) is not None:
+            return self.leaf_model_.proba(matrix, leaves, self.tree_.value)
         if self.leaf_estimate == "frequency":
             return self.tree_.node_proba[leaves]
         estimate, m = leaf_estimate.check(self.leaf_estimate, self.m)
@@ -334,6 +342,8 @@ class DecisionTreeClassifier:
         return self.n_jobs or os.cpu_count() or 1
 
     def predict(self, X) -> np.ndarray:
+        if getattr(self, "leaf_model_", None) is not None:
+            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
         leaves = self.apply(X)  # checks first that the tree is fitted
         return self.classes_[self.tree_.node_class[leaves]]  # ties as argmax of predict_proba
 
@@ -366,6 +376,19 @@ class DecisionTreeClassifier:
         return self.tree_.feature_importances(self.n_features_in_)
 
 
+def _fit_leaf_model(model, X, y, weights, features, n_classes):
+    """The leaves' models (None for plain class counts)."""
+    if model.leaf_model == "counts":
+        return None
+    from dtcli.leaves.naive_bayes import LEAF_MODELS, fit_leaves, leaf_options
+
+    if model.leaf_model not in LEAF_MODELS:
+        raise ParameterError(f"leaf_model must be one of {', '.join(LEAF_MODELS)}, got "
+                             f"{model.leaf_model!r}")
+    return fit_leaves(model.tree_, X, y, weights, features, n_classes,
+                      leaf_options(model.leaf_params), model._threads())
+
+
 class PruningPath(dict):
     """A dict whose keys are also attributes, as scikit-learn's Bunch."""
 
@@ -374,14 +397,6 @@ class PruningPath(dict):
             return self[name]
         except KeyError:
             raise AttributeError(name) from None
-
-
-def _is_default(value, default) -> bool:
-    """Whether a parameter's value is its default (for repr)."""
-    try:
-        return bool(value == default)
-    except ValueError:  # an array compares element-wise (a numpy mask of nominal_features)
-        return False
 
 
 # input conversion ---------------------------------------------------------------------

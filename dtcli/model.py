@@ -26,23 +26,27 @@ from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 FORMAT = "dtree-model"
 FORMAT_VERSION = 2
 # A file whose leaves use the counts as probabilities (leaf_estimate "frequency") says
-# version 1, which older readers predict alike; other estimates need version 2 readers.
+# version 1, which older readers predict alike; other estimates, Naive Bayes leaves (a
+# `leaf_model` block) and FDF models (`"kind": "fdf"`) need version 2 readers.
 
 
 def model_to_dict(model, *, target: str = "class", source: str | None = None) -> dict[str, Any]:
-    """JSON-ready dict of a fitted `DecisionTreeClassifier`."""
+    """JSON-ready dict of a fitted `DecisionTreeClassifier` (or `FDFClassifier`)."""
+    if getattr(model, "model_kind", None) == "fdf":
+        from dtcli.fdf.files import fdf_to_dict
+
+        return fdf_to_dict(model, target=target, source=source)
     tree = model.tree_
     criterion_params = _criterion_params(model)
     left_categories = [np.flatnonzero(row).tolist() if tree.feature[i] >= 0
                        and model.features_[tree.feature[i]].kind == NOMINAL else []
                        for i, row in enumerate(tree.category_left)]
     estimate = getattr(model, "leaf_estimate", "frequency")
-    return {
+    doc = {
         "format": FORMAT,
         "format_version": 1 if estimate == "frequency" else FORMAT_VERSION,
         "dtree_version": __version__,
-        "features": [{"name": f.name, "kind": f.kind, "categories": list(f.categories)}
-                     for f in model.features_],
+        "features": feature_dicts(model.features_),
         "target": target,
         "classes": [str(c) for c in model.classes_],
         "criterion": {"name": model.criterion, "params": criterion_params},
@@ -67,6 +71,17 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
             "score": [_encode_float(s) for s in tree.score],
         },
     }
+    if getattr(model, "leaf_model_", None) is not None:
+        from dtcli.leaves.files import leaves_to_dict
+
+        doc["format_version"] = FORMAT_VERSION
+        doc["leaf_model"] = leaves_to_dict(model.leaf_model_)
+    return doc
+
+
+def feature_dicts(features) -> list[dict]:
+    return [{"name": f.name, "kind": f.kind, "categories": list(f.categories)}
+            for f in features]
 
 
 def _criterion_params(model) -> dict[str, float]:
@@ -135,6 +150,10 @@ def model_from_dict(doc: Any, path: str = "<model>"):
     if version > FORMAT_VERSION:
         raise ModelError(f"{path}: written by a newer dtree (model format {version}); this "
                          f"dtree {__version__} reads format {FORMAT_VERSION}: upgrade dtcli")
+    if doc.get("kind") == "fdf":
+        from dtcli.fdf.files import fdf_from_dict
+
+        return fdf_from_dict(doc, check), doc
     features = check.features(doc.get("features"))
     classes = check.string_list(doc.get("classes"), "classes")
     if len(classes) < 2 or len(set(classes)) != len(classes):
@@ -173,6 +192,12 @@ def model_from_dict(doc: Any, path: str = "<model>"):
     model.features_ = features
     model.n_features_in_ = len(features)
     model.feature_names_in_ = np.array([f.name for f in features], dtype=object)
+    if "leaf_model" in doc:
+        from dtcli.leaves.files import leaves_from_dict
+
+        model.leaf_model_ = leaves_from_dict(doc["leaf_model"], model.tree_, features,
+                                             len(classes), check.fail)
+        model.set_params(leaf_model="naive-bayes", leaf_params=dict(model.leaf_model_.options))
     return model, doc
 
 

@@ -18,7 +18,9 @@ DEFAULTS = {"criterion": "gini", "criterion_params": None, "max_depth": None,
             "nominal_features": None, "n_jobs": None, "class_weight": None,
             "max_features": None, "random_state": None, "pruning": None, "ccp_alpha": 0.0,
             "ccp_risk": "impurity", "confidence": 0.25, "subtree_raising": True,
-            "pruning_folds": None, "leaf_estimate": "frequency", "m": 2.0}
+            "pruning_folds": None, "significance": 0.05, "permutations": 1000,
+            "pruning_mode": "default", "leaf_estimate": "frequency", "m": 2.0,
+            "leaf_model": "counts", "leaf_params": None}
 
 
 def test_default_params():
@@ -31,7 +33,9 @@ def test_set_params_round_trip_and_returns_self():
                "nominal_features": [0], "n_jobs": 1, "class_weight": "balanced",
                "max_features": "sqrt", "random_state": 7, "pruning": "ccp",
                "ccp_alpha": "auto", "ccp_risk": "error", "confidence": 0.1,
-               "subtree_raising": False, "pruning_folds": 5, "leaf_estimate": "laplace", "m": 3.0}
+               "subtree_raising": False, "pruning_folds": 5, "significance": 0.01,
+               "permutations": 200, "pruning_mode": "exact", "leaf_estimate": "laplace", "m": 3.0,
+               "leaf_model": "naive-bayes", "leaf_params": {"numeric": "mdl"}}
     model = DecisionTreeClassifier()
     assert model.set_params(**changed) is model
     assert model.get_params() == changed

@@ -195,7 +195,8 @@ def _evaluate_model(model_path, data, target, data_format, no_header, delimiter)
     fit_seconds = float(meta.get("training", {}).get("fit_seconds") or 0.0)
     result, n_rows = evaluate_model(model, fit_seconds, X, labels, data)
     about = {"model": model_path, "dataset": data, "target": target, "n_rows": n_rows,
-             "criterion": meta["criterion"], "options": meta["options"]}
+             "criterion": meta.get("criterion", {"name": meta.get("kind"), "params": {}}),
+             "options": meta["options"]}
     return evaluation_document(summarize([result]), model.classes_, about)
 
 
@@ -245,7 +246,9 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
                    "criterion of `dtree criteria` that is not another one at its default "
                    "parameters (tsallis at q=2 is gini, renyi at gamma=1 entropy, ...). Two "
                    "spellings of one method (gini,tsallis:q=2) are refused: a method tied "
-                   "with itself distorts the ranks and the tests.")
+                   "with itself distorts the ranks and the tests. Methods beside the "
+                   "criteria: fdf[:PARAM=VALUE...] (the FDF forest) and CRITERION+nb or "
+                   "CRITERION+nb-gaussian (trees with Naive Bayes leaves); docs/fdf.md.")
 @click.option("--metric", "-m", type=click.Choice(list(METRICS)), default="accuracy",
               show_default=True, metavar="NAME",
               help=f"The score to rank criteria by: {', '.join(METRICS)}.")

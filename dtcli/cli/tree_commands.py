@@ -4,9 +4,10 @@ from __future__ import annotations
 import click
 
 from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
-                               jobs_option, make_tree, output_format_option, output_option,
+                               jobs_option, output_format_option, output_option,
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                stderr_console, target_options, tree_options)
+from dtcli.cli.model_choice import model_options
 from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import tuned_search, tuning_options
 from dtcli.errors import ParameterError
@@ -16,6 +17,7 @@ from dtcli.errors import ParameterError
 @click.argument("data")
 @target_options
 @data_options
+@model_options
 @tree_options
 @class_weight_option
 @pruning_options
@@ -28,7 +30,8 @@ from dtcli.errors import ParameterError
 @force_option
 @quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
 def train(data, target, drop, data_format, no_header, delimiter, grid_entries, tune_cv, jobs,
-          output, force, quiet, pruning_path, **tree):
+          output, force, quiet, pruning_path, model_kind, fdf_combine, leaf_model, nb_numeric,
+          nb_min_samples, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     Without -o, the JSON goes to stdout when it is a file or a pipe; on a
@@ -43,17 +46,21 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
       dtree train examples/ecoli2.dat --criterion entropy --min-samples-leaf 2 -o ecoli2.json
       dtree train examples/ecoli2.dat --pruning pessimistic --leaf-estimate laplace -o e.json
       dtree train examples/ecoli2.dat --pruning-path
+      dtree train examples/iris.csv --max-depth 2 --leaf-model naive-bayes -o iris-nb.json
+      dtree train examples/hepatitis.csv --target Class --model fdf -o hepatitis-fdf.json
     """
     import sys
 
     from dtcli.atomic import refuse_output_over_input
+    from dtcli.cli.model_choice import fdf_summary, make_model
     from dtcli.io import load_dataset
     from dtcli.pruning.methods import effective_ccp_alpha
 
     tree.update(pruning_params(tree))
     tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"])
     search = tuned_search(tree, grid_entries, tune_cv)
-    model = make_tree(jobs=jobs, **(tree if search is None else search.untuned(tree)))
+    model = make_model(model_kind, tree if search is None else search.untuned(tree), jobs,
+                       leaf_model, nb_numeric, nb_min_samples, fdf_combine)
     refuse_output_over_input(output, "--output", {"training data": data})
     refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
@@ -62,8 +69,10 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     for warning in dataset.warnings:
         console.print(f"warning: {warning}", style="yellow")
     if search is not None:
-        model = search.tuned_tree(dataset, jobs, quiet)
-    _load_kernels(model, dataset)
+        leaves = {k: model.get_params(deep=False)[k] for k in ("leaf_model", "leaf_params")}
+        model = search.tuned_tree(dataset, jobs, quiet).set_params(**leaves)
+    if model_kind == "tree":
+        _load_kernels(model, dataset)
     if pruning_path:
         _write_pruning_path(model, dataset, output, console if not quiet else None)
         return
@@ -73,8 +82,13 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     _write_model(model, dataset, data, output, shown)
     if quiet:
         return
+    if model_kind == "fdf":
+        console.print(fdf_summary(model, dataset, output))
+        return
     tree_ = model.tree_
-    accuracy = tree_.training_accuracy()
+    accuracy = (tree_.training_accuracy() if model.leaf_model_ is None
+                else float((model.proba_from_matrix(dataset.X).argmax(axis=1)
+                            == dataset.y).mean()))
     console.print(
         f"trained {model.criterion} tree on {dataset.source}, target column "
         f"'{dataset.target}': {dataset.X.shape[0]} rows, "
@@ -110,7 +124,7 @@ def _load_kernels(model, dataset) -> None:
     tiny = dataclasses.replace(dataset, X=dataset.X[rows], y=dataset.y[rows], warnings=[])
     if np.unique(tiny.y).shape[0] > 1 and (weights is None or weights.sum() > 0):
         DecisionTreeClassifier(**{**model.get_params(deep=False), "class_weight": None,
-                                  "n_jobs": 1, "pruning": None}
+                                  "n_jobs": 1, "pruning": None, "leaf_model": "counts"}
                                ).fit_dataset(tiny, sample_weight=weights)
     form = form_of(dataset.X, len(dataset.classes),
                    np.array([f.kind == NOMINAL for f in dataset.features]))
@@ -150,6 +164,13 @@ def _write_model(model, dataset, data: str, output: str, shown: bool) -> None:
         return
     from dtcli.cli.preview import print_tree_preview
 
+    if getattr(model, "model_kind", None) == "fdf":
+        from rich.console import Console
+
+        from dtcli.fdf import export
+
+        Console(highlight=False).print(export.text(model))
+        return
     print_tree_preview(model, model_to_dict(model, target=dataset.target, source=data))
 
 
@@ -237,6 +258,10 @@ def export(model_path, output_format, output, max_depth, quiet):
         raise click.UsageError("--max-depth applies to -f text only")
     refuse_output_over_input(output, "--output", {"model": model_path})
     model, doc = load_model(model_path)
+    if getattr(model, "model_kind", None) == "fdf":
+        from dtcli.fdf.export import write
+
+        return write(model, doc, output_format, output, max_depth)
     with open_output(output) as handle:
         if output_format == "json":
             handle.write(json.dumps(doc, indent=1) + "\n")

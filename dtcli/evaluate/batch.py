@@ -122,7 +122,8 @@ def _fold_weights(data: PreparedDataset, train: np.ndarray, options: TreeOptions
 def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterator[dict]:
     """The result of every task (all of one dataset), in order, as each is done."""
     from dtcli.engine.builder import grow
-    from dtcli.evaluate.runner import score_predictions
+    from dtcli.evaluate import methods
+    from dtcli.evaluate.runner import run_method_task, score_predictions
     from dtcli.leaf_estimate import node_proba
 
     if isinstance(data, Dataset):
@@ -130,6 +131,9 @@ def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterato
     resolved = _Resolved()
     X, y = data.dataset.X, data.dataset.y
     for task in tasks:
+        if methods.is_method(task.criterion):
+            yield run_method_task(data.dataset, task)
+            continue
         train, test = data.fold(task)
         engine = resolved.engine(task)
         model, rules, method = resolved.model(task.options)

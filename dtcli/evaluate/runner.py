@@ -77,6 +77,8 @@ def score_predictions(y_true: np.ndarray, proba: np.ndarray) -> dict:
 
 
 def tree_facts(model) -> dict:
+    if hasattr(model, "facts"):  # FDF: trie nodes, rules, longest rule
+        return {key: model.facts()[key] for key in ("n_nodes", "n_leaves", "depth")}
     return {"n_nodes": int(model.tree_.node_count), "n_leaves": int(model.tree_.n_leaves),
             "depth": int(model.tree_.max_depth)}
 
@@ -92,6 +94,24 @@ def run_task(dataset: Dataset, task: Task) -> dict:
     from dtcli.evaluate.batch import run_tasks
 
     return next(run_tasks(dataset, [task]))
+
+
+def run_method_task(dataset: Dataset, task: Task) -> dict:
+    """A task of a method other than a plain tree (evaluate/methods.py: FDF, Naive Bayes
+    leaves): its estimator fitted on the training fold, scored on the test fold."""
+    from dtcli.evaluate import methods
+
+    train, test = repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold]
+    model = methods.make_estimator(task.criterion, dict(task.params),
+                                   task.options.estimator_params())
+    model.fit_dataset(_subset(dataset, train))
+    start = time.perf_counter()
+    proba = model.proba_from_matrix(np.ascontiguousarray(dataset.X[test]))
+    predict_seconds = time.perf_counter() - start
+    result = score_predictions(dataset.y[test], proba)
+    result["metrics"].update(tree_facts(model), fit_seconds=model.fit_seconds_,
+                             predict_seconds=predict_seconds)
+    return result
 
 
 def evaluate_model(model, fit_seconds: float, X: np.ndarray, labels: np.ndarray,
@@ -128,10 +148,12 @@ def compile_ahead(datasets: Sequence[Dataset], tasks: Sequence[Task], jobs: int 
     before any worker starts: no two processes compile the same kernel, and workers
     only load code (engine.warm)."""
     from dtcli.engine.warm import WarmTask, form_of, warm
+    from dtcli.evaluate.methods import tree_criterion
 
     forms = [form_of(d.X, len(d.classes), np.array([f.kind == NOMINAL for f in d.features]))
              for d in datasets]
-    warm(sorted({WarmTask(t.criterion, t.params, forms[t.dataset]) for t in tasks}), jobs)
+    warm(sorted({WarmTask(tree_criterion(t.criterion), t.params, forms[t.dataset])
+                 for t in tasks if tree_criterion(t.criterion)}), jobs)
 
 
 def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
@@ -144,11 +166,13 @@ def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
     time includes a compilation.
     """
     from dtcli.estimator import DecisionTreeClassifier
+    from dtcli.evaluate.methods import tree_criterion
 
-    # default stopping rules with the tasks' class weights
-    choices = list(dict.fromkeys((task.criterion, task.params,
+    # default stopping rules with the tasks' class weights (FDF has no kernels)
+    choices = list(dict.fromkeys((tree_criterion(task.criterion), task.params,
                                   TreeOptions(class_weight=task.options.class_weight))
-                                 for task in tasks)) or [("gini", (), TreeOptions())]
+                                 for task in tasks if tree_criterion(task.criterion))) or [
+        ("gini", (), TreeOptions())]
     seen = set()
     for dataset in datasets:
         form = (any(f.kind == NOMINAL for f in dataset.features), len(dataset.classes) == 2)

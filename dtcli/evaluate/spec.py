@@ -156,12 +156,17 @@ def method_identity(choice) -> tuple:
     classic one to that one (`Criterion.for_engine`: Tsallis at q = 2 is Gini), so two
     choices with one identity grow identical trees."""
     from dtcli import criteria
+    from dtcli.evaluate import methods
     from dtcli.evaluate.tasks import TreeOptions
 
-    engine, vector = criteria.get(choice.name).for_engine(dict(choice.params))
+    if methods.is_method(choice.name):  # fdf, gini+nb, ...
+        name, vector = methods.identity(choice.name, dict(choice.params))
+    else:
+        engine, values = criteria.get(choice.name).for_engine(dict(choice.params))
+        name, vector = engine.name, tuple(float(v) for v in values)
     defaults = TreeOptions()
     options = tuple(sorted((k, str(v)) for k, v in choice.options if v != getattr(defaults, k)))
-    return engine.name, tuple(float(v) for v in vector), options
+    return name, vector, options
 
 
 def default_criteria() -> list[str]:

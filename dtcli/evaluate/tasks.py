@@ -48,6 +48,10 @@ class CriterionChoice:
     def resolved(self) -> dict[str, float]:
         """Every parameter of the criterion, defaults filled in; validates the choice."""
         from dtcli import criteria
+        from dtcli.evaluate import methods
+
+        if methods.is_method(self.name):  # fdf, gini+nb, ...
+            return methods.resolved(self.name, dict(self.params))
 
         criterion = criteria.get(self.name)
         vector = criterion.param_vector(dict(self.params))

@@ -98,6 +98,15 @@ def class_counts(model, node: int, summarise: bool = True) -> Text:
     return text
 
 
+def leaf_model_note(model, node: int) -> str | None:
+    """What a leaf's own model says (Naive Bayes leaves: priors and the most influential
+    features); None for leaves that predict their class counts."""
+    leaf_model = getattr(model, "leaf_model_", None)
+    if leaf_model is None:
+        return None
+    return leaf_model.describe(node, model.features_, model.classes_)
+
+
 def pruning_note(doc: dict) -> str:
     """', pruned by pessimistic (confidence=0.25, subtree_raising=True)', and the leaf
     estimate unless frequency; empty for an unpruned tree of frequency leaves."""

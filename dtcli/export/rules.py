@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from dtcli.export.describe import (bound_test, category_test, class_counts, confidence,
-                                   majority, percent)
+                                   leaf_model_note, majority, percent)
 from dtcli.export.paths import Bounds, depth_first
 
 
@@ -38,10 +38,12 @@ def _conditions(feature, bounds: Bounds) -> list[str]:
 def _rule(model, node: int, path: dict[int, Bounds]) -> str:
     conditions = [c for f, bounds in path.items()
                   for c in _conditions(model.features_[f], bounds)]
+    note = leaf_model_note(model, node)
     return (f"if {' and '.join(conditions) or 'true'} then {majority(model, node)}"
             f"  (coverage {model.tree_.n_node_samples[node]}, "
             f"confidence {percent(confidence(model, node))})"
-            f"  {class_counts(model, node, summarise=False).plain}")
+            f"  {class_counts(model, node, summarise=False).plain}"
+            + (f"  {note}" if note else ""))
 
 
 def render(model) -> str:

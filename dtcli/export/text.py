@@ -16,7 +16,7 @@ from rich.console import Group
 from rich.text import Text
 from rich.tree import Tree as RichTree
 
-from dtcli.export.describe import class_counts, class_name, split_test
+from dtcli.export.describe import class_counts, class_name, leaf_model_note, split_test
 from dtcli.export.paths import split_bounds
 
 SECTION_DEPTH = 50
@@ -37,6 +37,9 @@ def _label(model, node: int, edge: str | None) -> Text:
     p_values = (getattr(model, "pruning_", None) or {}).get("p_values")
     if p_values and p_values[node] is not None:  # S-pruning tested this node's split
         label.append(f"  p={p_values[node]:.3g}", style="dim")
+    note = leaf_model_note(model, node) if tree.children_left[node] < 0 else None
+    if note:
+        label.append(f"  {note}", style="dim")
     return label
 
 

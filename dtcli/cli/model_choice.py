@@ -1,0 +1,87 @@
+"""`train --model tree|fdf` and the Naive Bayes leaf options: which estimator `train`
+fits. FDF takes the tree options it shares (--max-depth, --min-samples-leaf,
+--min-gain) and refuses the ones it has no use for."""
+from __future__ import annotations
+
+import click
+from click.core import ParameterSource
+
+from dtcli.errors import ParameterError
+
+MODELS = ("tree", "fdf")
+# tree options that mean nothing to FDF (it splits by GenGain and counts rows)
+_NOT_FOR_FDF = ("criterion", "criterion_params", "class_weight", "min_samples_split",
+                "leaf_model", "nb_numeric", "grid_entries", "tune_cv", "pruning", "ccp_alpha",
+                "ccp_risk", "confidence", "subtree_raising", "pruning_folds", "leaf_estimate",
+                "m", "pruning_path")
+
+
+def model_options(func):
+    options = [
+        click.option("--model", "model_kind", type=click.Choice(MODELS), default="tree",
+                     show_default=True,
+                     help="What to fit: a decision tree, or FDF, the hybrid decision forest "
+                          "of rules grown by general information gain with Naive Bayes "
+                          "leaves (docs/fdf.md)."),
+        click.option("--fdf-combine", type=click.Choice(["select", "average"]),
+                     default="select", show_default=True,
+                     help="FDF: a sample's probabilities from its own rule's leaf, or "
+                          "averaged over the trees whose root branch it matches, weighted by "
+                          "GenGain (docs/fdf.md)."),
+        click.option("--leaf-model", type=click.Choice(["counts", "naive-bayes"]),
+                     default="counts", show_default=True,
+                     help="What a tree's leaf predicts: its class frequencies, or a Naive "
+                          "Bayes model fitted on its training rows."),
+        click.option("--nb-numeric", type=click.Choice(["mdl", "gaussian"]), default="mdl",
+                     show_default=True,
+                     help="Naive Bayes leaves: numeric features cut into bins by Fayyad and "
+                          "Irani's MDL method, or as normal densities."),
+        click.option("--nb-min-samples", type=click.IntRange(min=1), default=5,
+                     show_default=True,
+                     help="Naive Bayes leaves (and FDF's): a leaf with fewer training rows "
+                          "predicts its Laplace-smoothed class frequencies."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def make_model(model_kind: str, tree: dict, jobs, leaf_model: str, nb_numeric: str,
+               nb_min_samples: int, fdf_combine: str = "select"):
+    """The estimator `train` fits, validated before any data is read."""
+    if model_kind == "fdf":
+        from dtcli.fdf.estimator import FDFClassifier
+
+        context = click.get_current_context()
+        for name in _NOT_FOR_FDF:
+            if context.get_parameter_source(name) == ParameterSource.COMMANDLINE:
+                flag = next(max(p.opts, key=len) for p in context.command.params
+                            if p.name == name)
+                raise ParameterError(f"{flag} does not apply to --model fdf")
+        model = FDFClassifier(min_samples_leaf=tree["min_samples_leaf"],
+                              max_depth=tree["max_depth"], min_gain=tree["min_gain"],
+                              nb_min_samples=nb_min_samples, combine=fdf_combine)
+        model.stops()
+        return model
+    from dtcli.cli.options import make_tree
+
+    context = click.get_current_context()
+    if context.get_parameter_source("fdf_combine") == ParameterSource.COMMANDLINE:
+        raise ParameterError("--fdf-combine applies to --model fdf only")
+    model = make_tree(jobs=jobs, **tree)
+    if leaf_model != "counts":
+        from dtcli.leaves.naive_bayes import leaf_options
+
+        params = {"numeric": nb_numeric, "min_samples": nb_min_samples}
+        leaf_options(params)
+        model.set_params(leaf_model=leaf_model, leaf_params=params)
+    return model
+
+
+def fdf_summary(model, dataset, output: str) -> str:
+    facts = model.facts()
+    return (f"trained FDF on {dataset.source}, target column '{dataset.target}': "
+            f"{dataset.X.shape[0]} rows, {dataset.X.shape[1]} features, "
+            f"{len(dataset.classes)} classes; {facts['n_trees']} trees, {facts['n_leaves']} "
+            f"rules, {facts['n_nodes']} nodes, longest rule {facts['depth']}; fit in "
+            f"{model.fit_seconds_:.3f} s" + ("" if output == "-" else f"; model written to {output}"))

@@ -1,0 +1,45 @@
+"""scikit-learn's parameter protocol (get_params, set_params, a repr of the changed
+parameters), shared by the estimators: each lists its parameters in `PARAMS`."""
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from dtcli.errors import ParameterError
+
+
+class Parameters:
+    PARAMS: tuple[str, ...] = ()
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.PARAMS}
+
+    def set_params(self, **params):
+        for name, value in params.items():
+            if name not in self.PARAMS:
+                raise ParameterError(f"unknown parameter '{name}' for {type(self).__name__}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = type(self)().get_params()
+        changed = {k: v for k, v in self.get_params().items() if not is_default(v, defaults[k])}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
+
+def is_default(value, default) -> bool:
+    """Whether a parameter's value is its default (for repr)."""
+    try:
+        return bool(value == default)
+    except ValueError:  # an array compares element-wise (a numpy mask of nominal_features)
+        return False
+
+
+def integer_param(estimator, name: str, low: int, allow_none: bool = False) -> int | None:
+    """The estimator's parameter `name` as an integer >= low (or None, if allowed)."""
+    value = getattr(estimator, name)
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+        raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
