@@ -5,7 +5,7 @@ estimator; the command line (`dtree`) is a thin layer over it.
 """
 from dtcli._version import __version__
 
-__all__ = ["DecisionTreeClassifier", "__version__"]
+__all__ = ["DecisionTreeClassifier", "RandomForestClassifier", "__version__"]
 
 
 def __getattr__(name):
@@ -14,4 +14,8 @@ def __getattr__(name):
         from dtcli.estimator import DecisionTreeClassifier
 
         return DecisionTreeClassifier
+    if name == "RandomForestClassifier":
+        from dtcli.ensemble.forest import RandomForestClassifier
+
+        return RandomForestClassifier
     raise AttributeError(f"module 'dtcli' has no attribute {name!r}")

@@ -92,6 +92,11 @@ class DecisionTreeClassifier:
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":
+        return self._fit_encoded(*self._training_input(X, y), sample_weight)
+
+    def _training_input(self, X, y):
+        """(matrix, class codes, features, classes) of X and y; sets feature_names_in_
+        (shared with the forest, which fits many trees from one encoding)."""
         names = _column_names(X)
         if (isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] > 0
                 and X.dtype.kind in "fiu" and self.nominal_features is None):
@@ -106,7 +111,7 @@ class DecisionTreeClassifier:
         self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
         if self.feature_names_in_ is None:
             del self.feature_names_in_  # scikit-learn sets it only for named input
-        return self._fit_encoded(matrix, codes, features, classes, sample_weight)
+        return matrix, codes, features, classes
 
     def fit_dataset(self, dataset: Dataset, sample_weight=None) -> "DecisionTreeClassifier":
         """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does)."""
@@ -115,9 +120,29 @@ class DecisionTreeClassifier:
                                  np.array(dataset.classes, dtype=object), sample_weight)
 
     def _fit_encoded(self, X, y, features, classes, sample_weight):
-        from dtcli.engine.builder import grow, prepare
+        from dtcli.engine.builder import grow
         from dtcli.engine.rng import seed_of
 
+        rules, engine = self._check_training(X, classes)
+        # rows of weight zero are left out by the engine (builder.grow)
+        weights = row_weights(sample_weight, self.class_weight, y, classes)
+        start = time.perf_counter()
+        prepared = prepare_encoded(X, y, features, classes.shape[0], self.n_jobs)
+        self.tree_ = grow(prepared, engine, rules, weights, self.n_jobs,
+                          seed=seed_of(self.random_state), reuse=False)
+        self.fit_seconds_ = time.perf_counter() - start
+        self._set_fitted(features, classes)
+        return self
+
+    def _set_fitted(self, features, classes) -> None:
+        self.classes_ = classes
+        self.n_classes_ = classes.shape[0]
+        self.features_ = list(features)
+        self.n_features_in_ = len(features)
+
+    def _check_training(self, X, classes):
+        """The stopping rules and the engine's criterion, after checking the parameters
+        and the data."""
         rules = dataclasses.replace(self._stop_rules(),
                                     max_features=self._max_features(X.shape[1]))
         engine = criteria.get(self.criterion).engine(self.criterion_params)
@@ -128,21 +153,7 @@ class DecisionTreeClassifier:
                 f"y has one class ({classes[0]!r}); a classifier needs at least two")
         if np.isinf(X).any():
             raise ParameterError("X contains infinite values")
-        # rows of weight zero are left out by the engine (builder.grow)
-        weights = row_weights(sample_weight, self.class_weight, y, classes)
-        is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
-        n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
-        start = time.perf_counter()
-        prepared = prepare(np.ascontiguousarray(X, dtype=np.float64), y, classes.shape[0],
-                           is_nominal, n_categories, self.n_jobs)
-        self.tree_ = grow(prepared, engine, rules, weights, self.n_jobs,
-                          seed=seed_of(self.random_state), reuse=False)
-        self.fit_seconds_ = time.perf_counter() - start
-        self.classes_ = classes
-        self.n_classes_ = classes.shape[0]
-        self.features_ = list(features)
-        self.n_features_in_ = len(features)
-        return self
+        return rules, engine
 
     def _stop_rules(self):
         from dtcli.engine.builder import StopRules
@@ -361,6 +372,16 @@ def _encode_training(columns, names, nominal_selector, text_may_be_numbers):
         labels = {_label(v) for v in column} - {None}
         features.append(Feature(names[j], NOMINAL, tuple(sorted(labels))))
     return features, encode_columns(columns, features)
+
+
+def prepare_encoded(X, y, features, n_classes: int, n_jobs):
+    """builder.prepare of an encoded matrix with its features' kinds."""
+    from dtcli.engine.builder import prepare
+
+    is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
+    n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
+    return prepare(np.ascontiguousarray(X, dtype=np.float64), y, n_classes, is_nominal,
+                   n_categories, n_jobs)
 
 
 def encode_columns(columns, features) -> np.ndarray:
