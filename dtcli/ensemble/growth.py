@@ -70,9 +70,11 @@ def grow_trees(prepared: Prepared, plan: ForestPlan, indices, n_jobs: int | None
     indices = list(indices)
     trees: list[Tree | None] = [None] * len(indices)
 
+    per_tree = max(1, n_jobs // max(len(indices), 1))  # fewer trees than threads
+
     def grow_some(lo, hi):
         for k in range(lo, hi):
-            trees[k] = grow_tree(prepared, plan, indices[k])
+            trees[k] = grow_tree(prepared, plan, indices[k], per_tree)
 
     # work: always enough for threads when there are several trees
     run_chunks(grow_some, len(indices), n_jobs, len(indices) * prepared.n_samples << 20,
