@@ -1,6 +1,8 @@
-"""Model files: the fitted tree and its metadata as versioned JSON.
+"""Model files: the fitted model and its metadata as versioned JSON.
 
-Layout (format_version 1): the tree is parallel arrays, as in memory, so a
+Format 2 adds a `kind`: "tree" (the layout of format 1, which still loads, plus the
+kind) or "forest" (dtcli/ensemble/model_file.py: many trees, compact arrays).
+A tree is parallel arrays, as in memory, so a
 deep tree needs no recursion to read or write. NaN thresholds (leaves and
 nominal splits) are written as null and the present-vs-missing threshold as
 "inf", keeping the file strict JSON. Nominal splits list the category indices
@@ -24,11 +26,17 @@ from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 FORMAT = "dtree-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+KINDS = ("tree", "forest")  # format 2's `kind`; a format 1 file is a tree
 
 
 def model_to_dict(model, *, target: str = "class", source: str | None = None) -> dict[str, Any]:
-    """JSON-ready dict of a fitted `DecisionTreeClassifier`."""
+    """JSON-ready dict of a fitted `DecisionTreeClassifier` or `RandomForestClassifier`
+    (whose layout is dtcli/ensemble/model_file.py's)."""
+    if hasattr(model, "estimators_"):
+        from dtcli.ensemble.model_file import forest_to_dict
+
+        return forest_to_dict(model, target=target, source=source)
     tree = model.tree_
     criterion_params = _criterion_params(model)
     left_categories = [np.flatnonzero(row).tolist() if tree.feature[i] >= 0
@@ -37,6 +45,7 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
+        "kind": "tree",
         "dtree_version": __version__,
         "features": [{"name": f.name, "kind": f.kind, "categories": list(f.categories)}
                      for f in model.features_],
@@ -115,47 +124,21 @@ def load_model(path: str):
 
 
 def model_from_dict(doc: Any, path: str = "<model>"):
-    """A fitted DecisionTreeClassifier from a parsed model file, validated field by field;
-    returns (model, doc). `path` names the file in error messages."""
-    from dtcli import criteria
+    """A fitted DecisionTreeClassifier or RandomForestClassifier from a parsed model
+    file, validated field by field; returns (model, doc). `path` names the file in
+    error messages."""
     from dtcli.estimator import DecisionTreeClassifier
 
     check = _Checker(path)
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ModelError(f"{path}: not a dtree model file (no \"format\": \"{FORMAT}\")")
-    version = doc.get("format_version")
-    if not _is_int(version) or version < 1:
-        check.fail("format_version is missing or not a positive integer")
-    if version > FORMAT_VERSION:
-        raise ModelError(f"{path}: written by a newer dtree (model format {version}); this "
-                         f"dtree {__version__} reads format {FORMAT_VERSION}: upgrade dtcli")
-    features = check.features(doc.get("features"))
-    classes = check.string_list(doc.get("classes"), "classes")
-    if len(classes) < 2 or len(set(classes)) != len(classes):
-        check.fail("classes must list at least two distinct class labels")
-    if not isinstance(doc.get("target", ""), str):
-        check.fail("target must be a string")
-    class_weight = check.training(doc.get("training", {}), classes)
-    criterion = check.mapping(doc.get("criterion"), "criterion")
-    options = check.mapping(doc.get("options"), "options")
-    params = check.numbers(check.mapping(criterion.get("params"), "criterion.params"),
-                           "criterion.params")
-    missing = [k for k in _OPTIONS if k not in options]
-    if missing:
-        check.fail(f"options.{missing[0]} is missing")
+    kind = check.kind(doc)
+    if kind == "forest":
+        from dtcli.ensemble.model_file import forest_from_dict
+
+        return forest_from_dict(doc, check), doc
     model = DecisionTreeClassifier()
-    try:
-        model.set_params(criterion=criterion.get("name"), criterion_params=dict(params),
-                         class_weight=class_weight, **{k: options[k] for k in _OPTIONS})
-        model._stop_rules()
-        criteria.get(model.criterion).param_vector(model.criterion_params)
-    except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
-        check.fail(f"invalid criterion or options ({exc})")
+    features, classes = check.header(doc, model)
     model.tree_ = check.tree(check.mapping(doc.get("tree"), "tree"), features, len(classes))
-    model.classes_ = np.array(classes, dtype=object)
-    model.n_classes_ = len(classes)
-    model.features_ = features
-    model.n_features_in_ = len(features)
+    model._set_fitted(features, np.array(classes, dtype=object))
     model.feature_names_in_ = np.array([f.name for f in features], dtype=object)
     return model, doc
 
@@ -187,6 +170,51 @@ class _Checker:
     def fail(self, message: str):
         raise ModelError(f"{self.path}: damaged model file: {message}")
 
+    def kind(self, doc) -> str:
+        """The model's kind, after checking the format and its version."""
+        path = self.path
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise ModelError(f"{path}: not a dtree model file (no \"format\": \"{FORMAT}\")")
+        version = doc.get("format_version")
+        if not _is_int(version) or version < 1:
+            self.fail("format_version is missing or not a positive integer")
+        if version > FORMAT_VERSION:
+            raise ModelError(f"{path}: written by a newer dtree (model format {version}); this "
+                             f"dtree {__version__} reads format {FORMAT_VERSION}: upgrade dtcli")
+        kind = doc.get("kind") if version >= 2 else "tree"
+        if kind not in KINDS:
+            self.fail(f"kind must be one of {', '.join(KINDS)}")
+        return kind
+
+    def header(self, doc: dict, model, class_weights=("balanced",)):
+        """Check the fields every kind has and set `model`'s parameters from them;
+        returns (features, classes)."""
+        from dtcli import criteria
+
+        check = self
+        features = check.features(doc.get("features"))
+        classes = check.string_list(doc.get("classes"), "classes")
+        if len(classes) < 2 or len(set(classes)) != len(classes):
+            check.fail("classes must list at least two distinct class labels")
+        if not isinstance(doc.get("target", ""), str):
+            check.fail("target must be a string")
+        class_weight = check.training(doc.get("training", {}), classes, class_weights)
+        criterion = check.mapping(doc.get("criterion"), "criterion")
+        options = check.mapping(doc.get("options"), "options")
+        params = check.numbers(check.mapping(criterion.get("params"), "criterion.params"),
+                               "criterion.params")
+        missing = [k for k in _OPTIONS if k not in options]
+        if missing:
+            check.fail(f"options.{missing[0]} is missing")
+        try:
+            model.set_params(criterion=criterion.get("name"), criterion_params=dict(params),
+                             class_weight=class_weight, **{k: options[k] for k in _OPTIONS})
+            model._stop_rules()
+            criteria.get(model.criterion).param_vector(model.criterion_params)
+        except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
+            check.fail(f"invalid criterion or options ({exc})")
+        return features, classes
+
     def mapping(self, value, name) -> dict:
         if not isinstance(value, dict):
             self.fail(f"{name} must be an object")
@@ -199,9 +227,10 @@ class _Checker:
                 self.fail(f"{name}.{key} must be a number")
         return value
 
-    def training(self, value, classes: list[str]):
+    def training(self, value, classes: list[str], class_weights=("balanced",)):
         """The `training` block: an object of the right types if present. Returns its
-        class_weight (None when absent, as in files written before it was recorded)."""
+        class_weight (None when absent, as in files written before it was recorded;
+        `class_weights` are the names it may be)."""
         value = self.mapping(value, "training")
         if not isinstance(value.get("source"), (str, type(None))):
             self.fail("training.source must be a string or null")
@@ -209,11 +238,11 @@ class _Checker:
             if value.get(key) is not None and (not _is_number(value[key]) or value[key] < 0
                                                 or not math.isfinite(value[key])):
                 self.fail(f"training.{key} must be a non-negative number")
-        return self.class_weight(value.get("class_weight"), classes)
+        return self.class_weight(value.get("class_weight"), classes, class_weights)
 
-    def class_weight(self, value, classes: list[str]):
-        """null, "balanced", or an object of known class labels to weights >= 0."""
-        if value is None or value == "balanced":
+    def class_weight(self, value, classes: list[str], names=("balanced",)):
+        """null, one of `names`, or an object of known class labels to weights >= 0."""
+        if value is None or (isinstance(value, str) and value in names):
             return value
         if not isinstance(value, dict):
             self.fail('training.class_weight must be null, "balanced" or an object '

@@ -20,7 +20,7 @@ def noisy(n=150, d=6, seed=0):
 
 
 def counts_of(forest, index, n_rows):
-    return bootstrap_counts(forest._plan_.seed, index, n_rows, n_rows)
+    return bootstrap_counts(forest._seed, index, n_rows, n_rows)
 
 
 def test_without_bootstrap_or_feature_draws_every_tree_is_the_single_tree(load_example,
@@ -83,7 +83,7 @@ def test_each_node_splits_on_the_best_of_the_features_drawn_for_it(reference):
         on_path[np.repeat(np.arange(rows.shape[0]), np.diff(indptr)), nodes] = True
         split = np.flatnonzero(tree.children_left != TREE_LEAF)
         mask = np.empty((X.shape[1], split.shape[0]), np.uint8)
-        draw_features((np.int64(forest._plan_.seed), np.int64(index)), node_slots(tree)[split],
+        draw_features((np.int64(forest._seed), np.int64(index)), node_slots(tree)[split],
                       2, mask)
         for j, node in enumerate(split):
             drawn = np.flatnonzero(mask[:, j])

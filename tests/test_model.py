@@ -55,7 +55,7 @@ def test_file_is_strict_json_with_the_documented_fields(tmp_path, load_example):
     save_model(model, str(path), target=d.target)
     text = path.read_text()
     doc = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON {c}"))
-    assert set(doc) == {"format", "format_version", "dtree_version", "features", "target",
+    assert set(doc) == {"format", "format_version", "kind", "dtree_version", "features", "target",
                         "classes", "criterion", "options", "training", "tree"}
     assert doc["format"] == "dtree-model" and doc["format_version"] == FORMAT_VERSION
     assert set(doc["tree"]) == {"node_count", "children_left", "children_right", "feature",

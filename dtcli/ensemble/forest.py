@@ -120,9 +120,9 @@ class RandomForestClassifier:
         self.fit_seconds_ = time.perf_counter() - start
         self._set_fitted(features, classes)
         self.estimators_ = [self._estimator(tree, features, classes) for tree in trees]
-        self._plan_ = plan
+        self._seed, self._n_rows = plan.seed, X.shape[0]  # for the model file
         if self.oob_score:
-            self._score_out_of_bag(np.ascontiguousarray(X, dtype=np.float64), y)
+            self._score_out_of_bag(np.ascontiguousarray(X, dtype=np.float64), y, plan)
         return self
 
     def _plan(self, X, y, classes, sample_weight):
@@ -170,7 +170,7 @@ class RandomForestClassifier:
             estimator.feature_names_in_ = self.feature_names_in_
         return estimator
 
-    def _score_out_of_bag(self, X, y) -> None:
+    def _score_out_of_bag(self, X, y, plan) -> None:
         """oob_decision_function_: each row's mean probability over the trees whose
         bootstrap sample left it out (zeros for a row every sample drew, with a
         warning, as scikit-learn); oob_score_: the accuracy of its argmax."""
@@ -178,7 +178,7 @@ class RandomForestClassifier:
         total, votes = np.zeros((n, k)), np.zeros(n)
         mask = self._nominal_mask()
         for index, estimator in enumerate(self.estimators_):
-            out = np.flatnonzero(self._plan_.counts(index, n) == 0)
+            out = np.flatnonzero(plan.counts(index, n) == 0)
             tree = estimator.tree_
             total[out] += tree.node_proba[tree.apply(X[out], mask, self._threads())]
             votes[out] += 1
