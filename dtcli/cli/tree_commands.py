@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import click
 
+from dtcli.cli.forest_options import (forest_options, forest_summary, forest_title,
+                                      forest_trained, make_model, one_tree)
 from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
                                jobs_option, make_tree, output_format_option, output_option,
                                positional_features, quiet_option, refuse_unmarked_stdin,
@@ -16,12 +18,14 @@ from dtcli.errors import ParameterError
 @data_options
 @tree_options
 @class_weight_option
+@forest_options
 @jobs_option("as threads (default: all)")
 @output_option("Write the model JSON here (- for stdout).")
 @force_option
 @quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
 def train(data, target, drop, data_format, no_header, delimiter, jobs, output, force, quiet,
-          **tree):
+          model_kind, n_estimators, max_features, no_bootstrap, max_samples, oob, seed,
+          scheduler, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     Without -o, the JSON goes to stdout when it is a file or a pipe; on a
@@ -34,13 +38,17 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
     Example:
       dtree train examples/iris.csv -o iris.json
       dtree train examples/ecoli2.dat --criterion entropy --min-samples-leaf 2 -o ecoli2.json
+      dtree train examples/ecoli2.dat --model forest --trees 200 --criterion hddt -o forest.json
     """
     import sys
+    import warnings
 
     from dtcli.atomic import refuse_output_over_input
     from dtcli.io import load_dataset
 
-    model = make_tree(jobs=jobs, **tree)
+    single = make_tree(jobs=jobs, **tree)
+    model = make_model(single, model_kind, n_estimators, max_features, no_bootstrap,
+                       max_samples, oob, seed, scheduler)
     refuse_output_over_input(output, "--output", {"training data": data})
     refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
@@ -48,12 +56,24 @@ def train(data, target, drop, data_format, no_header, delimiter, jobs, output, f
     console = stderr_console()
     for warning in dataset.warnings:
         console.print(f"warning: {warning}", style="yellow")
-    _load_kernels(model, dataset)
-    model.fit_dataset(dataset)
+    _load_kernels(single, dataset)
+    with warnings.catch_warnings(record=True) as caught:  # a forest's few OOB votes
+        warnings.simplefilter("always")
+        if scheduler:
+            from dtcli.ensemble.distributed import fit_on_cluster
+
+            fit_on_cluster(model, dataset, scheduler)
+        else:
+            model.fit_dataset(dataset)
+    for warning in caught:
+        console.print(f"warning: {warning.message}", style="yellow")
     # JSON is for files and pipes; a person at a terminal gets the tree to read.
     shown = output == "-" and sys.stdout.isatty()
     _write_model(model, dataset, data, output, shown)
     if quiet:
+        return
+    if model_kind == "forest":
+        console.print(forest_trained(model, dataset, output))
         return
     tree_ = model.tree_
     accuracy = tree_.training_accuracy()
@@ -110,7 +130,11 @@ def _write_model(model, dataset, data: str, output: str, shown: bool) -> None:
         return
     from dtcli.cli.preview import print_tree_preview
 
-    print_tree_preview(model, model_to_dict(model, target=dataset.target, source=data))
+    doc = model_to_dict(model, target=dataset.target, source=data)
+    if doc["kind"] == "forest":
+        click.echo(forest_summary(model, doc), nl=False)
+        return
+    print_tree_preview(model, doc)
 
 
 @click.command(context_settings=CONTEXT)
@@ -178,8 +202,10 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
 @click.option("--max-depth", type=click.IntRange(min=0), metavar="N",
               help="Text only: show N levels below the root; a deeper subtree is one "
                    "'...' line giving its size.")
+@click.option("--tree", "tree_index", type=click.IntRange(min=0), metavar="I",
+              help="A forest: show its tree I (from 0) instead of the forest's summary.")
 @quiet_option("No notes on stderr (errors are still reported; export writes none).")
-def export(model_path, output_format, output, max_depth, quiet):
+def export(model_path, output_format, output, max_depth, tree_index, quiet):
     """Show a saved MODEL as a tree diagram, JSON, Graphviz DOT or if-then rules.
 
     \b
@@ -187,6 +213,7 @@ def export(model_path, output_format, output, max_depth, quiet):
       dtree export iris.json                     # tree diagram on the terminal
       dtree export iris.json -f rules
       dtree export iris.json -f dot | dot -Tsvg -o iris.svg
+      dtree export forest.json --tree 3          # a forest's fourth tree
     """
     import json
 
@@ -197,8 +224,11 @@ def export(model_path, output_format, output, max_depth, quiet):
         raise click.UsageError("--max-depth applies to -f text only")
     refuse_output_over_input(output, "--output", {"model": model_path})
     model, doc = load_model(model_path)
+    model, forest_text = one_tree(model, doc, tree_index, output_format)
     with open_output(output) as handle:
-        if output_format == "json":
+        if forest_text is not None:
+            handle.write(forest_text)
+        elif output_format == "json":
             handle.write(json.dumps(doc, indent=1) + "\n")
         elif output_format == "dot":
             from dtcli.export import dot
@@ -214,7 +244,8 @@ def export(model_path, output_format, output, max_depth, quiet):
             from dtcli.cli.preview import tree_title
             from dtcli.export import text
 
-            header = tree_title(doc)
+            header = tree_title(doc) if tree_index is None else (
+                f"tree {tree_index} of the {forest_title(doc)}: {model.tree_.node_count} nodes")
             # A terminal gets colour and its width; a file or pipe gets plain, unwrapped lines.
             to_terminal = output == "-" and handle.isatty()
             console = Console(file=handle, highlight=False, force_terminal=to_terminal,

@@ -98,11 +98,12 @@ class RandomForestClassifier:
     def fit(self, X, y, sample_weight=None) -> "RandomForestClassifier":
         return self._fit_encoded(*self._training_input(X, y), sample_weight)
 
-    def fit_dataset(self, dataset, sample_weight=None) -> "RandomForestClassifier":
-        """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does)."""
+    def fit_dataset(self, dataset, sample_weight=None, grower=None) -> "RandomForestClassifier":
+        """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does); `grower`
+        as in _fit_encoded."""
         self.feature_names_in_ = np.array(dataset.feature_names, dtype=object)
         return self._fit_encoded(dataset.X, dataset.y, dataset.features,
-                                 np.array(dataset.classes, dtype=object), sample_weight)
+                                 np.array(dataset.classes, dtype=object), sample_weight, grower)
 
     def _fit_encoded(self, X, y, features, classes, sample_weight, grower=None):
         """Fit on an encoded matrix. `grower(prepared, plan, n_jobs)` grows the trees

@@ -1,0 +1,69 @@
+"""`dtree train --model forest`, predict and export of forests, and `--scheduler` on a
+real loopback Dask cluster of two worker processes."""
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dtcli.cli import cli
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+DATA = EXAMPLES / "ecoli2.dat"
+
+
+def dtree(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def forest_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("forest") / "forest.json"
+    result = dtree("train", DATA, "--model", "forest", "--trees", 12, "--max-features", 3,
+                   "--oob", "--seed", 4, "-o", path)
+    assert result.exit_code == 0, result.output
+    assert "forest of 12 gini trees" in result.stderr and "out-of-bag accuracy" in result.stderr
+    return path
+
+
+def test_train_predict_and_export_a_forest(forest_file):
+    doc = json.loads(forest_file.read_text())
+    assert doc["kind"] == "forest" and doc["forest"]["max_features"] == 3
+    predicted = dtree("predict", forest_file, DATA, "--proba")
+    assert predicted.exit_code == 0
+    rows = predicted.stdout.splitlines()
+    assert rows[0] == "prediction,proba_negative,proba_positive" and len(rows) == 337
+    summary = dtree("export", forest_file)
+    assert summary.stdout.startswith("forest of 12 gini trees for Class")
+    one = dtree("export", forest_file, "--tree", 11, "-f", "rules")
+    assert one.exit_code == 0 and "if " in one.stdout.lower()
+
+
+@pytest.mark.parametrize("args, words", [
+    (("export", "{forest}", "--tree", 12), "the forest has 12 trees"),
+    (("export", "{forest}", "-f", "dot"), "choose one of the forest's with --tree I"),
+    (("train", DATA, "--oob"), "--oob applies to --model forest only"),
+    (("train", DATA, "--model", "forest", "--max-features", "x"), "--max-features"),
+    (("train", DATA, "--model", "forest", "--max-samples", "1.5"), "--max-samples"),
+])
+def test_forest_option_mistakes_are_one_line(forest_file, args, words):
+    result = dtree(*[str(forest_file) if a == "{forest}" else a for a in args])
+    assert result.exit_code == 2 and words in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 or "Usage" in result.stderr
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        yield cluster
+
+
+def test_a_forest_grown_on_a_cluster_is_the_local_forest(tmp_path, cluster, forest_file):
+    remote = tmp_path / "remote.json"
+    result = dtree("train", DATA, "--model", "forest", "--trees", 12, "--max-features", 3,
+                   "--oob", "--seed", 4, "--scheduler", cluster.scheduler_address, "-o", remote)
+    assert result.exit_code == 0, result.output
+    ours, theirs = json.loads(remote.read_text()), json.loads(forest_file.read_text())
+    assert ours["trees"] == theirs["trees"] and ours["forest"] == theirs["forest"]
