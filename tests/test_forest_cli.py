@@ -67,3 +67,26 @@ def test_a_forest_grown_on_a_cluster_is_the_local_forest(tmp_path, cluster, fore
     assert result.exit_code == 0, result.output
     ours, theirs = json.loads(remote.read_text()), json.loads(forest_file.read_text())
     assert ours["trees"] == theirs["trees"] and ours["forest"] == theirs["forest"]
+
+
+def test_compare_runs_forests_beside_single_trees():
+    from dtcli.evaluate.tasks import CriterionChoice, parse_criteria
+
+    assert parse_criteria(["gini,gini*20,tsallis:q=2.5*20"]) == [
+        CriterionChoice("gini"), CriterionChoice("gini", (), 20),
+        CriterionChoice("tsallis", (("q", 2.5),), 20)]
+    result = dtree("compare", DATA, EXAMPLES / "imbalanced" / "haberman.dat", "--criteria",
+                   "gini,gini*20", "--cv", 3, "--metric", "auc", "-q", "-f", "json", "-j", 1)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["criteria"] == ["gini", "gini*20"]
+    # a forest of 20 trees beats the single tree's AUC on both (leaf probabilities of one
+    # unpruned tree are mostly 0 or 1)
+    assert all(doc["scores"][d]["gini*20"]["mean"] > doc["scores"][d]["gini"]["mean"]
+               for d in doc["scores"])
+
+
+@pytest.mark.parametrize("entry", ["gini*0", "gini*x", "gini*"])
+def test_a_bad_forest_size_is_one_line(entry):
+    result = dtree("compare", DATA, "--criteria", entry)
+    assert result.exit_code == 2 and "NAME*TREES" in result.stderr

@@ -171,10 +171,11 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     from dtcli.evaluate.report import evaluation_document
     from dtcli.evaluate.runner import summarize
     from dtcli.evaluate.spec import specs_from_paths
-    from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, check_class_weight,
-                                      check_protocol)
+    from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, forest_size,
+                                      check_class_weight, check_protocol)
 
-    choice = CriterionChoice(tree.pop("criterion"), tuple(tree.pop("criterion_params").items()))
+    name, trees = forest_size(tree.pop("criterion"))  # gini*100: a forest
+    choice = CriterionChoice(name, tuple(tree.pop("criterion_params").items()), trees)
     params = choice.resolved()
     options = TreeOptions(**tree).check()
     protocol = Protocol(cv, repeats, seed)
@@ -186,6 +187,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     grid = _run_grid([spec.name], [dataset], [choice], options, protocol, jobs=jobs, quiet=quiet)
     about = {"dataset": spec.name, "source": data, "target": dataset.target,
              "n_rows": int(len(dataset.y)), "criterion": {"name": choice.name, "params": params},
+             **({"forest": {"n_estimators": trees, "max_features": "sqrt"}} if trees else {}),
              "options": options.estimator_params(), "cv": cv, "repeats": repeats, "seed": seed}
     return evaluation_document(summarize(grid.cells[(0, 0)]), dataset.classes, about)
 

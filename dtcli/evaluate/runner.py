@@ -75,8 +75,13 @@ def score_predictions(y_true: np.ndarray, proba: np.ndarray) -> dict:
 
 
 def tree_facts(model) -> dict:
-    return {"n_nodes": int(model.tree_.node_count), "n_leaves": int(model.tree_.n_leaves),
-            "depth": int(model.tree_.max_depth)}
+    """Size of the tree, or the mean size of a forest's trees."""
+    trees = [e.tree_ for e in model.estimators_] if hasattr(model, "estimators_") else [model.tree_]
+    return {"n_nodes": float(np.mean([t.node_count for t in trees])),
+            "n_leaves": float(np.mean([t.n_leaves for t in trees])),
+            "depth": float(np.mean([t.max_depth for t in trees]))} if len(trees) > 1 else {
+        "n_nodes": int(trees[0].node_count), "n_leaves": int(trees[0].n_leaves),
+        "depth": int(trees[0].max_depth)}
 
 
 def _subset(dataset: Dataset, rows: np.ndarray) -> Dataset:
@@ -91,6 +96,11 @@ def run_task(dataset: Dataset, task: Task) -> dict:
     train, test = repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold]
     model = DecisionTreeClassifier(criterion=task.criterion, criterion_params=dict(task.params),
                                    n_jobs=1, **task.options.estimator_params())
+    if task.trees:
+        from dtcli.ensemble.forest import RandomForestClassifier
+
+        model = RandomForestClassifier(n_estimators=task.trees, **model.get_params()
+                                       | {"max_features": "sqrt", "random_state": task.seed})
     model.fit_dataset(_subset(dataset, train))
     start = time.perf_counter()
     proba = model.proba_from_matrix(np.ascontiguousarray(dataset.X[test]))
@@ -241,7 +251,7 @@ def plan(datasets: Sequence[Dataset], criteria: Sequence[CriterionChoice], optio
             for repeat in range(protocol.repeats):
                 for fold in range(protocol.cv):
                     tasks.append(Task(d, choice.name, choice.params, options, protocol.cv,
-                                      protocol.seed, repeat, fold))
+                                      protocol.seed, repeat, fold, choice.trees))
                     keys.append(task_key(digest, choice, options, protocol.cv, protocol.seed,
                                          repeat, fold))
     return tasks, keys
@@ -271,7 +281,7 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
         nonlocal done
         task = tasks[pending[j]]
         store.add(keys[pending[j]], result, dataset=names[task.dataset],
-                  criterion=CriterionChoice(task.criterion, task.params).label,
+                  criterion=task.choice.label,
                   repeat=task.repeat, fold=task.fold)
         done += 1
         if progress:
@@ -307,7 +317,7 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
 
 def _describer(names: Sequence[str]) -> Callable[[Task], str]:
     def describe(task: Task) -> str:
-        choice = CriterionChoice(task.criterion, task.params)
+        choice = task.choice
         return (f"dataset '{names[task.dataset]}', criterion {choice.label}, "
                 f"repeat {task.repeat + 1}, fold {task.fold + 1}")
     return describe

@@ -149,15 +149,15 @@ def check_unique(specs: list[DatasetSpec]) -> None:
         seen[spec.name] = spec.path
 
 
-def method_identity(choice) -> tuple[str, tuple[float, ...]]:
+def method_identity(choice) -> tuple[str, tuple[float, ...], int]:
     """What decides the trees a criterion choice (tasks.CriterionChoice) grows: the criterion
-    the engine runs and its parameter vector. The registry maps a criterion at the
+    the engine runs, its parameter vector, and the size of the forest (0: one tree). The registry maps a criterion at the
     parameters where it is a classic one to that one (`Criterion.for_engine`: Tsallis at
     q = 2 is Gini), so two choices with one identity grow identical trees."""
     from dtcli import criteria
 
     engine, vector = criteria.get(choice.name).for_engine(dict(choice.params))
-    return engine.name, tuple(float(v) for v in vector)
+    return engine.name, tuple(float(v) for v in vector), choice.trees
 
 
 def default_criteria() -> list[str]:

@@ -27,15 +27,19 @@ RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a resu
 
 @dataclass(frozen=True)
 class CriterionChoice:
-    """A criterion with parameters, as written in --criteria: `NAME[:P=V[:P=V...]]`."""
+    """A criterion with parameters, as written in --criteria: `NAME[:P=V[:P=V...]]`, and
+    `*N` after it for a random forest of N such trees (`gini*100`: max_features sqrt,
+    bootstrap samples, ensemble/forest.py)."""
 
     name: str
     params: tuple[tuple[str, float], ...] = ()
+    trees: int = 0  # 0: one tree; N: a forest of N trees
 
     @property
     def label(self) -> str:
-        """How reports name it: 'gini', 'tsallis:q=2.5'."""
-        return self.name + "".join(f":{k}={v:g}" for k, v in self.params)
+        """How reports name it: 'gini', 'tsallis:q=2.5', 'gini*100'."""
+        return (self.name + "".join(f":{k}={v:g}" for k, v in self.params)
+                + (f"*{self.trees}" if self.trees else ""))
 
     def resolved(self) -> dict[str, float]:
         """Every parameter of the criterion, defaults filled in; validates the choice."""
@@ -58,6 +62,7 @@ def parse_criteria(entries: Sequence[str]) -> list[CriterionChoice]:
     for entry in (part.strip() for value in entries for part in value.split(",")):
         if not entry:
             continue
+        entry, trees = forest_size(entry)
         name, *assignments = (piece.strip() for piece in entry.split(":"))
         params = []
         for assignment in assignments:
@@ -72,16 +77,27 @@ def parse_criteria(entries: Sequence[str]) -> list[CriterionChoice]:
             if params[-1][0] in (key for key, _ in params[:-1]):  # keeping either hides a typo
                 raise ParameterError(f"--criteria: {entry!r} gives {params[-1][0]} twice; "
                                      "give each parameter once per criterion")
-        choice = CriterionChoice(name, tuple(params))
+        choice = CriterionChoice(name, tuple(params), trees)
         resolved = choice.resolved()
         for other in choices:
-            if other.name == name and other.resolved() == resolved:
+            if other.name == name and other.resolved() == resolved and other.trees == trees:
                 raise ParameterError(f"--criteria: '{other.label}' and '{choice.label}' are "
                                      "the same criterion with the same parameters")
         choices.append(choice)
     if not choices:
         raise ParameterError("--criteria: no criterion given")
     return choices
+
+
+def forest_size(entry: str) -> tuple[str, int]:
+    """('gini', 100) from 'gini*100'; (entry, 0) without a '*'."""
+    entry, star, size = entry.rpartition("*") if "*" in entry else (entry, "", "")
+    if not star:
+        return entry.strip(), 0
+    if not size.strip().isdigit() or int(size) < 1:
+        raise ParameterError(f"--criteria: expected NAME*TREES (a forest of TREES >= 1 trees) "
+                             f"in {entry + star + size!r}")
+    return entry.strip(), int(size)
 
 
 @dataclass(frozen=True)
@@ -147,6 +163,11 @@ class Task:
     seed: int
     repeat: int
     fold: int
+    trees: int = 0  # a forest of this many trees (CriterionChoice.trees)
+
+    @property
+    def choice(self) -> CriterionChoice:
+        return CriterionChoice(self.criterion, self.params, self.trees)
 
 
 def dataset_digest(dataset: Dataset) -> str:
@@ -168,6 +189,8 @@ def task_key(digest: str, choice: CriterionChoice, options: TreeOptions, cv: int
                 "criterion": choice.name,
                 "params": choice.resolved(), "options": options.identity(),
                 "cv": cv, "seed": seed, "repeat": repeat, "fold": fold}
+    if choice.trees:  # single trees keep the keys they had before forests
+        identity["trees"] = choice.trees
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
 
 
