@@ -67,13 +67,15 @@ class DecisionTreeClassifier:
         self.random_state = random_state
 
     # scikit-learn's estimator protocol -------------------------------------------------
+    _param_names = _PARAMS  # (the forest shares these methods with its own names)
+
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _PARAMS}
+        return {name: getattr(self, name) for name in self._param_names}
 
     def set_params(self, **params) -> "DecisionTreeClassifier":
         for name, value in params.items():
-            if name not in _PARAMS:
-                raise ParameterError(f"unknown parameter '{name}' for DecisionTreeClassifier")
+            if name not in self._param_names:
+                raise ParameterError(f"unknown parameter '{name}' for {type(self).__name__}")
             setattr(self, name, value)
         return self
 
@@ -88,7 +90,7 @@ class DecisionTreeClassifier:
     def __repr__(self) -> str:
         defaults = type(self)().get_params()
         changed = {k: v for k, v in self.get_params().items() if not _is_default(v, defaults[k])}
-        return f"DecisionTreeClassifier({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":

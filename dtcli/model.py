@@ -38,25 +38,11 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
 
         return forest_to_dict(model, target=target, source=source)
     tree = model.tree_
-    criterion_params = _criterion_params(model)
     left_categories = [np.flatnonzero(row).tolist() if tree.feature[i] >= 0
                        and model.features_[tree.feature[i]].kind == NOMINAL else []
                        for i, row in enumerate(tree.category_left)]
     return {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "kind": "tree",
-        "dtree_version": __version__,
-        "features": [{"name": f.name, "kind": f.kind, "categories": list(f.categories)}
-                     for f in model.features_],
-        "target": target,
-        "classes": [str(c) for c in model.classes_],
-        "criterion": {"name": model.criterion, "params": criterion_params},
-        "options": {"max_depth": model.max_depth, "min_samples_split": model.min_samples_split,
-                    "min_samples_leaf": model.min_samples_leaf, "min_gain": model.min_gain},
-        "training": {"source": source, "n_samples": int(tree.n_node_samples[0]),
-                     "fit_seconds": round(getattr(model, "fit_seconds_", 0.0), 6),
-                     "class_weight": _class_weight(model.class_weight)},
+        **header_fields(model, "tree", target, source, int(tree.n_node_samples[0])),
         "tree": {
             "node_count": tree.node_count,
             "children_left": tree.children_left.tolist(),
@@ -69,6 +55,26 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
             "n_node_samples": tree.n_node_samples.tolist(),
             "score": [_encode_float(s) for s in tree.score],
         },
+    }
+
+
+def header_fields(model, kind: str, target: str, source: str | None, n_samples: int) -> dict:
+    """The fields every kind of model file has, in their order."""
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "kind": kind,
+        "dtree_version": __version__,
+        "features": [{"name": f.name, "kind": f.kind, "categories": list(f.categories)}
+                     for f in model.features_],
+        "target": target,
+        "classes": [str(c) for c in model.classes_],
+        "criterion": {"name": model.criterion, "params": _criterion_params(model)},
+        "options": {"max_depth": model.max_depth, "min_samples_split": model.min_samples_split,
+                    "min_samples_leaf": model.min_samples_leaf, "min_gain": model.min_gain},
+        "training": {"source": source, "n_samples": n_samples,
+                     "fit_seconds": round(getattr(model, "fit_seconds_", 0.0), 6),
+                     "class_weight": _class_weight(model.class_weight)},
     }
 
 

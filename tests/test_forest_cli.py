@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from dtcli.cli import cli
+from test_distributed import cluster  # noqa: F401 - the loopback Dask cluster fixture
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 DATA = EXAMPLES / "ecoli2.dat"
@@ -50,14 +51,6 @@ def test_forest_option_mistakes_are_one_line(forest_file, args, words):
     result = dtree(*[str(forest_file) if a == "{forest}" else a for a in args])
     assert result.exit_code == 2 and words in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 or "Usage" in result.stderr
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
-        yield cluster
 
 
 def test_a_forest_grown_on_a_cluster_is_the_local_forest(tmp_path, cluster, forest_file):

@@ -10,15 +10,12 @@ threads or processes.
 from __future__ import annotations
 
 import numbers
-import os
 import time
 import warnings
-from typing import Any
-
 import numpy as np
 
 from dtcli.errors import ParameterError
-from dtcli.estimator import DecisionTreeClassifier, _is_default, prepare_encoded
+from dtcli.estimator import DecisionTreeClassifier, prepare_encoded
 from dtcli.validation import not_fitted, row_weights
 
 _TREE_PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
@@ -78,21 +75,11 @@ class RandomForestClassifier:
     _set_fitted = DecisionTreeClassifier._set_fitted
     __sklearn_tags__ = DecisionTreeClassifier.__sklearn_tags__
 
-    # scikit-learn's estimator protocol -------------------------------------------------
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _PARAMS}
-
-    def set_params(self, **params) -> "RandomForestClassifier":
-        for name, value in params.items():
-            if name not in _PARAMS:
-                raise ParameterError(f"unknown parameter '{name}' for RandomForestClassifier")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        defaults = type(self)().get_params()
-        changed = {k: v for k, v in self.get_params().items() if not _is_default(v, defaults[k])}
-        return f"RandomForestClassifier({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+    # scikit-learn's estimator protocol, the tree's over the forest's parameters
+    _param_names = _PARAMS
+    get_params = DecisionTreeClassifier.get_params
+    set_params = DecisionTreeClassifier.set_params
+    __repr__ = DecisionTreeClassifier.__repr__
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "RandomForestClassifier":
@@ -195,15 +182,10 @@ class RandomForestClassifier:
         if not hasattr(self, "estimators_"):
             raise not_fitted(self)
 
-    def _threads(self) -> int:
-        return self.n_jobs or os.cpu_count() or 1
-
-    def predict_proba(self, X) -> np.ndarray:
-        return self.proba_from_matrix(self._matrix(X))
-
-    def predict_log_proba(self, X) -> np.ndarray:
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+    _threads = DecisionTreeClassifier._threads
+    predict_proba = DecisionTreeClassifier.predict_proba
+    predict_log_proba = DecisionTreeClassifier.predict_log_proba
+    score = DecisionTreeClassifier.score
 
     def proba_from_matrix(self, matrix: np.ndarray) -> np.ndarray:
         """Class probabilities for an already encoded float64 matrix (CLI path)."""
@@ -215,10 +197,6 @@ class RandomForestClassifier:
 
     def predict(self, X) -> np.ndarray:
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-
-    def score(self, X, y, sample_weight=None) -> float:
-        correct = (self.predict(X) == np.asarray(y)).astype(np.float64)
-        return float(np.average(correct, weights=sample_weight))
 
     @property
     def feature_importances_(self) -> np.ndarray:

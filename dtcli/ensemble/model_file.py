@@ -16,7 +16,6 @@ import numbers
 
 import numpy as np
 
-from dtcli._version import __version__
 from dtcli.io.dataset import NOMINAL
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
@@ -44,26 +43,13 @@ def encode_array(array: np.ndarray, dtype: str) -> dict:
 
 
 def forest_to_dict(forest, *, target: str, source: str | None) -> dict:
-    from dtcli.model import FORMAT, FORMAT_VERSION, _class_weight, _criterion_params
+    from dtcli.model import header_fields
 
     trees = [e.tree_ for e in forest.estimators_]
     max_categories = max((len(f.categories) for f in forest.features_ if f.kind == NOMINAL),
                          default=0)
     return {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "kind": "forest",
-        "dtree_version": __version__,
-        "features": [{"name": f.name, "kind": f.kind, "categories": list(f.categories)}
-                     for f in forest.features_],
-        "target": target,
-        "classes": [str(c) for c in forest.classes_],
-        "criterion": {"name": forest.criterion, "params": _criterion_params(forest)},
-        "options": {"max_depth": forest.max_depth, "min_samples_split": forest.min_samples_split,
-                    "min_samples_leaf": forest.min_samples_leaf, "min_gain": forest.min_gain},
-        "training": {"source": source, "n_samples": forest._n_rows,
-                     "fit_seconds": round(getattr(forest, "fit_seconds_", 0.0), 6),
-                     "class_weight": _class_weight(forest.class_weight)},
+        **header_fields(forest, "forest", target, source, forest._n_rows),
         "forest": {"n_estimators": len(trees), "max_features": forest.max_features,
                    "bootstrap": bool(forest.bootstrap), "max_samples": forest.max_samples,
                    "seed": forest._seed,
