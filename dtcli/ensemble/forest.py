@@ -196,7 +196,8 @@ class RandomForestClassifier:
                             self.n_jobs)
 
     def predict(self, X) -> np.ndarray:
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # checks first that the forest is fitted
+        return self.classes_[np.argmax(proba, axis=1)]
 
     @property
     def feature_importances_(self) -> np.ndarray:
