@@ -83,3 +83,13 @@ def test_compare_runs_forests_beside_single_trees():
 def test_a_bad_forest_size_is_one_line(entry):
     result = dtree("compare", DATA, "--criteria", entry)
     assert result.exit_code == 2 and "NAME*TREES" in result.stderr
+
+
+def test_forest_results_are_kept_for_a_resumed_run(tmp_path):
+    results = tmp_path / "runs.jsonl"
+    args = ("compare", DATA, "--criteria", "gini,gini*5", "--cv", 3, "-q", "-j", 1,
+            "--results", results)
+    assert dtree(*args).exit_code == 0
+    again = CliRunner().invoke(cli, [str(a) for a in args if a != "-q"])
+    assert again.exit_code == 0 and "damaged" not in again.stderr
+    assert "6 fold(s) taken from" in again.stderr

@@ -75,13 +75,12 @@ def score_predictions(y_true: np.ndarray, proba: np.ndarray) -> dict:
 
 
 def tree_facts(model) -> dict:
-    """Size of the tree, or the mean size of a forest's trees."""
+    """Size of the tree; of a forest, its nodes and leaves in all and its deepest tree's
+    depth (counts: results.py keeps them as integers)."""
     trees = [e.tree_ for e in model.estimators_] if hasattr(model, "estimators_") else [model.tree_]
-    return {"n_nodes": float(np.mean([t.node_count for t in trees])),
-            "n_leaves": float(np.mean([t.n_leaves for t in trees])),
-            "depth": float(np.mean([t.max_depth for t in trees]))} if len(trees) > 1 else {
-        "n_nodes": int(trees[0].node_count), "n_leaves": int(trees[0].n_leaves),
-        "depth": int(trees[0].max_depth)}
+    return {"n_nodes": sum(int(t.node_count) for t in trees),
+            "n_leaves": sum(int(t.n_leaves) for t in trees),
+            "depth": max(int(t.max_depth) for t in trees)}
 
 
 def _subset(dataset: Dataset, rows: np.ndarray) -> Dataset:
