@@ -93,3 +93,17 @@ def test_forest_results_are_kept_for_a_resumed_run(tmp_path):
     again = CliRunner().invoke(cli, [str(a) for a in args if a != "-q"])
     assert again.exit_code == 0 and "damaged" not in again.stderr
     assert "6 fold(s) taken from" in again.stderr
+
+
+def test_evaluate_scores_a_saved_forest(forest_file):
+    from dtcli.io import load_dataset
+    from dtcli.model import load_model
+
+    result = dtree("evaluate", forest_file, DATA, "-f", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    data = load_dataset(str(DATA))
+    forest, _ = load_model(str(forest_file))
+    accuracy = float((forest.proba_from_matrix(data.X).argmax(1) == data.y).mean())
+    assert doc["accuracy"]["mean"] == pytest.approx(accuracy, abs=1e-12)
+    assert doc["n_nodes"]["mean"] == sum(e.tree_.node_count for e in forest.estimators_)
