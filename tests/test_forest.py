@@ -155,7 +155,8 @@ def test_one_seed_one_forest_whatever_the_threads(load_example, same_tree):
 def test_options_are_checked():
     X, y = noisy()
     for bad in ({"n_estimators": 0}, {"max_samples": 0}, {"max_samples": 1.5},
-                {"oob_score": True, "bootstrap": False}, {"max_features": 7}):
+                {"oob_score": True, "bootstrap": False}, {"max_features": 7},
+                {"max_samples": 10, "bootstrap": False}):
         with pytest.raises(ValueError):
             RandomForestClassifier(**bad).fit(X, y)
     forest = RandomForestClassifier(n_estimators=2, max_samples=0.5, random_state=0).fit(X, y)

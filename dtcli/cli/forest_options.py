@@ -81,8 +81,9 @@ def make_model(tree, model_kind, n_estimators, max_features, no_bootstrap, max_s
                 raise click.UsageError(f"{name} applies to --model forest only")
         tree.set_params(max_features=max_features, random_state=seed)
         return tree
-    if oob and no_bootstrap:
-        raise click.UsageError("--oob needs bootstrap samples: drop --no-bootstrap")
+    for name, given in (("--oob", oob), ("--max-samples", max_samples)):
+        if given and no_bootstrap:
+            raise click.UsageError(f"{name} needs bootstrap samples: drop --no-bootstrap")
     from dtcli.ensemble.forest import RandomForestClassifier
 
     params = {k: v for k, v in tree.get_params().items() if k in RandomForestClassifier().get_params()}

@@ -122,6 +122,9 @@ class RandomForestClassifier:
             raise ParameterError(f"n_estimators must be an integer >= 1, got {n!r}")
         if not isinstance(self.bootstrap, (bool, np.bool_)):
             raise ParameterError(f"bootstrap must be True or False, got {self.bootstrap!r}")
+        if self.max_samples is not None and not self.bootstrap:
+            raise ParameterError("max_samples needs bootstrap=True (it is the size of each "
+                                 "bootstrap sample)")
         if self.oob_score and not self.bootstrap:
             raise ParameterError("oob_score needs bootstrap=True (no row is out of the bag "
                                  "without a bootstrap sample)")

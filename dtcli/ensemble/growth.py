@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.engine.builder import Prepared, StopRules, grow
-from dtcli.engine.threads import run_chunks
+from dtcli.engine.threads import MIN_PARALLEL_WORK, run_chunks
 from dtcli.ensemble.bootstrap import bootstrap_counts
 from dtcli.tree import Tree
 
@@ -76,8 +76,8 @@ def grow_trees(prepared: Prepared, plan: ForestPlan, indices, n_jobs: int | None
         for k in range(lo, hi):
             trees[k] = grow_tree(prepared, plan, indices[k], per_tree)
 
-    # work: always enough for threads when there are several trees
-    run_chunks(grow_some, len(indices), n_jobs, len(indices) * prepared.n_samples << 20,
+    # a whole tree is always worth a thread
+    run_chunks(grow_some, len(indices), n_jobs, MIN_PARALLEL_WORK,
                chunks_per_thread=1 if len(indices) <= n_jobs else 4)
     return trees
 
