@@ -31,8 +31,8 @@ def forest_doc():
 @pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
 def test_a_forest_round_trips(tmp_path, load_example):
     data = load_example("hepatitis.csv")  # missing values: NaN and inf thresholds
-    forest = RandomForestClassifier(n_estimators=3, oob_score=True, random_state=2,
-                                    class_weight="balanced_subsample").fit_dataset(data)
+    forest = RandomForestClassifier(n_estimators=3, oob_score=True,
+                                    random_state=2).fit_dataset(data)
     path = tmp_path / "forest.json"
     save_model(forest, str(path), target=data.target, source="hepatitis.csv")
     loaded, doc = load_model(str(path))
@@ -41,8 +41,7 @@ def test_a_forest_round_trips(tmp_path, load_example):
     for ours, theirs in zip(loaded.estimators_, forest.estimators_):
         np.testing.assert_array_equal(ours.tree_.threshold, theirs.tree_.threshold)
         np.testing.assert_array_equal(ours.tree_.score, theirs.tree_.score)
-    assert loaded.oob_score_ == forest.oob_score_
-    assert loaded.class_weight == "balanced_subsample" and loaded.random_state == 2
+    assert loaded.oob_score_ == forest.oob_score_ and loaded.random_state == 2
     assert model_to_dict(loaded, target=data.target, source="hepatitis.csv")["trees"] == doc["trees"]
 
 
@@ -143,3 +142,10 @@ def test_a_tree_file_may_not_be_balanced_subsample(load_example):
     doc = model_to_dict(DecisionTreeClassifier().fit_dataset(load_example("iris.csv")))
     with pytest.raises(ModelError, match="class_weight"):
         model_from_dict(_set(doc, ["training", "class_weight"], "balanced_subsample"))
+
+
+def test_balanced_subsample_is_recorded(load_example):
+    forest = RandomForestClassifier(n_estimators=2, class_weight="balanced_subsample",
+                                    random_state=0).fit_dataset(load_example("ecoli2.dat"))
+    loaded, doc = model_from_dict(json.loads(json.dumps(model_to_dict(forest))))
+    assert doc["training"]["class_weight"] == loaded.class_weight == "balanced_subsample"
