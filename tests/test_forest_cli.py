@@ -107,3 +107,17 @@ def test_evaluate_scores_a_saved_forest(forest_file):
     accuracy = float((forest.proba_from_matrix(data.X).argmax(1) == data.y).mean())
     assert doc["accuracy"]["mean"] == pytest.approx(accuracy, abs=1e-12)
     assert doc["n_nodes"]["mean"] == sum(e.tree_.node_count for e in forest.estimators_)
+
+
+def test_export_reads_a_format_1_tree(tmp_path):
+    from dtcli import DecisionTreeClassifier
+    from dtcli.io import load_dataset
+    from dtcli.model import model_to_dict
+
+    doc = model_to_dict(DecisionTreeClassifier(max_depth=1).fit_dataset(load_dataset(str(DATA))))
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({k: v for k, v in doc.items() if k != "kind"}
+                              | {"format_version": 1}))
+    result = dtree("export", old)
+    assert result.exit_code == 0 and result.stdout.startswith("gini tree for class: 3 nodes")
+    assert dtree("export", old, "--tree", 0).exit_code == 2

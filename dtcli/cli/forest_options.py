@@ -143,7 +143,7 @@ def one_tree(model, doc: dict, tree_index: int | None, output_format: str):
     """What `export` shows: (the model or tree to draw, None), or for a forest without
     --tree in text format (None, its summary). --tree on a tree, or a forest in a tree's
     format without --tree, is a usage error."""
-    if doc["kind"] != "forest":
+    if doc.get("kind", "tree") != "forest":  # format 1 has no kind
         if tree_index is not None:
             raise click.UsageError("--tree applies to forest models only")
         return model, None
