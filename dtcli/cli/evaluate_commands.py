@@ -199,7 +199,8 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
                    "paths are relative to the file.")
 @click.option("--criteria", "criteria_entries", multiple=True, metavar="LIST",
               help="Comma-separated NAME or NAME:PARAM=VALUE[:PARAM=VALUE...], e.g. "
-                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5; repeatable. Default: every "
+                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5; NAME*N is a random forest of "
+                   "N such trees (gini*100); repeatable. Default: every "
                    "criterion of `dtree criteria` that is not another one at its default "
                    "parameters (tsallis at q=2 is gini, renyi at gamma=1 entropy, ...). Two "
                    "spellings of one method (gini,tsallis:q=2) are refused: a method tied "
