@@ -107,12 +107,14 @@ class DecisionTreeClassifier:
         self.leaf_params = leaf_params
 
     # scikit-learn's estimator protocol -------------------------------------------------
+    _param_names = _PARAMS  # (the forest shares these methods with its own names)
+
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's parameters; with deep=True also `criterion_params__NAME` for
         each parameter given in criterion_params, scikit-learn's spelling of a nested
         parameter, by which GridSearchCV tunes one (set_params takes any of the
         criterion's parameters so)."""
-        params = {name: getattr(self, name) for name in _PARAMS}
+        params = {name: getattr(self, name) for name in self._param_names}
         if deep and isinstance(self.criterion_params, dict):
             params.update({f"criterion_params__{name}": value
                            for name, value in self.criterion_params.items()})
@@ -126,8 +128,8 @@ class DecisionTreeClassifier:
             key, sep, sub = name.partition("__")
             if sep and key == "criterion_params" and sub:
                 nested[sub] = value
-            elif name not in _PARAMS:
-                raise ParameterError(f"unknown parameter '{name}' for DecisionTreeClassifier")
+            elif name not in self._param_names:
+                raise ParameterError(f"unknown parameter '{name}' for {type(self).__name__}")
             else:
                 setattr(self, name, value)
         if nested:
@@ -151,15 +153,20 @@ class DecisionTreeClassifier:
         defaults = type(self)().get_params(deep=False)
         changed = {k: v for k, v in self.get_params(deep=False).items()
                    if not is_default(v, defaults[k])}
-        return f"DecisionTreeClassifier({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":
+        return self._fit_encoded(*self._training_input(X, y), sample_weight)
+
+    def _training_input(self, X, y):
+        """(matrix, class codes, features, classes) of X and y; sets feature_names_in_
+        (shared with the forest, which fits many trees from one encoding)."""
         features, matrix, classes, codes, names = self._encode(X, y)
         self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
         if self.feature_names_in_ is None:
             del self.feature_names_in_  # scikit-learn sets it only for named input
-        return self._fit_encoded(matrix, codes, features, classes, sample_weight)
+        return matrix, codes, features, classes
 
     def _encode(self, X, y):
         """(features, float64 matrix, classes, class codes, column names or None) of
@@ -184,28 +191,17 @@ class DecisionTreeClassifier:
                                  np.array(dataset.classes, dtype=object), sample_weight)
 
     def _fit_encoded(self, X, y, features, classes, sample_weight):
-        from dtcli.engine.builder import grow, prepare
+        from dtcli.engine.builder import grow
         from dtcli.engine.rng import seed_of
 
-        rules = dataclasses.replace(self._stop_rules(),
-                                    max_features=self._max_features(X.shape[1]))
-        engine = criteria.get(self.criterion).engine(self.criterion_params)
-        if X.shape[0] == 0:
-            raise ParameterError("cannot fit a tree on zero rows")
-        if classes.shape[0] < 2:
-            raise ParameterError(
-                f"y has one class ({classes[0]!r}); a classifier needs at least two")
-        if np.isinf(X).any():
-            raise ParameterError("X contains infinite values")
+        rules, engine = self._check_training(X, classes)
         # rows of weight zero are left out by the engine (builder.grow)
         weights = row_weights(sample_weight, self.class_weight, y, classes)
-        is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
-        n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
         method = self._pruning_method()
         seed = seed_of(self.random_state)
         start = time.perf_counter()
         X = np.ascontiguousarray(X, dtype=np.float64)
-        prepared = prepare(X, y, classes.shape[0], is_nominal, n_categories, self.n_jobs)
+        prepared = prepare_encoded(X, y, features, classes.shape[0], self.n_jobs)
 
         def grow_with(row_weights):
             return grow(prepared, engine, rules, weights if row_weights is None else row_weights,
@@ -217,18 +213,36 @@ class DecisionTreeClassifier:
             # pruning folds: seeded by random_state, and reproducible without one (as J48's -Q 1)
             fold_seed = 0 if self.random_state is None else seed
             fit = pruning_methods.FitContext(
-                X, y, np.ones(y.shape[0]) if weights is None else weights, is_nominal,
+                X, y, np.ones(y.shape[0]) if weights is None else weights, prepared.is_nominal,
                 self.criterion, self.criterion_params, fold_seed, grow_with, self._threads(),
                 pruning_methods.Growth(prepared, engine, rules, weights))
             self.tree_, record = method.run(fit, {k: getattr(self, k) for k in method.params})
             self.pruning_ = {"method": self.pruning, **record}
         self.leaf_model_ = _fit_leaf_model(self, X, y, weights, features, classes.shape[0])
         self.fit_seconds_ = time.perf_counter() - start
+        self._set_fitted(features, classes)
+        return self
+
+    def _set_fitted(self, features, classes) -> None:
         self.classes_ = classes
         self.n_classes_ = classes.shape[0]
         self.features_ = list(features)
         self.n_features_in_ = len(features)
-        return self
+
+    def _check_training(self, X, classes):
+        """The stopping rules and the engine's criterion, after checking the parameters
+        and the data."""
+        rules = dataclasses.replace(self._stop_rules(),
+                                    max_features=self._max_features(X.shape[1]))
+        engine = criteria.get(self.criterion).engine(self.criterion_params)
+        if X.shape[0] == 0:
+            raise ParameterError("cannot fit a tree on zero rows")
+        if classes.shape[0] < 2:
+            raise ParameterError(
+                f"y has one class ({classes[0]!r}); a classifier needs at least two")
+        if np.isinf(X).any():
+            raise ParameterError("X contains infinite values")
+        return rules, engine
 
     def _pruning_method(self):
         """The pruning method (None for none) and the leaf estimate, checked."""
@@ -482,6 +496,16 @@ def _encode_training(columns, names, nominal_selector, text_may_be_numbers):
         labels = {_label(v) for v in column} - {None}
         features.append(Feature(names[j], NOMINAL, tuple(sorted(labels))))
     return features, encode_columns(columns, features)
+
+
+def prepare_encoded(X, y, features, n_classes: int, n_jobs):
+    """builder.prepare of an encoded matrix with its features' kinds."""
+    from dtcli.engine.builder import prepare
+
+    is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
+    n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
+    return prepare(np.ascontiguousarray(X, dtype=np.float64), y, n_classes, is_nominal,
+                   n_categories, n_jobs)
 
 
 def encode_columns(columns, features) -> np.ndarray:

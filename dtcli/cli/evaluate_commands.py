@@ -205,8 +205,8 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     from dtcli.evaluate.report import evaluation_document
     from dtcli.evaluate.runner import summarize
     from dtcli.evaluate.spec import specs_from_paths
-    from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, check_class_weight,
-                                      check_protocol)
+    from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, forest_size,
+                                      check_class_weight, check_protocol)
 
     tree.update(pruning_params(tree))
     protocol = Protocol(cv, repeats, seed)
@@ -218,7 +218,8 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
         return evaluate_tuned(spec, dataset, tree, tuning, protocol, quiet=quiet, **run)
     if tuning["grid_entries"] or tuning["inner_cv"]:
         raise ParameterError("--grid and --inner-cv apply to a --param given as auto")
-    choice = CriterionChoice(tree.pop("criterion"), tuple(tree.pop("criterion_params").items()))
+    name, trees = forest_size(tree.pop("criterion"))  # gini*100: a forest
+    choice = CriterionChoice(name, tuple(tree.pop("criterion_params").items()), (), trees)
     params = choice.resolved()
     options = TreeOptions(**tree).check()
     dataset = spec.load(force)
@@ -231,6 +232,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     grid = _run_grid([spec.name], [dataset], [choice], options, protocol, quiet=quiet, **run)
     about = {"dataset": spec.name, "source": data, "target": dataset.target,
              "n_rows": int(len(dataset.y)), "criterion": {"name": choice.name, "params": params},
+             **({"forest": {"n_estimators": trees, "max_features": "sqrt"}} if trees else {}),
              "options": options.estimator_params(), "cv": cv, "repeats": repeats, "seed": seed}
     return evaluation_document(summarize(grid.cells[(0, 0)]), dataset.classes, about)
 
@@ -242,7 +244,8 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
                    "paths are relative to the file.")
 @click.option("--criteria", "criteria_entries", multiple=True, metavar="LIST",
               help="Comma-separated NAME or NAME:PARAM=VALUE[:PARAM=VALUE...], e.g. "
-                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5; repeatable. Default: every "
+                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5; NAME*N is a random forest of "
+                   "N such trees (gini*100); repeatable. Default: every "
                    "criterion of `dtree criteria` that is not another one at its default "
                    "parameters (tsallis at q=2 is gini, renyi at gamma=1 entropy, ...). Two "
                    "spellings of one method (gini,tsallis:q=2) are refused: a method tied "
