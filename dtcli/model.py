@@ -211,7 +211,7 @@ def _is_number(value) -> bool:
 
 _FLOAT_MAX = sys.float_info.max
 # Children's class counts must add up to the parent's up to float rounding (weighted counts).
-_COUNT_TOLERANCE = 1e-9
+COUNT_TOLERANCE = 1e-9
 
 
 class _Checker:
@@ -408,7 +408,7 @@ class _Checker:
         a leaf's counts are the training rows that reached it)."""
         split = np.flatnonzero(left != TREE_LEAF)
         parts = value[left[split]] + value[right[split]]
-        tolerance = _COUNT_TOLERANCE * value[split].sum(axis=1, keepdims=True)
+        tolerance = COUNT_TOLERANCE * value[split].sum(axis=1, keepdims=True)
         wrong = (np.abs(parts - value[split]) > tolerance).any(axis=1)
         if wrong.any():
             self.fail(f"node {split[np.argmax(wrong)]}: its children's class counts (value) do "
@@ -431,7 +431,8 @@ class _Checker:
                    for r in rows):
             self.fail(f"tree.value must hold {n_classes} class counts per node")
         value = np.array(rows, dtype=np.float64).reshape(n, n_classes)
-        if not np.isfinite(value).all() or (value < 0).any():
+        # weighted counts are subtracted in the engine: a zero may come out as -1e-14
+        if not np.isfinite(value).all() or (value < -COUNT_TOLERANCE * abs(value[0]).sum()).any():
             self.fail("tree.value must hold non-negative class counts")
         n_samples = self._ints(tree, "n_node_samples", n)
         if (n_samples < 0).any():

@@ -17,6 +17,7 @@ import numbers
 import numpy as np
 
 from dtcli.io.dataset import NOMINAL
+from dtcli.model import COUNT_TOLERANCE
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 _DTYPES = {"int64": "<i8", "float64": "<f8", "uint8": "u1"}
@@ -33,7 +34,6 @@ _ARRAYS = {
     "n_node_samples": ("int64", lambda n, k, c: (n,)),
     "score": ("float64", lambda n, k, c: (n,)),
 }
-_COUNT_TOLERANCE = 1e-9  # as model.py's: children's weighted counts add up
 
 
 def encode_array(array: np.ndarray, dtype: str) -> dict:
@@ -147,7 +147,7 @@ def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
             "a leaf has no threshold and no left categories")
     fail_at((arrays["missing_left"] > 1), "missing_left must be 0 or 1")
     # A child's weighted counts are its parent's minus its sibling's: -1e-16 happens.
-    rounding = -_COUNT_TOLERANCE * np.abs(value[0]).sum()
+    rounding = -COUNT_TOLERANCE * np.abs(value[0]).sum()
     fail_at(~np.isfinite(value).all(axis=1) | (value < rounding).any(axis=1),
             "value must hold non-negative class counts")
     fail_at(samples < 0, "n_node_samples must be non-negative")
@@ -172,7 +172,7 @@ def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
                           | (categories > 1).any(axis=1)),
             "a nominal split has no threshold and marks only its feature's categories")
     parts = value[left[split]] + value[right[split]]
-    tolerance = _COUNT_TOLERANCE * value[split].sum(axis=1, keepdims=True)
+    tolerance = COUNT_TOLERANCE * value[split].sum(axis=1, keepdims=True)
     wrong = np.zeros(n, bool)
     wrong[split] = (np.abs(parts - value[split]) > tolerance).any(axis=1)
     fail_at(wrong, "its children's class counts (value) do not add up to its own")
