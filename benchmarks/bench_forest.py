@@ -27,9 +27,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
+
+from timing import best_of
 
 
 def synthetic(n_rows: int, n_features: int, seed: int = 0):
@@ -43,18 +44,6 @@ def synthetic(n_rows: int, n_features: int, seed: int = 0):
     return X, y
 
 
-def best_of(repeats: int, run):
-    """(wall seconds, CPU seconds of this process's threads, result) of the fastest run.
-    On a shared machine the CPU seconds are the steadier figure: every library here
-    runs its threads in this process."""
-    best = None
-    for _ in range(repeats):
-        start, cpu = time.perf_counter(), time.process_time()
-        result = run()
-        timing = (time.perf_counter() - start, time.process_time() - cpu)
-        best = timing if best is None or timing[0] < best[0] else best
-    return best[0], best[1], result
-
 
 def dtree_forest(X, y, trees, criterion, repeats, jobs):
     from dtcli import RandomForestClassifier
@@ -64,8 +53,8 @@ def dtree_forest(X, y, trees, criterion, repeats, jobs):
                                       random_state=0)
 
     make().set_params(n_estimators=2).fit(X[:2000], y[:2000]).predict_proba(X[:100])  # warm
-    fit, fit_cpu, model = best_of(repeats, lambda: make().fit(X, y))
-    predict, predict_cpu, proba = best_of(repeats, lambda: model.predict_proba(X))
+    fit, fit_cpu, model = best_of(lambda: make().fit(X, y), repeats)
+    predict, predict_cpu, proba = best_of(lambda: model.predict_proba(X), repeats)
     return fit, fit_cpu, predict, predict_cpu, float(np.mean(proba.argmax(1) == y)), np.mean(
         [e.tree_.node_count for e in model.estimators_])
 
@@ -76,8 +65,8 @@ def sklearn_forest(X, y, trees, repeats, jobs):
     def make():
         return RandomForestClassifier(n_estimators=trees, n_jobs=jobs, random_state=0)
 
-    fit, fit_cpu, model = best_of(repeats, lambda: make().fit(X, y))
-    predict, predict_cpu, proba = best_of(repeats, lambda: model.predict_proba(X))
+    fit, fit_cpu, model = best_of(lambda: make().fit(X, y), repeats)
+    predict, predict_cpu, proba = best_of(lambda: model.predict_proba(X), repeats)
     return fit, fit_cpu, predict, predict_cpu, float(np.mean(proba.argmax(1) == y)), np.mean(
         [e.tree_.node_count for e in model.estimators_])
 
@@ -93,9 +82,9 @@ def ydf_forest(X, y, trees, repeats, jobs):
         return ydf.RandomForestLearner(label="y", num_trees=trees, max_depth=-1,
                                        compute_oob_performances=False, num_threads=jobs)
 
-    fit, fit_cpu, model = best_of(repeats, lambda: make().train(data, verbose=0))
+    fit, fit_cpu, model = best_of(lambda: make().train(data, verbose=0), repeats)
     features = {k: v for k, v in data.items() if k != "y"}
-    predict, predict_cpu, proba = best_of(repeats, lambda: model.predict(features))
+    predict, predict_cpu, proba = best_of(lambda: model.predict(features), repeats)
     return fit, fit_cpu, predict, predict_cpu, float(np.mean((proba > 0.5) == y)), float("nan")
 
 
@@ -113,9 +102,9 @@ def growth_strategies(X, y, trees, repeats, jobs):
     features = [Feature(f"x{j}", NUMERIC) for j in range(X.shape[1])]
     prepared = prepare_encoded(X, y, features, 2, jobs)
     growth.grow_trees(prepared, plan, range(2), jobs)  # load the kernels
-    parallel = best_of(repeats, lambda: growth.grow_trees(prepared, plan, range(trees), jobs))
-    serial = best_of(repeats, lambda: [growth.grow_tree(prepared, plan, i, jobs)
-                                          for i in range(trees)])
+    parallel = best_of(lambda: growth.grow_trees(prepared, plan, range(trees), jobs), repeats)
+    serial = best_of(lambda: [growth.grow_tree(prepared, plan, i, jobs) for i in range(trees)],
+                     repeats)
     return parallel[:2], serial[:2]
 
 
