@@ -18,10 +18,11 @@ import numpy as np
 
 from dtcli import criteria, leaf_estimate
 from dtcli.errors import ParameterError
+from dtcli.io.arrays import column_names, columns_of, default_names, encode_columns, encode_training
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
 from dtcli.params import integer_param, is_default
 from dtcli.pruning import methods as pruning_methods
-from dtcli.validation import as_2d_array, class_labels, not_fitted, row_weights
+from dtcli.validation import class_labels, not_fitted, row_weights
 
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
            "min_samples_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight",
@@ -171,15 +172,15 @@ class DecisionTreeClassifier:
     def _encode(self, X, y):
         """(features, float64 matrix, classes, class codes, column names or None) of
         training input, as `fit` encodes it."""
-        names = _column_names(X)
+        names = column_names(X)
         if (isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] > 0
                 and X.dtype.kind in "fiu" and self.nominal_features is None):
-            features = [Feature(name, NUMERIC) for name in _default_names(X.shape[1])]
+            features = [Feature(name, NUMERIC) for name in default_names(X.shape[1])]
             matrix = np.ascontiguousarray(X, dtype=np.float64)  # nothing to encode
         else:
             # A DataFrame column of non-numeric dtype (text, bool, category) is nominal;
             # an object column of a numpy array is nominal unless its values are numbers.
-            features, matrix = _encode_training(_columns(X), names, self.nominal_features,
+            features, matrix = encode_training(columns_of(X), names, self.nominal_features,
                                                 text_may_be_numbers=names is None)
         classes, codes = class_labels(y, matrix.shape[0])
         return features, matrix, classes, codes, names
@@ -303,8 +304,8 @@ class DecisionTreeClassifier:
                 and X.shape[1] == self.n_features_in_
                 and all(f.kind == NUMERIC for f in self.features_)):
             return np.ascontiguousarray(X, dtype=np.float64)  # nothing to encode
-        names = _column_names(X)
-        columns = _columns(X)
+        names = column_names(X)
+        columns = columns_of(X)
         if names is not None and hasattr(self, "feature_names_in_"):
             by_name = dict(zip(names, columns))
             missing = [f.name for f in self.features_ if f.name not in by_name]
@@ -413,91 +414,6 @@ class PruningPath(dict):
             raise AttributeError(name) from None
 
 
-# input conversion ---------------------------------------------------------------------
-def _default_names(n: int) -> list[str]:
-    """Feature names for unnamed input (a numpy array): x0, x1, ..."""
-    return [f"x{j}" for j in range(n)]
-
-
-def _column_names(X) -> list[str] | None:
-    columns = getattr(X, "columns", None)
-    if columns is None or not hasattr(X, "dtypes"):
-        return None
-    return [str(c) for c in columns]
-
-
-def _columns(X) -> list[np.ndarray]:
-    """The columns of a DataFrame or 2-D array as 1-D numpy arrays."""
-    if hasattr(X, "columns") and hasattr(X, "dtypes"):
-        return [_frame_column(X[c]) for c in X.columns]
-    array = as_2d_array(X)
-    return [array[:, j] for j in range(array.shape[1])]
-
-
-def _frame_column(series) -> np.ndarray:
-    kind = getattr(series.dtype, "kind", "O")
-    if kind in "fiu":
-        return series.to_numpy(dtype=np.float64, na_value=np.nan)
-    return series.astype(object).where(series.notna(), None).to_numpy()
-
-
-def _is_numeric(column: np.ndarray) -> bool:
-    return column.dtype.kind in "fiu"
-
-
-def _nominal_indices(selector, names: list[str] | None, n: int) -> set[int]:
-    if selector is None:
-        return set()
-    selector = list(np.atleast_1d(selector))
-    if selector and isinstance(selector[0], (bool, np.bool_)):
-        if len(selector) != n:
-            raise ParameterError(f"nominal_features mask has {len(selector)} entries, X has {n} columns")
-        return {i for i, flag in enumerate(selector) if flag}
-    chosen = set()
-    for item in selector:
-        if isinstance(item, str):
-            if names is None or item not in names:
-                raise ParameterError(f"nominal_features names unknown column {item!r}")
-            chosen.add(names.index(item))
-        elif isinstance(item, numbers.Integral) and -n <= item < n:
-            chosen.add(int(item) % n)
-        else:
-            raise ParameterError(f"nominal_features entry {item!r} is not a column of X")
-    return chosen
-
-
-def _label(value) -> str | None:
-    """A nominal value as its category string; None for missing."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return None
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _encode_training(columns, names, nominal_selector, text_may_be_numbers):
-    n = len(columns)
-    if n == 0:
-        raise ParameterError("X has no feature columns")
-    names = names or _default_names(n)
-    forced = _nominal_indices(nominal_selector, names if names else None, n)
-    features = []
-    for j, column in enumerate(columns):
-        if j not in forced and _is_numeric(column):
-            features.append(Feature(names[j], NUMERIC))
-            continue
-        if j not in forced and text_may_be_numbers:
-            try:
-                columns[j] = column.astype(np.float64)
-                features.append(Feature(names[j], NUMERIC))
-                continue
-            except (TypeError, ValueError):
-                pass
-        labels = {_label(v) for v in column} - {None}
-        features.append(Feature(names[j], NOMINAL, tuple(sorted(labels))))
-    return features, encode_columns(columns, features)
-
-
 def prepare_encoded(X, y, features, n_classes: int, n_jobs):
     """builder.prepare of an encoded matrix with its features' kinds."""
     from dtcli.engine.builder import prepare
@@ -506,19 +422,3 @@ def prepare_encoded(X, y, features, n_classes: int, n_jobs):
     n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
     return prepare(np.ascontiguousarray(X, dtype=np.float64), y, n_classes, is_nominal,
                    n_categories, n_jobs)
-
-
-def encode_columns(columns, features) -> np.ndarray:
-    """Float64 matrix for the engine: nominal values become category indices (NaN if unseen)."""
-    matrix = np.empty((len(columns[0]) if columns else 0, len(features)), dtype=np.float64)
-    for j, (column, feature) in enumerate(zip(columns, features)):
-        if feature.kind == NOMINAL:
-            index = {c: float(i) for i, c in enumerate(feature.categories)}
-            matrix[:, j] = [index.get(_label(v), np.nan) for v in column]
-        else:
-            try:
-                matrix[:, j] = np.asarray(column, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise ParameterError(f"column {feature.name!r} is numeric in the tree but "
-                                     "holds non-numeric values") from None
-    return matrix
