@@ -4,7 +4,8 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
-from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
+from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
+                               force_option,
                                jobs_option, output_format_option, output_option, quiet_option,
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
@@ -115,7 +116,7 @@ _TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min
 _CV = ("cv", "repeats", "seed", "jobs")
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("inputs", metavar="[MODEL] DATA", nargs=-1, required=True)
 @target_options
 @data_options
@@ -237,7 +238,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     return evaluation_document(summarize(grid.cells[(0, 0)]), dataset.classes, about)
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("data", nargs=-1)
 @click.option("--spec", "spec_path", metavar="FILE.toml",
               help="Datasets with their own target and dropped columns (see docs/reproduce.md); "

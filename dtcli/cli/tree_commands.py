@@ -5,7 +5,8 @@ import click
 
 from dtcli.cli.forest_options import (forest_options, forest_summary, forest_title,
                                       forest_trained, one_tree, shape_model)
-from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
+from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
+                               force_option,
                                jobs_option, output_format_option, output_option,
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                stderr_console, target_options, tree_options)
@@ -15,7 +16,7 @@ from dtcli.cli.tune_command import tuned_search, tuning_options
 from dtcli.errors import ParameterError
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("data")
 @target_options
 @data_options
@@ -205,7 +206,7 @@ def _write_model(model, dataset, data: str, output: str, shown: bool) -> None:
     print_tree_preview(model, doc)
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
 @data_options
@@ -261,7 +262,7 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
         writer.writerows(zip(*columns))
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("model_path", metavar="MODEL")
 @output_format_option(["text", "json", "dot", "rules"], "text",
                       "What to write. --format is its old, deprecated name.",
@@ -325,7 +326,7 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet):
             console.print(text.render(model, header, max_depth))
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @output_format_option(["table", "json"], "table", "Table for people, JSON for scripts.")
 @output_option("Write here (- for stdout).", formats=("table", "json"))
 @quiet_option("No notes on stderr (errors are still reported; criteria writes none).")

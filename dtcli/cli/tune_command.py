@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import click
 
-from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
+from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
+                               force_option,
                                jobs_option, output_format_option, output_option, quiet_option,
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
@@ -20,7 +21,7 @@ def grid_option(func):
              "0.05; gamma: 0.1 to 0.9 and 1.5 to 5 by 0.5).")(func)
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("data")
 @target_options
 @data_options
