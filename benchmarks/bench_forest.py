@@ -98,8 +98,8 @@ def growth_strategies(X, y, trees, repeats, jobs):
 
     forest = RandomForestClassifier(n_estimators=trees, random_state=0, n_jobs=jobs)
     classes = np.array([0, 1], dtype=object)
-    plan = forest._plan(X, y, classes, None)
     features = [Feature(f"x{j}", NUMERIC) for j in range(X.shape[1])]
+    plan = forest._plan(X, y, features, classes, None)
     prepared = prepare_encoded(X, y, features, 2, jobs)
     growth.grow_trees(prepared, plan, range(2), jobs)  # load the kernels
     parallel = best_of(lambda: growth.grow_trees(prepared, plan, range(trees), jobs), repeats)

@@ -195,7 +195,7 @@ class DecisionTreeClassifier:
         from dtcli.engine.builder import grow
         from dtcli.engine.rng import seed_of
 
-        rules, engine = self._check_training(X, classes)
+        rules, engine = self._check_training(X, features, classes)
         # rows of weight zero are left out by the engine (builder.grow)
         weights = row_weights(sample_weight, self.class_weight, y, classes)
         method = self._pruning_method()
@@ -230,9 +230,12 @@ class DecisionTreeClassifier:
         self.features_ = list(features)
         self.n_features_in_ = len(features)
 
-    def _check_training(self, X, classes):
+    def _check_training(self, X, features, classes):
         """The stopping rules and the engine's criterion, after checking the parameters
-        and the data."""
+        and the data (with the readers' limit on the engine's node records: fit(X, y)
+        does not pass through the readers)."""
+        from dtcli.io.limits import check_node_records
+
         rules = dataclasses.replace(self._stop_rules(),
                                     max_features=self._max_features(X.shape[1]))
         engine = criteria.get(self.criterion).engine(self.criterion_params)
@@ -243,6 +246,9 @@ class DecisionTreeClassifier:
                 f"y has one class ({classes[0]!r}); a classifier needs at least two")
         if np.isinf(X).any():
             raise ParameterError("X contains infinite values")
+        check_node_records(X.shape[0], classes.shape[0], "y",
+                           {f.name: len(f.categories) for f in features if f.kind == NOMINAL},
+                           "X")
         return rules, engine
 
     def _pruning_method(self):

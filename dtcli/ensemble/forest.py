@@ -99,7 +99,7 @@ class RandomForestClassifier:
         distributed.py)."""
         from dtcli.ensemble.growth import grow_trees
 
-        plan = self._plan(X, y, classes, sample_weight)
+        plan = self._plan(X, y, features, classes, sample_weight)
         start = time.perf_counter()
         prepared = prepare_encoded(X, y, features, classes.shape[0], self.n_jobs)
         if grower is None:
@@ -114,7 +114,7 @@ class RandomForestClassifier:
             self._score_out_of_bag(np.ascontiguousarray(X, dtype=np.float64), y, plan)
         return self
 
-    def _plan(self, X, y, classes, sample_weight):
+    def _plan(self, X, y, features, classes, sample_weight):
         from dtcli.ensemble.growth import ForestPlan
         from dtcli.engine.rng import seed_of
 
@@ -132,7 +132,7 @@ class RandomForestClassifier:
         subsample = isinstance(self.class_weight, str) and self.class_weight == "balanced_subsample"
         class_weight = ("balanced" if subsample and not self.bootstrap
                         else None if subsample else self.class_weight)
-        rules, engine = self._check_training(X, classes)
+        rules, engine = self._check_training(X, features, classes)
         return ForestPlan(engine=engine, rules=rules,
                           weights=row_weights(sample_weight, class_weight, y, classes),
                           bootstrap=bool(self.bootstrap), n_draws=self._n_draws(X.shape[0]),
