@@ -28,21 +28,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_compare import CV, DATA, PAPER_CRITERIA, progress, run_dtree, run_sklearn  # noqa: E402
+from timing import best_of
 
-
-def best_of(rounds: int, run) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def in_process(rounds: int) -> list[tuple[str, float, float]]:
@@ -88,18 +80,18 @@ def in_process(rounds: int) -> list[tuple[str, float, float]]:
 
     batch()  # the first run loads what is left to load
     rows = []
-    sklearn_fold = best_of(rounds, per_fold(SklearnTree, random_state=0)) / fits
+    sklearn_fold = best_of(per_fold(SklearnTree, random_state=0), rounds).wall / fits
     progress("batch path")
     rows.append(("fit + predict per fold: batch path (scored too)",
-                 best_of(rounds, batch) / fits, sklearn_fold))
+                 best_of(batch, rounds).wall / fits, sklearn_fold))
     progress("estimator per fold")
     rows.append(("fit + predict per fold: DecisionTreeClassifier",
-                 best_of(rounds, per_fold(DecisionTreeClassifier)) / fits, sklearn_fold))
+                 best_of(per_fold(DecisionTreeClassifier), rounds).wall / fits, sklearn_fold))
     progress("single fits")
     singles = len(datasets) * len(criteria)
     rows.append(("single fit on the whole file",
-                 best_of(rounds, single(DecisionTreeClassifier)) / singles,
-                 best_of(rounds, single(SklearnTree, random_state=0)) / singles))
+                 best_of(single(DecisionTreeClassifier), rounds).wall / singles,
+                 best_of(single(SklearnTree, random_state=0), rounds).wall / singles))
     return rows
 
 

@@ -30,7 +30,6 @@ are not part of them. Progress goes to stderr, the table to stdout.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import math
 import os
@@ -45,6 +44,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+
+from timing import best_of
 
 ROOT = Path(__file__).resolve().parent.parent
 IRIS = ROOT / "examples" / "iris.csv"
@@ -156,17 +157,6 @@ def format_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def best_of(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
-    """Smallest wall time of `repeats` calls, and the last call's result."""
-    best, result = math.inf, None
-    for _ in range(repeats):
-        result = None  # let the previous result go before timing the next call
-        gc.collect()
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
 
 def paired(fns: list, repeats: int) -> tuple[list[float], list]:
     """Each function's best wall time over `repeats` rounds that call them in turn, and
@@ -176,7 +166,8 @@ def paired(fns: list, repeats: int) -> tuple[list[float], list]:
     for _ in range(repeats):
         for i, fn in enumerate(fns):
             results[i] = None
-            seconds, results[i] = best_of(fn, 1)
+            timing = best_of(fn, 1)
+            seconds, results[i] = timing.wall, timing.result
             best[i] = min(best[i], seconds)
     return best, results
 
@@ -255,8 +246,8 @@ def compare_roots(ours, theirs) -> str:
 
 def timed_fit_predict(make_model: Callable[[], object], X, y, repeats: int):
     """(fit seconds, predict seconds, fitted model, training accuracy)."""
-    fit_s, model = best_of(lambda: make_model().fit(X, y), repeats)
-    predict_s, predicted = best_of(lambda: model.predict(X), repeats)
+    fit_s, _, model = best_of(lambda: make_model().fit(X, y), repeats)
+    predict_s, _, predicted = best_of(lambda: model.predict(X), repeats)
     return fit_s, predict_s, model, float(np.mean(predicted == y))
 
 
@@ -350,7 +341,7 @@ def bench_cli(tmp: Path) -> list[Row]:
     output = tmp / "iris.json"
     progress("CLI: dtree train iris, warm cache (one run to warm it, then best of 5)")
     run_cli(output)
-    warm_s, _ = best_of(lambda: run_cli(output), 5)
+    warm_s = best_of(lambda: run_cli(output), 5).wall
     progress("CLI: dtree train iris, empty NUMBA_CACHE_DIR (compiles everything)")
     cache = Path(tempfile.mkdtemp(prefix="numba-cache-", dir=tmp))
     cold_s = run_cli(output, env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})

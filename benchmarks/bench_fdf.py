@@ -20,8 +20,9 @@ import argparse
 import json
 import os
 import sys
-import time
 from pathlib import Path
+
+from timing import best_of
 
 ROOT = Path(__file__).resolve().parent.parent
 BALANCED = ROOT / "examples" / "balanced"
@@ -40,14 +41,6 @@ def models():
             "fdf": FDFClassifier}
 
 
-def best_time(action, repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        action()
-        best = min(best, time.perf_counter() - start)
-    return best
-
 
 def measure(name: str, repeats: int) -> dict:
     from dtcli.io import load_dataset
@@ -57,8 +50,8 @@ def measure(name: str, repeats: int) -> dict:
     for label, make in models().items():
         fitted = make().fit_dataset(data)  # warm-up: kernels loaded, caches filled
         fitted.proba_from_matrix(data.X)
-        row[f"{label} fit"] = best_time(lambda: make().fit_dataset(data), repeats)
-        row[f"{label} predict"] = best_time(lambda: fitted.proba_from_matrix(data.X), repeats)
+        row[f"{label} fit"] = best_of(lambda: make().fit_dataset(data), repeats).wall
+        row[f"{label} predict"] = best_of(lambda: fitted.proba_from_matrix(data.X), repeats).wall
     return row
 
 

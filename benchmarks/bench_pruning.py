@@ -23,22 +23,11 @@ ratios, measured side by side, and the CPU times rather than the wall times.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
+from timing import best_of
 
-def best_of(repeats: int, run) -> tuple[float, float]:
-    """The least wall time and the least CPU time of this process over `repeats` runs
-    (on a shared machine the CPU time is the fairer figure: waiting for a core is not
-    counted)."""
-    wall, cpu = [], []
-    for _ in range(repeats):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        run()
-        wall.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
-    return min(wall), min(cpu)
 
 
 def main() -> None:
@@ -61,30 +50,32 @@ def main() -> None:
           f"depth {tree.max_depth}")
     rows = []
 
+    def timed(run):
+        timing = best_of(run, args.repeats)
+        return timing.wall, timing.cpu
+
     def path():
         return pruning_path(tree, node_risk(tree.value, "gini"))
 
-    rows.append(("cost-complexity path (dtree)", best_of(args.repeats, path)))
+    rows.append(("cost-complexity path (dtree)", timed(path)))
     try:
         from sklearn.tree import DecisionTreeClassifier as SkTree
         from sklearn.tree._tree import ccp_pruning_path
 
         theirs = SkTree(random_state=0).fit(X, y).tree_
         rows.append((f"cost-complexity path (scikit-learn, {theirs.node_count} nodes)",
-                     best_of(args.repeats, lambda: ccp_pruning_path(theirs))))
+                     timed(lambda: ccp_pruning_path(theirs))))
     except ImportError:
         print("scikit-learn is not installed: its column is left out")
     alphas, _ = path()
     median = float(np.median(alphas))
     rows.append(("prune at the median alpha, compact",
-                 best_of(args.repeats, lambda: prune_ccp(tree, node_risk(tree.value, "gini"),
-                                                         median))))
+                 timed(lambda: prune_ccp(tree, node_risk(tree.value, "gini"), median))))
     no_flags = np.zeros(X.shape[1], np.uint8)
-    rows.append(("pessimistic, subtree raising", best_of(
-        args.repeats, lambda: prune_pessimistic(tree, X, y, None, no_flags))))
-    rows.append(("pessimistic, no subtree raising", best_of(
-        args.repeats, lambda: prune_pessimistic(tree, X, y, None, no_flags,
-                                                subtree_raising=False))))
+    rows.append(("pessimistic, subtree raising", timed(
+        lambda: prune_pessimistic(tree, X, y, None, no_flags))))
+    rows.append(("pessimistic, no subtree raising", timed(
+        lambda: prune_pessimistic(tree, X, y, None, no_flags, subtree_raising=False))))
     held_out = rng.choice(args.rows, args.rows // 3, replace=False)
 
     def reduced_error():
@@ -92,7 +83,7 @@ def main() -> None:
         prune_reduced_error(tree, pruning_counts(tree, leaves, y[held_out],
                                                  np.ones(held_out.shape[0])))
 
-    rows.append(("reduced-error pass (1/3 of the rows)", best_of(args.repeats, reduced_error)))
+    rows.append(("reduced-error pass (1/3 of the rows)", timed(reduced_error)))
     base = rows[0][1][0]
     print(f"{'pass':<58}{'wall s':>9}{'CPU s':>9}{'x dtree path':>14}")
     for name, (seconds, cpu) in rows:

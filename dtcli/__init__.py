@@ -5,7 +5,7 @@ estimator; the command line (`dtree`) is a thin layer over it.
 """
 from dtcli._version import __version__
 
-__all__ = ["DecisionTreeClassifier", "FDFClassifier", "__version__"]
+__all__ = ["DecisionTreeClassifier", "FDFClassifier", "RandomForestClassifier", "__version__"]
 
 
 def __getattr__(name):
@@ -18,4 +18,8 @@ def __getattr__(name):
         from dtcli.fdf.estimator import FDFClassifier
 
         return FDFClassifier
+    if name == "RandomForestClassifier":
+        from dtcli.ensemble.forest import RandomForestClassifier
+
+        return RandomForestClassifier
     raise AttributeError(f"module 'dtcli' has no attribute {name!r}")

@@ -18,10 +18,11 @@ import numpy as np
 
 from dtcli import criteria, leaf_estimate
 from dtcli.errors import ParameterError
+from dtcli.io.arrays import column_names, columns_of, default_names, encode_columns, encode_training
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
 from dtcli.params import integer_param, is_default
 from dtcli.pruning import methods as pruning_methods
-from dtcli.validation import as_2d_array, class_labels, not_fitted, row_weights
+from dtcli.validation import class_labels, not_fitted, row_weights
 
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
            "min_samples_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight",
@@ -107,12 +108,14 @@ class DecisionTreeClassifier:
         self.leaf_params = leaf_params
 
     # scikit-learn's estimator protocol -------------------------------------------------
+    _param_names = _PARAMS  # (the forest shares these methods with its own names)
+
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's parameters; with deep=True also `criterion_params__NAME` for
         each parameter given in criterion_params, scikit-learn's spelling of a nested
         parameter, by which GridSearchCV tunes one (set_params takes any of the
         criterion's parameters so)."""
-        params = {name: getattr(self, name) for name in _PARAMS}
+        params = {name: getattr(self, name) for name in self._param_names}
         if deep and isinstance(self.criterion_params, dict):
             params.update({f"criterion_params__{name}": value
                            for name, value in self.criterion_params.items()})
@@ -126,8 +129,8 @@ class DecisionTreeClassifier:
             key, sep, sub = name.partition("__")
             if sep and key == "criterion_params" and sub:
                 nested[sub] = value
-            elif name not in _PARAMS:
-                raise ParameterError(f"unknown parameter '{name}' for DecisionTreeClassifier")
+            elif name not in self._param_names:
+                raise ParameterError(f"unknown parameter '{name}' for {type(self).__name__}")
             else:
                 setattr(self, name, value)
         if nested:
@@ -151,28 +154,33 @@ class DecisionTreeClassifier:
         defaults = type(self)().get_params(deep=False)
         changed = {k: v for k, v in self.get_params(deep=False).items()
                    if not is_default(v, defaults[k])}
-        return f"DecisionTreeClassifier({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":
+        return self._fit_encoded(*self._training_input(X, y), sample_weight)
+
+    def _training_input(self, X, y):
+        """(matrix, class codes, features, classes) of X and y; sets feature_names_in_
+        (shared with the forest, which fits many trees from one encoding)."""
         features, matrix, classes, codes, names = self._encode(X, y)
         self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
         if self.feature_names_in_ is None:
             del self.feature_names_in_  # scikit-learn sets it only for named input
-        return self._fit_encoded(matrix, codes, features, classes, sample_weight)
+        return matrix, codes, features, classes
 
     def _encode(self, X, y):
         """(features, float64 matrix, classes, class codes, column names or None) of
         training input, as `fit` encodes it."""
-        names = _column_names(X)
+        names = column_names(X)
         if (isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] > 0
                 and X.dtype.kind in "fiu" and self.nominal_features is None):
-            features = [Feature(name, NUMERIC) for name in _default_names(X.shape[1])]
+            features = [Feature(name, NUMERIC) for name in default_names(X.shape[1])]
             matrix = np.ascontiguousarray(X, dtype=np.float64)  # nothing to encode
         else:
             # A DataFrame column of non-numeric dtype (text, bool, category) is nominal;
             # an object column of a numpy array is nominal unless its values are numbers.
-            features, matrix = _encode_training(_columns(X), names, self.nominal_features,
+            features, matrix = encode_training(columns_of(X), names, self.nominal_features,
                                                 text_may_be_numbers=names is None)
         classes, codes = class_labels(y, matrix.shape[0])
         return features, matrix, classes, codes, names
@@ -184,28 +192,17 @@ class DecisionTreeClassifier:
                                  np.array(dataset.classes, dtype=object), sample_weight)
 
     def _fit_encoded(self, X, y, features, classes, sample_weight):
-        from dtcli.engine.builder import grow, prepare
+        from dtcli.engine.builder import grow
         from dtcli.engine.rng import seed_of
 
-        rules = dataclasses.replace(self._stop_rules(),
-                                    max_features=self._max_features(X.shape[1]))
-        engine = criteria.get(self.criterion).engine(self.criterion_params)
-        if X.shape[0] == 0:
-            raise ParameterError("cannot fit a tree on zero rows")
-        if classes.shape[0] < 2:
-            raise ParameterError(
-                f"y has one class ({classes[0]!r}); a classifier needs at least two")
-        if np.isinf(X).any():
-            raise ParameterError("X contains infinite values")
+        rules, engine = self._check_training(X, features, classes)
         # rows of weight zero are left out by the engine (builder.grow)
         weights = row_weights(sample_weight, self.class_weight, y, classes)
-        is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
-        n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
         method = self._pruning_method()
         seed = seed_of(self.random_state)
         start = time.perf_counter()
         X = np.ascontiguousarray(X, dtype=np.float64)
-        prepared = prepare(X, y, classes.shape[0], is_nominal, n_categories, self.n_jobs)
+        prepared = prepare_encoded(X, y, features, classes.shape[0], self.n_jobs)
 
         def grow_with(row_weights):
             return grow(prepared, engine, rules, weights if row_weights is None else row_weights,
@@ -217,18 +214,42 @@ class DecisionTreeClassifier:
             # pruning folds: seeded by random_state, and reproducible without one (as J48's -Q 1)
             fold_seed = 0 if self.random_state is None else seed
             fit = pruning_methods.FitContext(
-                X, y, np.ones(y.shape[0]) if weights is None else weights, is_nominal,
+                X, y, np.ones(y.shape[0]) if weights is None else weights, prepared.is_nominal,
                 self.criterion, self.criterion_params, fold_seed, grow_with, self._threads(),
                 pruning_methods.Growth(prepared, engine, rules, weights))
             self.tree_, record = method.run(fit, {k: getattr(self, k) for k in method.params})
             self.pruning_ = {"method": self.pruning, **record}
         self.leaf_model_ = _fit_leaf_model(self, X, y, weights, features, classes.shape[0])
         self.fit_seconds_ = time.perf_counter() - start
+        self._set_fitted(features, classes)
+        return self
+
+    def _set_fitted(self, features, classes) -> None:
         self.classes_ = classes
         self.n_classes_ = classes.shape[0]
         self.features_ = list(features)
         self.n_features_in_ = len(features)
-        return self
+
+    def _check_training(self, X, features, classes):
+        """The stopping rules and the engine's criterion, after checking the parameters
+        and the data (with the readers' limit on the engine's node records: fit(X, y)
+        does not pass through the readers)."""
+        from dtcli.io.limits import check_node_records
+
+        rules = dataclasses.replace(self._stop_rules(),
+                                    max_features=self._max_features(X.shape[1]))
+        engine = criteria.get(self.criterion).engine(self.criterion_params)
+        if X.shape[0] == 0:
+            raise ParameterError("cannot fit a tree on zero rows")
+        if classes.shape[0] < 2:
+            raise ParameterError(
+                f"y has one class ({classes[0]!r}); a classifier needs at least two")
+        if np.isinf(X).any():
+            raise ParameterError("X contains infinite values")
+        check_node_records(X.shape[0], classes.shape[0], "y",
+                           {f.name: len(f.categories) for f in features if f.kind == NOMINAL},
+                           "X")
+        return rules, engine
 
     def _pruning_method(self):
         """The pruning method (None for none) and the leaf estimate, checked."""
@@ -289,8 +310,8 @@ class DecisionTreeClassifier:
                 and X.shape[1] == self.n_features_in_
                 and all(f.kind == NUMERIC for f in self.features_)):
             return np.ascontiguousarray(X, dtype=np.float64)  # nothing to encode
-        names = _column_names(X)
-        columns = _columns(X)
+        names = column_names(X)
+        columns = columns_of(X)
         if names is not None and hasattr(self, "feature_names_in_"):
             by_name = dict(zip(names, columns))
             missing = [f.name for f in self.features_ if f.name not in by_name]
@@ -399,102 +420,11 @@ class PruningPath(dict):
             raise AttributeError(name) from None
 
 
-# input conversion ---------------------------------------------------------------------
-def _default_names(n: int) -> list[str]:
-    """Feature names for unnamed input (a numpy array): x0, x1, ..."""
-    return [f"x{j}" for j in range(n)]
+def prepare_encoded(X, y, features, n_classes: int, n_jobs):
+    """builder.prepare of an encoded matrix with its features' kinds."""
+    from dtcli.engine.builder import prepare
 
-
-def _column_names(X) -> list[str] | None:
-    columns = getattr(X, "columns", None)
-    if columns is None or not hasattr(X, "dtypes"):
-        return None
-    return [str(c) for c in columns]
-
-
-def _columns(X) -> list[np.ndarray]:
-    """The columns of a DataFrame or 2-D array as 1-D numpy arrays."""
-    if hasattr(X, "columns") and hasattr(X, "dtypes"):
-        return [_frame_column(X[c]) for c in X.columns]
-    array = as_2d_array(X)
-    return [array[:, j] for j in range(array.shape[1])]
-
-
-def _frame_column(series) -> np.ndarray:
-    kind = getattr(series.dtype, "kind", "O")
-    if kind in "fiu":
-        return series.to_numpy(dtype=np.float64, na_value=np.nan)
-    return series.astype(object).where(series.notna(), None).to_numpy()
-
-
-def _is_numeric(column: np.ndarray) -> bool:
-    return column.dtype.kind in "fiu"
-
-
-def _nominal_indices(selector, names: list[str] | None, n: int) -> set[int]:
-    if selector is None:
-        return set()
-    selector = list(np.atleast_1d(selector))
-    if selector and isinstance(selector[0], (bool, np.bool_)):
-        if len(selector) != n:
-            raise ParameterError(f"nominal_features mask has {len(selector)} entries, X has {n} columns")
-        return {i for i, flag in enumerate(selector) if flag}
-    chosen = set()
-    for item in selector:
-        if isinstance(item, str):
-            if names is None or item not in names:
-                raise ParameterError(f"nominal_features names unknown column {item!r}")
-            chosen.add(names.index(item))
-        elif isinstance(item, numbers.Integral) and -n <= item < n:
-            chosen.add(int(item) % n)
-        else:
-            raise ParameterError(f"nominal_features entry {item!r} is not a column of X")
-    return chosen
-
-
-def _label(value) -> str | None:
-    """A nominal value as its category string; None for missing."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return None
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _encode_training(columns, names, nominal_selector, text_may_be_numbers):
-    n = len(columns)
-    if n == 0:
-        raise ParameterError("X has no feature columns")
-    names = names or _default_names(n)
-    forced = _nominal_indices(nominal_selector, names if names else None, n)
-    features = []
-    for j, column in enumerate(columns):
-        if j not in forced and _is_numeric(column):
-            features.append(Feature(names[j], NUMERIC))
-            continue
-        if j not in forced and text_may_be_numbers:
-            try:
-                columns[j] = column.astype(np.float64)
-                features.append(Feature(names[j], NUMERIC))
-                continue
-            except (TypeError, ValueError):
-                pass
-        labels = {_label(v) for v in column} - {None}
-        features.append(Feature(names[j], NOMINAL, tuple(sorted(labels))))
-    return features, encode_columns(columns, features)
-
-
-def encode_columns(columns, features) -> np.ndarray:
-    """Float64 matrix for the engine: nominal values become category indices (NaN if unseen)."""
-    matrix = np.empty((len(columns[0]) if columns else 0, len(features)), dtype=np.float64)
-    for j, (column, feature) in enumerate(zip(columns, features)):
-        if feature.kind == NOMINAL:
-            index = {c: float(i) for i, c in enumerate(feature.categories)}
-            matrix[:, j] = [index.get(_label(v), np.nan) for v in column]
-        else:
-            try:
-                matrix[:, j] = np.asarray(column, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise ParameterError(f"column {feature.name!r} is numeric in the tree but "
-                                     "holds non-numeric values") from None
-    return matrix
+    is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
+    n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
+    return prepare(np.ascontiguousarray(X, dtype=np.float64), y, n_classes, is_nominal,
+                   n_categories, n_jobs)

@@ -1,6 +1,8 @@
-"""Model files: the fitted tree and its metadata as versioned JSON.
+"""Model files: the fitted model and its metadata as versioned JSON.
 
-Layout (format_version 1): the tree is parallel arrays, as in memory, so a
+Format 2 adds a `kind`: "tree" (the layout of format 1, which still loads, plus the
+kind) or "forest" (dtcli/ensemble/model_file.py: many trees, compact arrays).
+A tree is parallel arrays, as in memory, so a
 deep tree needs no recursion to read or write. NaN thresholds (leaves and
 nominal splits) are written as null and the present-vs-missing threshold as
 "inf", keeping the file strict JSON. Nominal splits list the category indices
@@ -25,36 +27,31 @@ from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 FORMAT = "dtree-model"
 FORMAT_VERSION = 2
-# A file whose leaves use the counts as probabilities (leaf_estimate "frequency") says
-# version 1, which older readers predict alike; other estimates, Naive Bayes leaves (a
-# `leaf_model` block) and FDF models (`"kind": "fdf"`) need version 2 readers.
+# A tree file whose leaves use the counts as probabilities (leaf_estimate "frequency")
+# says version 1, which older readers predict alike, and has no `kind` (a version 1
+# file is a tree); other estimates, Naive Bayes leaves (a `leaf_model` block), forests
+# and FDF models need version 2 readers.
+KINDS = ("tree", "forest", "fdf")  # format 2's `kind` (absent: a tree)
 
 
 def model_to_dict(model, *, target: str = "class", source: str | None = None) -> dict[str, Any]:
-    """JSON-ready dict of a fitted `DecisionTreeClassifier` (or `FDFClassifier`)."""
+    """JSON-ready dict of a fitted `DecisionTreeClassifier`, `RandomForestClassifier`
+    (dtcli/ensemble/model_file.py's layout) or `FDFClassifier` (dtcli/fdf/files.py's)."""
     if getattr(model, "model_kind", None) == "fdf":
         from dtcli.fdf.files import fdf_to_dict
 
         return fdf_to_dict(model, target=target, source=source)
+    if hasattr(model, "estimators_"):
+        from dtcli.ensemble.model_file import forest_to_dict
+
+        return forest_to_dict(model, target=target, source=source)
     tree = model.tree_
-    criterion_params = _criterion_params(model)
     left_categories = [np.flatnonzero(row).tolist() if tree.feature[i] >= 0
                        and model.features_[tree.feature[i]].kind == NOMINAL else []
                        for i, row in enumerate(tree.category_left)]
     estimate = getattr(model, "leaf_estimate", "frequency")
     doc = {
-        "format": FORMAT,
-        "format_version": 1 if estimate == "frequency" else FORMAT_VERSION,
-        "dtree_version": __version__,
-        "features": feature_dicts(model.features_),
-        "target": target,
-        "classes": [str(c) for c in model.classes_],
-        "criterion": {"name": model.criterion, "params": criterion_params},
-        "options": {"max_depth": model.max_depth, "min_samples_split": model.min_samples_split,
-                    "min_samples_leaf": model.min_samples_leaf, "min_gain": model.min_gain},
-        "training": {"source": source, "n_samples": int(tree.n_node_samples[0]),
-                     "fit_seconds": round(getattr(model, "fit_seconds_", 0.0), 6),
-                     "class_weight": _class_weight(model.class_weight)},
+        **header_fields(model, "tree", target, source, int(tree.n_node_samples[0])),
         **({"tuning": model.tuning_} if getattr(model, "tuning_", None) else {}),
         "pruning": getattr(model, "pruning_", None),
         "leaf_estimate": {"name": estimate, "m": float(model.m)},
@@ -74,14 +71,35 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
     if getattr(model, "leaf_model_", None) is not None:
         from dtcli.leaves.files import leaves_to_dict
 
-        doc["format_version"] = FORMAT_VERSION
         doc["leaf_model"] = leaves_to_dict(model.leaf_model_)
+    elif estimate == "frequency":
+        doc["format_version"] = 1
+        del doc["kind"]
     return doc
 
 
 def feature_dicts(features) -> list[dict]:
     return [{"name": f.name, "kind": f.kind, "categories": list(f.categories)}
             for f in features]
+
+
+def header_fields(model, kind: str, target: str, source: str | None, n_samples: int) -> dict:
+    """The fields every kind of model file has, in their order."""
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "kind": kind,
+        "dtree_version": __version__,
+        "features": feature_dicts(model.features_),
+        "target": target,
+        "classes": [str(c) for c in model.classes_],
+        "criterion": {"name": model.criterion, "params": _criterion_params(model)},
+        "options": {"max_depth": model.max_depth, "min_samples_split": model.min_samples_split,
+                    "min_samples_leaf": model.min_samples_leaf, "min_gain": model.min_gain},
+        "training": {"source": source, "n_samples": n_samples,
+                     "fit_seconds": round(getattr(model, "fit_seconds_", 0.0), 6),
+                     "class_weight": _class_weight(model.class_weight)},
+    }
 
 
 def _criterion_params(model) -> dict[str, float]:
@@ -136,61 +154,36 @@ def load_model(path: str):
 
 
 def model_from_dict(doc: Any, path: str = "<model>"):
-    """A fitted DecisionTreeClassifier from a parsed model file, validated field by field;
-    returns (model, doc). `path` names the file in error messages."""
-    from dtcli import criteria
+    """A fitted DecisionTreeClassifier or RandomForestClassifier from a parsed model
+    file, validated field by field; returns (model, doc). `path` names the file in
+    error messages."""
     from dtcli.estimator import DecisionTreeClassifier
 
     check = _Checker(path)
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ModelError(f"{path}: not a dtree model file (no \"format\": \"{FORMAT}\")")
-    version = doc.get("format_version")
-    if not _is_int(version) or version < 1:
-        check.fail("format_version is missing or not a positive integer")
-    if version > FORMAT_VERSION:
-        raise ModelError(f"{path}: written by a newer dtree (model format {version}); this "
-                         f"dtree {__version__} reads format {FORMAT_VERSION}: upgrade dtcli")
-    if doc.get("kind") == "fdf":
+    kind = check.kind(doc)
+    if kind == "forest":
+        from dtcli.ensemble.model_file import forest_from_dict
+
+        return forest_from_dict(doc, check), doc
+    if kind == "fdf":
         from dtcli.fdf.files import fdf_from_dict
 
         return fdf_from_dict(doc, check), doc
-    features = check.features(doc.get("features"))
-    classes = check.string_list(doc.get("classes"), "classes")
-    if len(classes) < 2 or len(set(classes)) != len(classes):
-        check.fail("classes must list at least two distinct class labels")
-    if not isinstance(doc.get("target", ""), str):
-        check.fail("target must be a string")
-    class_weight = check.training(doc.get("training", {}), classes)
-    criterion = check.mapping(doc.get("criterion"), "criterion")
-    options = check.mapping(doc.get("options"), "options")
-    params = check.numbers(check.mapping(criterion.get("params"), "criterion.params"),
-                           "criterion.params")
-    missing = [k for k in _OPTIONS if k not in options]
-    if missing:
-        check.fail(f"options.{missing[0]} is missing")
+    version = doc["format_version"]
     model = DecisionTreeClassifier()
-    try:
-        model.set_params(criterion=criterion.get("name"), criterion_params=dict(params),
-                         class_weight=class_weight, **{k: options[k] for k in _OPTIONS})
-        model._stop_rules()
-        criteria.get(model.criterion).param_vector(model.criterion_params)
-    except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
-        check.fail(f"invalid criterion or options ({exc})")
+    features, classes = check.header(doc, model)
     model.pruning_ = check.pruning(model, doc.get("pruning"))
     check.leaf_estimate(model, doc.get("leaf_estimate"), version)
     if "tuning" in doc:  # how train chose parameters given as auto (dtcli/tuning/record.py)
         from dtcli.tuning.record import check_tuning
 
         model.tuning_ = check_tuning(doc["tuning"], _criterion_params(model),
-                                     {**options, **(model.pruning_ or {})}, check.fail)
+                                     {**doc["options"], **(model.pruning_ or {})}, check.fail)
     model.tree_ = check.tree(check.mapping(doc.get("tree"), "tree"), features, len(classes))
     if "p_values" in (model.pruning_ or {}) and len(model.pruning_["p_values"]) != \
             model.tree_.node_count:
         check.fail("pruning.p_values must hold one p-value (or null) per node of the tree")
-    model.classes_ = np.array(classes, dtype=object)
-    model.n_classes_ = len(classes)
-    model.features_ = features
-    model.n_features_in_ = len(features)
+    model._set_fitted(features, np.array(classes, dtype=object))
     model.feature_names_in_ = np.array([f.name for f in features], dtype=object)
     if "leaf_model" in doc:
         from dtcli.leaves.files import leaves_from_dict
@@ -218,7 +211,7 @@ def _is_number(value) -> bool:
 
 _FLOAT_MAX = sys.float_info.max
 # Children's class counts must add up to the parent's up to float rounding (weighted counts).
-_COUNT_TOLERANCE = 1e-9
+COUNT_TOLERANCE = 1e-9
 
 
 class _Checker:
@@ -227,6 +220,51 @@ class _Checker:
 
     def fail(self, message: str):
         raise ModelError(f"{self.path}: damaged model file: {message}")
+
+    def kind(self, doc) -> str:
+        """The model's kind, after checking the format and its version."""
+        path = self.path
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise ModelError(f"{path}: not a dtree model file (no \"format\": \"{FORMAT}\")")
+        version = doc.get("format_version")
+        if not _is_int(version) or version < 1:
+            self.fail("format_version is missing or not a positive integer")
+        if version > FORMAT_VERSION:
+            raise ModelError(f"{path}: written by a newer dtree (model format {version}); this "
+                             f"dtree {__version__} reads format {FORMAT_VERSION}: upgrade dtcli")
+        kind = doc.get("kind", "tree") if version >= 2 else "tree"
+        if kind not in KINDS:
+            self.fail(f"kind must be one of {', '.join(KINDS)}")
+        return kind
+
+    def header(self, doc: dict, model, class_weights=("balanced",)):
+        """Check the fields every kind has and set `model`'s parameters from them;
+        returns (features, classes)."""
+        from dtcli import criteria
+
+        check = self
+        features = check.features(doc.get("features"))
+        classes = check.string_list(doc.get("classes"), "classes")
+        if len(classes) < 2 or len(set(classes)) != len(classes):
+            check.fail("classes must list at least two distinct class labels")
+        if not isinstance(doc.get("target", ""), str):
+            check.fail("target must be a string")
+        class_weight = check.training(doc.get("training", {}), classes, class_weights)
+        criterion = check.mapping(doc.get("criterion"), "criterion")
+        options = check.mapping(doc.get("options"), "options")
+        params = check.numbers(check.mapping(criterion.get("params"), "criterion.params"),
+                               "criterion.params")
+        missing = [k for k in _OPTIONS if k not in options]
+        if missing:
+            check.fail(f"options.{missing[0]} is missing")
+        try:
+            model.set_params(criterion=criterion.get("name"), criterion_params=dict(params),
+                             class_weight=class_weight, **{k: options[k] for k in _OPTIONS})
+            model._stop_rules()
+            criteria.get(model.criterion).param_vector(model.criterion_params)
+        except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
+            check.fail(f"invalid criterion or options ({exc})")
+        return features, classes
 
     def mapping(self, value, name) -> dict:
         if not isinstance(value, dict):
@@ -240,9 +278,10 @@ class _Checker:
                 self.fail(f"{name}.{key} must be a number")
         return value
 
-    def training(self, value, classes: list[str]):
+    def training(self, value, classes: list[str], class_weights=("balanced",)):
         """The `training` block: an object of the right types if present. Returns its
-        class_weight (None when absent, as in files written before it was recorded)."""
+        class_weight (None when absent, as in files written before it was recorded;
+        `class_weights` are the names it may be)."""
         value = self.mapping(value, "training")
         if not isinstance(value.get("source"), (str, type(None))):
             self.fail("training.source must be a string or null")
@@ -250,11 +289,11 @@ class _Checker:
             if value.get(key) is not None and (not _is_number(value[key]) or value[key] < 0
                                                 or not math.isfinite(value[key])):
                 self.fail(f"training.{key} must be a non-negative number")
-        return self.class_weight(value.get("class_weight"), classes)
+        return self.class_weight(value.get("class_weight"), classes, class_weights)
 
-    def class_weight(self, value, classes: list[str]):
-        """null, "balanced", or an object of known class labels to weights >= 0."""
-        if value is None or value == "balanced":
+    def class_weight(self, value, classes: list[str], names=("balanced",)):
+        """null, one of `names`, or an object of known class labels to weights >= 0."""
+        if value is None or (isinstance(value, str) and value in names):
             return value
         if not isinstance(value, dict):
             self.fail('training.class_weight must be null, "balanced" or an object '
@@ -369,7 +408,7 @@ class _Checker:
         a leaf's counts are the training rows that reached it)."""
         split = np.flatnonzero(left != TREE_LEAF)
         parts = value[left[split]] + value[right[split]]
-        tolerance = _COUNT_TOLERANCE * value[split].sum(axis=1, keepdims=True)
+        tolerance = COUNT_TOLERANCE * value[split].sum(axis=1, keepdims=True)
         wrong = (np.abs(parts - value[split]) > tolerance).any(axis=1)
         if wrong.any():
             self.fail(f"node {split[np.argmax(wrong)]}: its children's class counts (value) do "
@@ -392,7 +431,8 @@ class _Checker:
                    for r in rows):
             self.fail(f"tree.value must hold {n_classes} class counts per node")
         value = np.array(rows, dtype=np.float64).reshape(n, n_classes)
-        if not np.isfinite(value).all() or (value < 0).any():
+        # weighted counts are subtracted in the engine: a zero may come out as -1e-14
+        if not np.isfinite(value).all() or (value < -COUNT_TOLERANCE * abs(value[0]).sum()).any():
             self.fail("tree.value must hold non-negative class counts")
         n_samples = self._ints(tree, "n_node_samples", n)
         if (n_samples < 0).any():

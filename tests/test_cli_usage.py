@@ -375,3 +375,23 @@ def test_readme_test_command_is_what_ci_runs():
     for step in ("python3 -m venv .venv", '.venv/bin/pip install --quiet -e ".[test]"',
                  ".venv/bin/python -m pytest -q -n auto"):
         assert step in ci
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate", "compare", "tune"])
+def test_help_lists_every_option_once_under_a_heading(command):
+    from dtcli.cli import cli
+
+    result = invoke(command, "--help")
+    assert result.exit_code == 0
+    shown, heading, headings = [], None, []
+    for line in result.stdout.splitlines():
+        if line.endswith(":") and not line.startswith(" "):
+            heading = line
+            headings.append(line)
+        elif line.startswith("  -") and heading is not None:
+            flags_column = line.strip().split("  ")[0]  # flags, then two spaces, then help
+            shown += re.findall(r"(?<![\w-])--?[A-Za-z][\w-]*", flags_column)
+    assert len(headings) >= 4 and len(headings) == len(set(headings))
+    for param in cli.commands[command].params:
+        if param.param_type_name == "option":
+            assert shown.count(max(param.opts, key=len)) == 1, param.name

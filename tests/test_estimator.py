@@ -426,3 +426,14 @@ def test_predict_log_proba_is_the_log_of_predict_proba():
     # leaf x=0 holds [1, 1], leaf x=1 holds [0, 2]
     np.testing.assert_allclose(model.predict_log_proba([[0.0], [1.0]]),
                                [[math.log(0.5), math.log(0.5)], [-math.inf, 0.0]])
+
+
+def test_fit_refuses_a_nominal_column_whose_node_records_would_not_fit():
+    """The readers' 4 GiB limit on the engine's node records (io/limits.py) holds for
+    fit(X, y) too: 200,000 rows x 20,000 categories would ask for 8 GB."""
+    from dtcli.errors import DataError
+
+    codes = np.arange(200_000) % 20_000
+    X = np.array([f"c{c}" for c in codes], dtype=object)[:, None]
+    with pytest.raises(DataError, match="column 'x0' has 20000 categories"):
+        DecisionTreeClassifier().fit(X, codes % 2)

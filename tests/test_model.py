@@ -359,3 +359,20 @@ def test_a_file_without_class_weight_loads(good_doc):
     doc = mutate(good_doc, lambda d: d["training"].pop("class_weight"))
     model, _ = model_from_dict(doc)
     assert model.class_weight is None
+
+
+def test_a_tree_fitted_with_real_weights_loads_from_its_own_file(load_example, tmp_path):
+    """The engine subtracts weighted counts, so a child's zero count may be -1e-14; the
+    loader allows that rounding (and no more)."""
+    d = load_example("hepatitis.csv")
+    weights = np.random.default_rng(0).uniform(0.1, 3.0, d.y.shape[0])
+    model = DecisionTreeClassifier().fit_dataset(d, sample_weight=weights)
+    path = tmp_path / "weighted.json"
+    save_model(model, str(path), target=d.target)
+    loaded, _ = load_model(str(path))
+    np.testing.assert_array_equal(loaded.predict_proba(d.X), model.predict_proba(d.X))
+    doc = json.loads(path.read_text())
+    doc["tree"]["value"][1][0] = -1e-3 * sum(doc["tree"]["value"][0])
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ModelError, match="non-negative class counts"):
+        load_model(str(path))

@@ -354,3 +354,35 @@ def test_a_stop_signal_waits_until_the_workers_have_started():
         signal.signal(signal.SIGTERM, previous)
         release.set()
         other.join()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_during_a_compare_keeps_what_it_says_it_kept(dtree_exe, tmp_path):
+    """Ctrl-C (SIGINT to the terminal's whole process group) while workers fold: exit
+    130, no worker left, and the count of saved folds it prints is the file's."""
+    rows = (f"{i % 97},{(i * 7) % 89},{(i * 13) % 83},{i % 2}" for i in range(20_000))
+    (tmp_path / "one.csv").write_text("a,b,c,y\n" + "\n".join(rows) + "\n")
+    results = tmp_path / "runs.jsonl"
+    process = subprocess.Popen([str(dtree_exe), "compare", str(tmp_path / "one.csv"),
+                                "--criteria", "gini,entropy", "--jobs", "2", "--cv", "10",
+                                "--repeats", "20", "--results", str(results)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        workers = set()
+
+        def folds_saved() -> bool:
+            workers.update(p for p in children(process.pid) if alive(p))
+            return results.exists() and results.read_text().count("\n") >= 1
+
+        wait_for(folds_saved)
+        os.killpg(process.pid, signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        wait_for(lambda: not any(alive(p) for p in workers), seconds=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130 and "Traceback" not in stderr
+    saved = results.read_text().count("\n")
+    assert f"{saved} finished fold{'s' if saved != 1 else ''} of this run saved in " \
+           f"{results}" in stderr

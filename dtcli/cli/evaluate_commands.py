@@ -4,7 +4,8 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
-from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
+from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
+                               force_option,
                                jobs_option, output_format_option, output_option, quiet_option,
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
@@ -115,7 +116,7 @@ _TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min
 _CV = ("cv", "repeats", "seed", "jobs")
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("inputs", metavar="[MODEL] DATA", nargs=-1, required=True)
 @target_options
 @data_options
@@ -205,8 +206,8 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     from dtcli.evaluate.report import evaluation_document
     from dtcli.evaluate.runner import summarize
     from dtcli.evaluate.spec import specs_from_paths
-    from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, check_class_weight,
-                                      check_protocol)
+    from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, forest_size,
+                                      check_class_weight, check_protocol)
 
     from dtcli.tuning.grid import auto_options
 
@@ -220,7 +221,8 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
         return evaluate_tuned(spec, dataset, tree, tuning, protocol, quiet=quiet, **run)
     if tuning["grid_entries"] or tuning["inner_cv"]:
         raise ParameterError("--grid and --inner-cv apply to a --param given as auto")
-    choice = CriterionChoice(tree.pop("criterion"), tuple(tree.pop("criterion_params").items()))
+    name, trees = forest_size(tree.pop("criterion"))  # gini*100: a forest
+    choice = CriterionChoice(name, tuple(tree.pop("criterion_params").items()), (), trees)
     params = choice.resolved()
     options = TreeOptions(**tree).check()
     dataset = spec.load(force)
@@ -233,18 +235,20 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     grid = _run_grid([spec.name], [dataset], [choice], options, protocol, quiet=quiet, **run)
     about = {"dataset": spec.name, "source": data, "target": dataset.target,
              "n_rows": int(len(dataset.y)), "criterion": {"name": choice.name, "params": params},
+             **({"forest": {"n_estimators": trees, "max_features": "sqrt"}} if trees else {}),
              "options": options.estimator_params(), "cv": cv, "repeats": repeats, "seed": seed}
     return evaluation_document(summarize(grid.cells[(0, 0)]), dataset.classes, about)
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("data", nargs=-1)
 @click.option("--spec", "spec_path", metavar="FILE.toml",
               help="Datasets with their own target and dropped columns (see docs/reproduce.md); "
                    "paths are relative to the file.")
 @click.option("--criteria", "criteria_entries", multiple=True, metavar="LIST",
               help="Comma-separated NAME or NAME:PARAM=VALUE[:PARAM=VALUE...], e.g. "
-                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5; repeatable. Default: every "
+                   "gini,entropy,tsallis:q=2.5,tsallis:q=0.5; NAME*N is a random forest of "
+                   "N such trees (gini*100); repeatable. Default: every "
                    "criterion of `dtree criteria` that is not another one at its default "
                    "parameters (tsallis at q=2 is gini, renyi at gamma=1 entropy, ...). Two "
                    "spellings of one method (gini,tsallis:q=2) are refused: a method tied "

@@ -1,5 +1,5 @@
-"""`train --model tree|fdf` and the Naive Bayes leaf options: which estimator `train`
-fits. FDF takes the tree options it shares (--max-depth, --min-samples-leaf,
+"""`train --model tree|forest|fdf` and the Naive Bayes leaf options: which estimator
+`train` fits (a forest's own options: forest_options.py). FDF takes the tree options it shares (--max-depth, --min-samples-leaf,
 --min-gain) and refuses the ones it has no use for."""
 from __future__ import annotations
 
@@ -8,21 +8,23 @@ from click.core import ParameterSource
 
 from dtcli.errors import ParameterError
 
-MODELS = ("tree", "fdf")
+MODELS = ("tree", "forest", "fdf")
 # tree options that mean nothing to FDF (it splits by GenGain and counts rows)
 _NOT_FOR_FDF = ("criterion", "criterion_params", "class_weight", "min_samples_split",
                 "leaf_model", "nb_numeric", "grid_entries", "tune_cv", "pruning", "ccp_alpha",
                 "ccp_risk", "confidence", "subtree_raising", "pruning_folds", "leaf_estimate",
-                "m", "pruning_path")
+                "m", "pruning_path", "n_estimators", "max_features", "no_bootstrap",
+                "max_samples", "oob", "seed", "scheduler")
 
 
 def model_options(func):
     options = [
         click.option("--model", "model_kind", type=click.Choice(MODELS), default="tree",
                      show_default=True,
-                     help="What to fit: a decision tree, or FDF, the hybrid decision forest "
-                          "of rules grown by general information gain with Naive Bayes "
-                          "leaves (docs/fdf.md)."),
+                     help="What to fit: a decision tree, a random forest of --trees trees "
+                          "(docs/forests.md), or FDF, the hybrid decision forest of rules "
+                          "grown by general information gain with Naive Bayes leaves "
+                          "(docs/fdf.md)."),
         click.option("--fdf-combine", type=click.Choice(["select", "average"]),
                      default="select", show_default=True,
                      help="FDF: a sample's probabilities from its own rule's leaf, or "

@@ -4,6 +4,41 @@ from __future__ import annotations
 import click
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+# --help lists a command's options under these headings (by parameter name, in this
+# order; one table for every command, as an option means the same everywhere); the
+# rest go under "Options".
+HELP_SECTIONS = (
+    ("Data", ("target", "drop", "data_format", "no_header", "delimiter", "spec_path",
+              "table_path", "lower_is_better", "force")),
+    ("Model", ("model_kind", "criterion", "criterion_params", "criteria_entries",
+               "leaf_model", "nb_numeric", "nb_min_samples", "fdf_combine")),
+    ("Stopping rules and weights", ("max_depth", "min_samples_split", "min_samples_leaf",
+                                    "min_gain", "class_weight", "max_features")),
+    ("Pruning and leaf probabilities", ("pruning", "ccp_alpha", "ccp_risk", "confidence",
+                                        "subtree_raising", "pruning_folds", "significance",
+                                        "permutations", "pruning_mode", "leaf_estimate", "m",
+                                        "pruning_path")),
+    ("Forest", ("n_estimators", "no_bootstrap", "max_samples", "oob")),
+    ("Cross-validation and random draws", ("cv", "repeats", "seed")),
+    ("Tuning", ("grid_entries", "tune_cv", "inner_cv", "selection", "tune_metric")),
+    ("Report", ("metric", "base", "show_sd", "cd_diagram", "reference", "output_format")),
+    ("Running and output", ("jobs", "results_path", "scheduler", "output", "quiet")),
+)
+
+
+class SectionedCommand(click.Command):
+    """A command whose --help groups its options under HELP_SECTIONS' headings: train,
+    evaluate and compare take some forty options, which one flat list hides."""
+
+    def format_options(self, ctx, formatter):
+        records = {p.name: p.get_help_record(ctx) for p in self.get_params(ctx)}
+        records = {name: record for name, record in records.items() if record}
+        for title, names in HELP_SECTIONS + (("Options", tuple(records)),):
+            rows = [records.pop(name) for name in names if name in records]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
 # Largest depth or row count an option takes: the engine counts in 64-bit integers, and
 # no tree or data file comes near this.
 LARGEST_COUNT = 2**31 - 1

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import click
 
-from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
+from dtcli.cli.forest_options import (forest_options, forest_summary, forest_title,
+                                      forest_trained, one_tree, shape_model)
+from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
+                               force_option,
                                jobs_option, output_format_option, output_option,
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                stderr_console, target_options, tree_options)
@@ -13,7 +16,7 @@ from dtcli.cli.tune_command import tuned_search, tuning_options
 from dtcli.errors import ParameterError
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("data")
 @target_options
 @data_options
@@ -25,13 +28,15 @@ from dtcli.errors import ParameterError
               help="Write the unpruned tree's cost-complexity pruning path (CSV: ccp_alpha, "
                    "impurity, n_leaves) instead of a model.")
 @tuning_options
+@forest_options
 @jobs_option("as threads (default: all)")
 @output_option("Write the model JSON here (- for stdout).")
 @force_option
 @quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
 def train(data, target, drop, data_format, no_header, delimiter, grid_entries, tune_cv, jobs,
           output, force, quiet, pruning_path, model_kind, fdf_combine, leaf_model, nb_numeric,
-          nb_min_samples, **tree):
+          nb_min_samples, n_estimators, max_features, no_bootstrap, max_samples, oob, seed,
+          scheduler, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     Without -o, the JSON goes to stdout when it is a file or a pipe; on a
@@ -48,8 +53,10 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
       dtree train examples/ecoli2.dat --pruning-path
       dtree train examples/iris.csv --max-depth 2 --leaf-model naive-bayes -o iris-nb.json
       dtree train examples/hepatitis.csv --target Class --model fdf -o hepatitis-fdf.json
+      dtree train examples/ecoli2.dat --model forest --trees 200 --criterion hddt -o forest.json
     """
     import sys
+    import warnings
 
     from dtcli.atomic import refuse_output_over_input
     from dtcli.cli.model_choice import fdf_summary, make_model
@@ -59,8 +66,15 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     tree.update(pruning_params(tree))
     tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"])
     search = tuned_search(tree, grid_entries, tune_cv)
+    if search is not None and (model_kind != "tree" or pruning_path):
+        raise click.UsageError("--param NAME=auto and --grid tune a single tree (--model tree)")
     model = make_model(model_kind, tree if search is None else search.untuned(tree), jobs,
                        leaf_model, nb_numeric, nb_min_samples, fdf_combine)
+    if model_kind != "fdf":
+        if pruning_path and model_kind == "forest":
+            raise click.UsageError("--pruning-path applies to --model tree only")
+        model = shape_model(model, model_kind, n_estimators, max_features, no_bootstrap,
+                            max_samples, oob, seed, scheduler)
     refuse_output_over_input(output, "--output", {"training data": data})
     refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
@@ -73,10 +87,21 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
         model = search.tuned_tree(dataset, jobs, quiet).set_params(**leaves)
     if model_kind == "tree":
         _load_kernels(model, dataset)
+    elif model_kind == "forest":
+        _load_kernels(make_model("tree", tree, 1, "counts", nb_numeric, nb_min_samples), dataset)
     if pruning_path:
         _write_pruning_path(model, dataset, output, console if not quiet else None)
         return
-    model.fit_dataset(dataset)
+    with warnings.catch_warnings(record=True) as caught:  # a forest's few OOB votes
+        warnings.simplefilter("always")
+        if scheduler:
+            from dtcli.ensemble.distributed import fit_on_cluster
+
+            fit_on_cluster(model, dataset, scheduler)
+        else:
+            model.fit_dataset(dataset)
+    for warning in caught:
+        console.print(f"warning: {warning.message}", style="yellow")
     # JSON is for files and pipes; a person at a terminal gets the tree to read.
     shown = output == "-" and sys.stdout.isatty()
     _write_model(model, dataset, data, output, shown)
@@ -84,6 +109,9 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
         return
     if model_kind == "fdf":
         console.print(fdf_summary(model, dataset, output))
+        return
+    if model_kind == "forest":
+        console.print(forest_trained(model, dataset, output))
         return
     tree_ = model.tree_
     accuracy = (tree_.training_accuracy() if model.leaf_model_ is None
@@ -171,10 +199,14 @@ def _write_model(model, dataset, data: str, output: str, shown: bool) -> None:
 
         Console(highlight=False).print(export.text(model))
         return
-    print_tree_preview(model, model_to_dict(model, target=dataset.target, source=data))
+    doc = model_to_dict(model, target=dataset.target, source=data)
+    if doc.get("kind") == "forest":
+        click.echo(forest_summary(model, doc), nl=False)
+        return
+    print_tree_preview(model, doc)
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
 @data_options
@@ -230,7 +262,7 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
         writer.writerows(zip(*columns))
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("model_path", metavar="MODEL")
 @output_format_option(["text", "json", "dot", "rules"], "text",
                       "What to write. --format is its old, deprecated name.",
@@ -239,8 +271,10 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
 @click.option("--max-depth", type=click.IntRange(min=0), metavar="N",
               help="Text only: show N levels below the root; a deeper subtree is one "
                    "'...' line giving its size.")
+@click.option("--tree", "tree_index", type=click.IntRange(min=0), metavar="I",
+              help="A forest: show its tree I (from 0) instead of the forest's summary.")
 @quiet_option("No notes on stderr (errors are still reported; export writes none).")
-def export(model_path, output_format, output, max_depth, quiet):
+def export(model_path, output_format, output, max_depth, tree_index, quiet):
     """Show a saved MODEL as a tree diagram, JSON, Graphviz DOT or if-then rules.
 
     \b
@@ -248,6 +282,7 @@ def export(model_path, output_format, output, max_depth, quiet):
       dtree export iris.json                     # tree diagram on the terminal
       dtree export iris.json -f rules
       dtree export iris.json -f dot | dot -Tsvg -o iris.svg
+      dtree export forest.json --tree 3          # a forest's fourth tree
     """
     import json
 
@@ -262,8 +297,11 @@ def export(model_path, output_format, output, max_depth, quiet):
         from dtcli.fdf.export import write
 
         return write(model, doc, output_format, output, max_depth)
+    model, forest_text = one_tree(model, doc, tree_index, output_format)
     with open_output(output) as handle:
-        if output_format == "json":
+        if forest_text is not None:
+            handle.write(forest_text)
+        elif output_format == "json":
             handle.write(json.dumps(doc, indent=1) + "\n")
         elif output_format == "dot":
             from dtcli.export import dot
@@ -279,7 +317,8 @@ def export(model_path, output_format, output, max_depth, quiet):
             from dtcli.cli.preview import tree_title
             from dtcli.export import text
 
-            header = tree_title(doc)
+            header = tree_title(doc) if tree_index is None else (
+                f"tree {tree_index} of the {forest_title(doc)}: {model.tree_.node_count} nodes")
             # A terminal gets colour and its width; a file or pipe gets plain, unwrapped lines.
             to_terminal = output == "-" and handle.isatty()
             console = Console(file=handle, highlight=False, force_terminal=to_terminal,
@@ -287,7 +326,7 @@ def export(model_path, output_format, output, max_depth, quiet):
             console.print(text.render(model, header, max_depth))
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @output_format_option(["table", "json"], "table", "Table for people, JSON for scripts.")
 @output_option("Write here (- for stdout).", formats=("table", "json"))
 @quiet_option("No notes on stderr (errors are still reported; criteria writes none).")

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import click
 
-from dtcli.cli.options import (CONTEXT, class_weight_option, data_options, force_option,
+from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
+                               force_option,
                                jobs_option, output_format_option, output_option, quiet_option,
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
@@ -21,7 +22,7 @@ def grid_option(func):
              "0.05; gamma: 0.1 to 0.9 and 1.5 to 5 by 0.5).")(func)
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("data")
 @target_options
 @data_options
@@ -63,7 +64,7 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
       dtree tune examples/balanced/glass.csv -t Type --drop Id --criterion tsallis \\
           --grid q=0.1:10:0.1 --cv 10 --min-samples-leaf 5
       dtree tune examples/balanced/wine.csv -c pt --grid alpha=0.25,0.5,1 --grid gamma=0.5:3:0.5 -f json
-      dtree tune examples/balanced/pima.csv -c pe --grid alpha=0.05:1:0.05 \
+      dtree tune examples/balanced/pima.csv -c pe --grid alpha=0.05:1:0.05 \\
           --pruning s-pruning --significance auto --permutations 200
     """
     from dtcli.atomic import open_output, refuse_output_over_input

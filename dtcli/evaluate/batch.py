@@ -131,7 +131,7 @@ def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterato
     resolved = _Resolved()
     X, y = data.dataset.X, data.dataset.y
     for task in tasks:
-        if methods.is_method(task.criterion):
+        if task.trees or methods.is_method(task.criterion):
             yield run_method_task(data.dataset, task)
             continue
         train, test = data.fold(task)

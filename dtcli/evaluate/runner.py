@@ -77,10 +77,15 @@ def score_predictions(y_true: np.ndarray, proba: np.ndarray) -> dict:
 
 
 def tree_facts(model) -> dict:
+    """Size of the model: FDF's trie nodes, rules and longest rule; a tree's; a forest's
+    nodes and leaves in all and its deepest tree's depth (counts: results.py keeps them
+    as integers)."""
     if hasattr(model, "facts"):  # FDF: trie nodes, rules, longest rule
         return {key: model.facts()[key] for key in ("n_nodes", "n_leaves", "depth")}
-    return {"n_nodes": int(model.tree_.node_count), "n_leaves": int(model.tree_.n_leaves),
-            "depth": int(model.tree_.max_depth)}
+    trees = [e.tree_ for e in model.estimators_] if hasattr(model, "estimators_") else [model.tree_]
+    return {"n_nodes": sum(int(t.node_count) for t in trees),
+            "n_leaves": sum(int(t.n_leaves) for t in trees),
+            "depth": max(int(t.max_depth) for t in trees)}
 
 
 def _subset(dataset: Dataset, rows: np.ndarray) -> Dataset:
@@ -97,13 +102,27 @@ def run_task(dataset: Dataset, task: Task) -> dict:
 
 
 def run_method_task(dataset: Dataset, task: Task) -> dict:
-    """A task of a method other than a plain tree (evaluate/methods.py: FDF, Naive Bayes
-    leaves): its estimator fitted on the training fold, scored on the test fold."""
+    """A task of a method other than a plain tree (a forest, `gini*100`; evaluate/methods.py:
+    FDF, Naive Bayes leaves): its estimator fitted on the training fold, scored on the test
+    fold. A forest's trees are grown out: the pruning and leaf options are a tree's."""
+    from dtcli.estimator import DecisionTreeClassifier
     from dtcli.evaluate import methods
 
     train, test = repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold]
-    model = methods.make_estimator(task.criterion, dict(task.params),
-                                   task.options.estimator_params())
+    if task.trees:
+        from dtcli.ensemble.forest import RandomForestClassifier
+
+        tree_params = DecisionTreeClassifier(criterion=task.criterion,
+                                             criterion_params=dict(task.params),
+                                             **task.options.estimator_params()).get_params()
+        forest_params = RandomForestClassifier().get_params()
+        own = {"n_estimators": task.trees, "n_jobs": 1, "max_features": "sqrt",
+               "random_state": task.seed}
+        model = RandomForestClassifier(**{k: v for k, v in tree_params.items()
+                                          if k in forest_params} | own)
+    else:
+        model = methods.make_estimator(task.criterion, dict(task.params),
+                                       task.options.estimator_params())
     model.fit_dataset(_subset(dataset, train))
     start = time.perf_counter()
     proba = model.proba_from_matrix(np.ascontiguousarray(dataset.X[test]))
@@ -279,7 +298,7 @@ def plan(datasets: Sequence[Dataset], criteria: Sequence[CriterionChoice], optio
             for repeat in range(protocol.repeats):
                 for fold in range(protocol.cv):
                     tasks.append(Task(d, choice.name, choice.params, own, protocol.cv,
-                                      protocol.seed, repeat, fold, choice.options))
+                                      protocol.seed, repeat, fold, choice.options, choice.trees))
                     keys.append(task_key(digest, choice, own, protocol.cv, protocol.seed,
                                          repeat, fold))
     return tasks, keys

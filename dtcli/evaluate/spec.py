@@ -151,10 +151,11 @@ def check_unique(specs: list[DatasetSpec]) -> None:
 
 def method_identity(choice) -> tuple:
     """What decides the trees a criterion choice (tasks.CriterionChoice) grows: the criterion
-    the engine runs, its parameter vector, and the tree options its entry sets (those not
-    at their defaults). The registry maps a criterion at the parameters where it is a
-    classic one to that one (`Criterion.for_engine`: Tsallis at q = 2 is Gini), so two
-    choices with one identity grow identical trees."""
+    the engine runs, its parameter vector, the tree options its entry sets (those not
+    at their defaults) and the size of its forest (0: one tree). The registry maps a
+    criterion at the parameters where it is a classic one to that one
+    (`Criterion.for_engine`: Tsallis at q = 2 is Gini), so two choices with one identity
+    grow identical trees."""
     from dtcli import criteria
     from dtcli.evaluate import methods
     from dtcli.evaluate.tasks import TreeOptions
@@ -166,7 +167,7 @@ def method_identity(choice) -> tuple:
         name, vector = engine.name, tuple(float(v) for v in values)
     defaults = TreeOptions()
     options = tuple(sorted((k, str(v)) for k, v in choice.options if v != getattr(defaults, k)))
-    return name, vector, options
+    return name, vector, options, choice.trees
 
 
 def default_criteria() -> list[str]:

@@ -29,17 +29,21 @@ RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a resu
 @dataclass(frozen=True)
 class CriterionChoice:
     """A criterion with parameters, as written in --criteria: `NAME[:P=V[:P=V...]]`, and
-    the tree options the entry sets for its own trees (entry_options.ENTRY_OPTIONS)."""
+    the tree options the entry sets for its own trees (entry_options.ENTRY_OPTIONS);
+    `*N` after it for a random forest of N such trees (`gini*100`: max_features sqrt,
+    bootstrap samples, ensemble/forest.py)."""
 
     name: str
     params: tuple[tuple[str, float], ...] = ()
     options: tuple[tuple[str, object], ...] = ()
+    trees: int = 0  # 0: one tree; N: a forest of N trees
 
     @property
     def label(self) -> str:
-        """How reports name it: 'gini', 'tsallis:q=2.5', 'gini:pruning=ccp'."""
+        """How reports name it: 'gini', 'tsallis:q=2.5', 'gini:pruning=ccp', 'gini*100'."""
         return (self.name + "".join(f":{k}={v:g}" for k, v in self.params)
-                + "".join(format_option(k, v) for k, v in self.options))
+                + "".join(format_option(k, v) for k, v in self.options)
+                + (f"*{self.trees}" if self.trees else ""))
 
     def tree_options(self, options: "TreeOptions") -> "TreeOptions":
         """The command's tree options with this entry's own in their place."""
@@ -70,6 +74,7 @@ def parse_criteria(entries: Sequence[str]) -> list[CriterionChoice]:
     for entry in (part.strip() for value in entries for part in value.split(",")):
         if not entry:
             continue
+        entry, trees = forest_size(entry)
         name, *assignments = (piece.strip() for piece in entry.split(":"))
         params, options = [], []
         for assignment in assignments:
@@ -90,18 +95,29 @@ def parse_criteria(entries: Sequence[str]) -> list[CriterionChoice]:
             if given.count(key) > 1:  # keeping either hides a typo
                 raise ParameterError(f"--criteria: {entry!r} gives {key} twice; "
                                      "give each parameter once per criterion")
-        choice = CriterionChoice(name, tuple(params), tuple(options))
+        choice = CriterionChoice(name, tuple(params), tuple(options), trees)
         resolved = choice.resolved()
         choice.tree_options(TreeOptions()).check()
         for other in choices:
             if (other.name == name and other.resolved() == resolved
-                    and dict(other.options) == dict(choice.options)):
+                    and dict(other.options) == dict(choice.options) and other.trees == trees):
                 raise ParameterError(f"--criteria: '{other.label}' and '{choice.label}' are "
                                      "the same criterion with the same parameters")
         choices.append(choice)
     if not choices:
         raise ParameterError("--criteria: no criterion given")
     return choices
+
+
+def forest_size(entry: str) -> tuple[str, int]:
+    """('gini', 100) from 'gini*100'; (entry, 0) without a '*'."""
+    entry, star, size = entry.rpartition("*") if "*" in entry else (entry, "", "")
+    if not star:
+        return entry.strip(), 0
+    if not size.strip().isdigit() or int(size) < 1:
+        raise ParameterError(f"--criteria: expected NAME*TREES (a forest of TREES >= 1 trees) "
+                             f"in {entry + star + size!r}")
+    return entry.strip(), int(size)
 
 
 @dataclass(frozen=True)
@@ -193,10 +209,11 @@ class Task:
     repeat: int
     fold: int
     entry_options: tuple[tuple[str, object], ...] = ()  # what its --criteria entry set
+    trees: int = 0  # a forest of this many trees (CriterionChoice.trees)
 
     @property
     def choice(self) -> CriterionChoice:
-        return CriterionChoice(self.criterion, self.params, self.entry_options)
+        return CriterionChoice(self.criterion, self.params, self.entry_options, self.trees)
 
 
 def dataset_digest(dataset: Dataset) -> str:
@@ -218,6 +235,8 @@ def task_key(digest: str, choice: CriterionChoice, options: TreeOptions, cv: int
                 "criterion": choice.name,
                 "params": choice.resolved(), "options": options.identity(),
                 "cv": cv, "seed": seed, "repeat": repeat, "fold": fold}
+    if choice.trees:  # single trees keep the keys they had before forests
+        identity["trees"] = choice.trees
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
 
 

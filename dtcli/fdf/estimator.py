@@ -18,11 +18,11 @@ import time
 import numpy as np
 
 from dtcli.errors import ParameterError
-from dtcli.estimator import (DecisionTreeClassifier, _column_names, _columns,
-                             _encode_training)
+from dtcli.estimator import DecisionTreeClassifier
 from dtcli.fdf.discretise import mdl_cut_points, to_bins
 from dtcli.fdf.grow import NO_VALUE, Coded, Forest, Stops, root_gains, walk
-from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
+from dtcli.io.arrays import column_names, columns_of, encode_training
+from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset
 from dtcli.leaves.naive_bayes import softmax
 from dtcli.params import Parameters, integer_param
 from dtcli.validation import class_labels, not_fitted
@@ -85,8 +85,8 @@ class FDFClassifier(Parameters):
     def fit(self, X, y, sample_weight=None) -> "FDFClassifier":
         if sample_weight is not None:
             raise ParameterError("FDFClassifier counts rows: sample_weight is not supported")
-        names = _column_names(X)
-        features, matrix = _encode_training(_columns(X), names, self.nominal_features,
+        names = column_names(X)
+        features, matrix = encode_training(columns_of(X), names, self.nominal_features,
                                             text_may_be_numbers=names is None)
         classes, codes = class_labels(y, matrix.shape[0])
         if names is not None:

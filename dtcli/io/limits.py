@@ -1,5 +1,5 @@
-"""What a tree can be trained on, checked when a dataset is made, before training
-allocates anything.
+"""What a tree can be trained on, checked when a dataset is made (and, for the node
+records, again by the estimators' fit(X, y)), before training allocates anything.
 
 - The target must be classes. As scikit-learn's `type_of_target` and
   `check_classification_targets` tell: numbers that are not all whole are

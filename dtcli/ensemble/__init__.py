@@ -1,0 +1,1 @@
+"""Ensembles of trees: random forests and bagging (forest.py), grown from one presort."""

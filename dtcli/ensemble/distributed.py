@@ -1,0 +1,44 @@
+"""Grow a forest's trees on a Dask cluster (`dtree train --model forest --scheduler`).
+
+The data are presorted here once and the prepared data and the forest's plan are
+scattered to every worker once (`broadcast=True`); each task then names a few
+trees by index and ships back their arrays. A tree depends only on the data, the
+plan and its index (growth.py), so the forest equals the one grown locally.
+dtcli must be installed on the workers.
+"""
+from __future__ import annotations
+
+from dtcli.ensemble.growth import grow_trees
+from dtcli.errors import DtreeError
+from dtcli.evaluate.distributed import CONNECT_TIMEOUT, _import_distributed, check_address
+
+TREES_PER_TASK = 4  # small enough to spread 100 trees over many workers
+
+
+def _grow_on_worker(prepared, plan, indices):
+    return grow_trees(prepared, plan, indices, 1)
+
+
+def fit_on_cluster(forest, dataset, address: str):
+    """forest.fit_dataset(dataset), its trees grown on the cluster at `address`."""
+    check_address(address)
+    distributed = _import_distributed()
+
+    def grower(prepared, plan, n_jobs):
+        try:
+            client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise DtreeError(f"cannot connect to the Dask scheduler at {address} ({exc})") from None
+        try:
+            shipped_data, shipped_plan = client.scatter([prepared, plan], broadcast=True,
+                                                        hash=False)
+            n = forest.n_estimators
+            chunks = [list(range(lo, min(lo + TREES_PER_TASK, n)))
+                      for lo in range(0, n, TREES_PER_TASK)]
+            futures = [client.submit(_grow_on_worker, shipped_data, shipped_plan, chunk,
+                                     pure=False) for chunk in chunks]
+            return [tree for future in futures for tree in future.result()]
+        finally:
+            client.close()
+
+    return forest.fit_dataset(dataset, grower=grower)

@@ -1,0 +1,216 @@
+"""`RandomForestClassifier`: bagged trees of any criterion, in scikit-learn's conventions.
+
+Breiman's random forest (Machine Learning 45, 2001): every tree grows from a bootstrap
+sample of the rows, and each node searches a random subset of `max_features`
+features. Here the data are presorted once per forest and every tree grows from
+integer bootstrap counts as row weights (growth.py), so a forest costs one presort
+and n_estimators growths; the same seed grows the same forest on any number of
+threads or processes.
+"""
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+import numpy as np
+
+from dtcli.errors import ParameterError
+from dtcli.estimator import DecisionTreeClassifier, prepare_encoded
+from dtcli.validation import not_fitted, row_weights
+
+_TREE_PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
+                "min_samples_leaf", "min_gain", "nominal_features", "class_weight",
+                "max_features")
+_PARAMS = ("n_estimators",) + _TREE_PARAMS + ("bootstrap", "max_samples", "oob_score",
+                                              "n_jobs", "random_state")
+
+
+class RandomForestClassifier:
+    """A forest of `n_estimators` trees with any split criterion of `dtree criteria`.
+
+    As scikit-learn's RandomForestClassifier: every tree grows from a bootstrap
+    sample of `max_samples` rows (None: as many as the data has; an int, or a
+    fraction of the rows) unless `bootstrap=False`, searching `max_features`
+    features drawn at each node ("sqrt" by default; see DecisionTreeClassifier).
+    `predict_proba` is the mean of the trees' probabilities. `oob_score=True` scores
+    every row by the trees whose sample left it out (`oob_score_`, accuracy, and
+    `oob_decision_function_`). `class_weight` as the tree's, or
+    "balanced_subsample": balanced over each tree's bootstrap sample. The stopping
+    options are the tree's. `n_jobs` threads (default: all cores) grow whole trees
+    side by side; `random_state` seeds the samples and the feature draws, which
+    depend on the seed and each tree's index only: the same seed grows the same
+    forest with any n_jobs.
+    """
+
+    def __init__(self, n_estimators: int = 100, criterion: str = "gini",
+                 criterion_params: dict | None = None, max_depth: int | None = None,
+                 min_samples_split: int = 2, min_samples_leaf: int = 1, min_gain: float = 0.0,
+                 nominal_features=None, class_weight=None, max_features="sqrt",
+                 bootstrap: bool = True, max_samples=None, oob_score: bool = False,
+                 n_jobs: int | None = None, random_state=None):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.criterion_params = criterion_params
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_gain = min_gain
+        self.nominal_features = nominal_features
+        self.class_weight = class_weight
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    # The tree's input handling and checks, shared as they are (they read only the
+    # parameters and fitted attributes both estimators have).
+    _training_input = DecisionTreeClassifier._training_input
+    _encode = DecisionTreeClassifier._encode
+    _check_training = DecisionTreeClassifier._check_training
+    _stop_rules = DecisionTreeClassifier._stop_rules
+    _max_features = DecisionTreeClassifier._max_features
+    _matrix = DecisionTreeClassifier._matrix
+    _nominal_mask = DecisionTreeClassifier._nominal_mask
+    _set_fitted = DecisionTreeClassifier._set_fitted
+    __sklearn_tags__ = DecisionTreeClassifier.__sklearn_tags__
+
+    # scikit-learn's estimator protocol, the tree's over the forest's parameters
+    _param_names = _PARAMS
+    get_params = DecisionTreeClassifier.get_params
+    set_params = DecisionTreeClassifier.set_params
+    __repr__ = DecisionTreeClassifier.__repr__
+
+    # fitting ----------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None) -> "RandomForestClassifier":
+        return self._fit_encoded(*self._training_input(X, y), sample_weight)
+
+    def fit_dataset(self, dataset, sample_weight=None, grower=None) -> "RandomForestClassifier":
+        """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does); `grower`
+        as in _fit_encoded."""
+        self.feature_names_in_ = np.array(dataset.feature_names, dtype=object)
+        return self._fit_encoded(dataset.X, dataset.y, dataset.features,
+                                 np.array(dataset.classes, dtype=object), sample_weight, grower)
+
+    def _fit_encoded(self, X, y, features, classes, sample_weight, grower=None):
+        """Fit on an encoded matrix. `grower(prepared, plan, n_jobs)` grows the trees
+        (default: growth.grow_trees on this machine's threads; a Dask cluster's in
+        distributed.py)."""
+        from dtcli.ensemble.growth import grow_trees
+
+        plan = self._plan(X, y, features, classes, sample_weight)
+        start = time.perf_counter()
+        prepared = prepare_encoded(X, y, features, classes.shape[0], self.n_jobs)
+        if grower is None:
+            trees = grow_trees(prepared, plan, range(self.n_estimators), self.n_jobs)
+        else:
+            trees = grower(prepared, plan, self.n_jobs)
+        self.fit_seconds_ = time.perf_counter() - start
+        self._set_fitted(features, classes)
+        self.estimators_ = [self._estimator(tree, features, classes) for tree in trees]
+        self._seed, self._n_rows = plan.seed, X.shape[0]  # for the model file
+        if self.oob_score:
+            self._score_out_of_bag(np.ascontiguousarray(X, dtype=np.float64), y, plan)
+        return self
+
+    def _plan(self, X, y, features, classes, sample_weight):
+        from dtcli.ensemble.growth import ForestPlan
+        from dtcli.engine.rng import seed_of
+
+        n = self.n_estimators
+        if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 1:
+            raise ParameterError(f"n_estimators must be an integer >= 1, got {n!r}")
+        if not isinstance(self.bootstrap, (bool, np.bool_)):
+            raise ParameterError(f"bootstrap must be True or False, got {self.bootstrap!r}")
+        if self.max_samples is not None and not self.bootstrap:
+            raise ParameterError("max_samples needs bootstrap=True (it is the size of each "
+                                 "bootstrap sample)")
+        if self.oob_score and not self.bootstrap:
+            raise ParameterError("oob_score needs bootstrap=True (no row is out of the bag "
+                                 "without a bootstrap sample)")
+        subsample = isinstance(self.class_weight, str) and self.class_weight == "balanced_subsample"
+        class_weight = ("balanced" if subsample and not self.bootstrap
+                        else None if subsample else self.class_weight)
+        rules, engine = self._check_training(X, features, classes)
+        return ForestPlan(engine=engine, rules=rules,
+                          weights=row_weights(sample_weight, class_weight, y, classes),
+                          bootstrap=bool(self.bootstrap), n_draws=self._n_draws(X.shape[0]),
+                          balanced_subsample=subsample and bool(self.bootstrap),
+                          seed=seed_of(self.random_state))
+
+    def _n_draws(self, n_rows: int) -> int:
+        """Rows per bootstrap sample (max_samples), scikit-learn's way."""
+        value = self.max_samples
+        if value is None:
+            return n_rows
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            if 1 <= value <= n_rows:
+                return int(value)
+        elif isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
+            return max(1, round(value * n_rows))
+        raise ParameterError(f"max_samples must be None, an integer in [1, {n_rows}] or a "
+                             f"fraction in (0, 1], got {value!r}")
+
+    def _estimator(self, tree, features, classes) -> DecisionTreeClassifier:
+        """A fitted DecisionTreeClassifier around one of the forest's trees."""
+        estimator = DecisionTreeClassifier(**{k: getattr(self, k) for k in _TREE_PARAMS
+                                              if k != "class_weight"})
+        estimator.tree_ = tree
+        estimator._set_fitted(features, classes)
+        if hasattr(self, "feature_names_in_"):
+            estimator.feature_names_in_ = self.feature_names_in_
+        return estimator
+
+    def _score_out_of_bag(self, X, y, plan) -> None:
+        """oob_decision_function_: each row's mean probability over the trees whose
+        bootstrap sample left it out (zeros for a row every sample drew, with a
+        warning, as scikit-learn); oob_score_: the accuracy of its argmax."""
+        n, k = X.shape[0], self.n_classes_
+        total, votes = np.zeros((n, k)), np.zeros(n)
+        mask = self._nominal_mask()
+        for index, estimator in enumerate(self.estimators_):
+            out = np.flatnonzero(plan.counts(index, n) == 0)
+            tree = estimator.tree_
+            total[out] += tree.node_proba[tree.apply(X[out], mask, self._threads())]
+            votes[out] += 1
+        if (votes == 0).any():
+            warnings.warn("Some inputs do not have OOB scores. This probably means too few "
+                          "trees were used to compute any reliable OOB estimates.",
+                          UserWarning, stacklevel=3)
+        self.oob_decision_function_ = total / np.maximum(votes, 1)[:, None]
+        self.oob_score_ = float(np.mean(np.argmax(self.oob_decision_function_, axis=1) == y))
+
+    # prediction -------------------------------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "estimators_"):
+            raise not_fitted(self)
+
+    _threads = DecisionTreeClassifier._threads
+    predict_proba = DecisionTreeClassifier.predict_proba
+    predict_log_proba = DecisionTreeClassifier.predict_log_proba
+    score = DecisionTreeClassifier.score
+
+    def proba_from_matrix(self, matrix: np.ndarray) -> np.ndarray:
+        """Class probabilities for an already encoded float64 matrix (CLI path)."""
+        from dtcli.ensemble.growth import forest_proba
+
+        self._check_fitted()
+        return forest_proba([e.tree_ for e in self.estimators_], matrix, self._nominal_mask(),
+                            self.n_jobs)
+
+    def predict(self, X) -> np.ndarray:
+        proba = self.predict_proba(X)  # checks first that the forest is fitted
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """The mean of the trees' feature_importances_ (trees that split), normalised to
+        sum to 1, as scikit-learn's."""
+        self._check_fitted()
+        split = [e.feature_importances_ for e in self.estimators_ if e.tree_.node_count > 1]
+        if not split:
+            return np.zeros(self.n_features_in_)
+        mean = np.mean(split, axis=0)
+        return mean / mean.sum() if mean.sum() > 0 else mean
+

@@ -1,0 +1,181 @@
+"""The forest kind of model file (format 2; docs/model-format.md): the fields every
+model has (model.py), a `forest` block of its options, and `trees`, each tree's
+parallel arrays in compact form.
+
+A compact array is {"dtype": "int64"|"float64"|"uint8", "shape": [...], "data":
+base64 of its little-endian bytes}: a forest of 100 trees of 30k nodes would be
+hundreds of MB as JSON number lists, and its floats (NaN thresholds and scores
+included) round-trip bit for bit. Every tree is validated as strictly as a tree
+file's, with array operations (a forest has millions of nodes).
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import numbers
+
+import numpy as np
+
+from dtcli.io.dataset import NOMINAL
+from dtcli.model import COUNT_TOLERANCE
+from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+
+_DTYPES = {"int64": "<i8", "float64": "<f8", "uint8": "u1"}
+# Each array of a tree in the file: dtype, and the shape as a function of
+# (node count, classes, widest nominal feature's categories).
+_ARRAYS = {
+    "children_left": ("int64", lambda n, k, c: (n,)),
+    "children_right": ("int64", lambda n, k, c: (n,)),
+    "feature": ("int64", lambda n, k, c: (n,)),
+    "threshold": ("float64", lambda n, k, c: (n,)),
+    "missing_left": ("uint8", lambda n, k, c: (n,)),
+    "category_left": ("uint8", lambda n, k, c: (n, c)),
+    "value": ("float64", lambda n, k, c: (n, k)),
+    "n_node_samples": ("int64", lambda n, k, c: (n,)),
+    "score": ("float64", lambda n, k, c: (n,)),
+}
+
+
+def encode_array(array: np.ndarray, dtype: str) -> dict:
+    """`array` as a compact array of `dtype` (a key of _DTYPES)."""
+    data = np.ascontiguousarray(array, dtype=_DTYPES[dtype]).tobytes()
+    return {"dtype": dtype, "shape": list(array.shape), "data": base64.b64encode(data).decode()}
+
+
+def forest_to_dict(forest, *, target: str, source: str | None) -> dict:
+    from dtcli.model import header_fields
+
+    trees = [e.tree_ for e in forest.estimators_]
+    max_categories = max((len(f.categories) for f in forest.features_ if f.kind == NOMINAL),
+                         default=0)
+    return {
+        **header_fields(forest, "forest", target, source, forest._n_rows),
+        "forest": {"n_estimators": len(trees), "max_features": forest.max_features,
+                   "bootstrap": bool(forest.bootstrap), "max_samples": forest.max_samples,
+                   "seed": forest._seed,
+                   "oob_score": getattr(forest, "oob_score_", None)},
+        "trees": [{"node_count": t.node_count,
+                   **{name: encode_array(_widened(getattr(t, name), name, max_categories), dtype)
+                      for name, (dtype, _) in _ARRAYS.items()}} for t in trees],
+    }
+
+
+def _widened(array: np.ndarray, name: str, max_categories: int) -> np.ndarray:
+    """category_left is stored at the width of the widest nominal feature (0 for none)."""
+    if name != "category_left":
+        return array
+    return np.ascontiguousarray(array[:, :max_categories])
+
+
+def forest_from_dict(doc: dict, check):
+    """A fitted RandomForestClassifier from a forest file (checked by `check`, a
+    model._Checker)."""
+    from dtcli.ensemble.forest import RandomForestClassifier
+
+    forest = RandomForestClassifier()
+    features, classes = check.header(doc, forest, ("balanced", "balanced_subsample"))
+    block = check.mapping(doc.get("forest"), "forest")
+    try:
+        forest.set_params(n_estimators=block.get("n_estimators"),
+                          max_features=block.get("max_features"),
+                          bootstrap=block.get("bootstrap"), max_samples=block.get("max_samples"),
+                          random_state=block.get("seed"))
+        forest._max_features(len(features))
+        if not isinstance(forest.bootstrap, bool):
+            raise ValueError("bootstrap must be true or false")
+        if not isinstance(forest.n_estimators, int) or forest.n_estimators < 1:
+            raise ValueError("n_estimators must be a positive integer")
+    except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
+        check.fail(f"invalid forest options ({exc})")
+    trees = doc.get("trees")
+    if not isinstance(trees, list) or len(trees) != forest.n_estimators:
+        check.fail(f"trees must be a list of forest.n_estimators ({forest.n_estimators}) trees")
+    max_categories = max((len(f.categories) for f in features if f.kind == NOMINAL), default=0)
+    class_array = np.array(classes, dtype=object)
+    forest._set_fitted(features, class_array)
+    forest.feature_names_in_ = np.array([f.name for f in features], dtype=object)
+    forest._seed, forest._n_rows = forest.random_state, doc["training"].get("n_samples")
+    forest.estimators_ = [
+        forest._estimator(_checked_tree(check, check.mapping(t, f"trees[{i}]"), f"trees[{i}]",
+                                        features, len(classes), max_categories),
+                          features, class_array)
+        for i, t in enumerate(trees)]
+    oob = block.get("oob_score")
+    if oob is not None:
+        if not isinstance(oob, numbers.Real) or isinstance(oob, bool) or not 0 <= oob <= 1:
+            check.fail("forest.oob_score must be null or a number in [0, 1]")
+        forest.oob_score_ = float(oob)
+    return forest
+
+
+def _decode(check, tree: dict, where: str, name: str, shape: tuple) -> np.ndarray:
+    value = tree.get(name)
+    dtype = _ARRAYS[name][0]
+    if (not isinstance(value, dict) or value.get("dtype") != dtype
+            or value.get("shape") != list(shape) or not isinstance(value.get("data"), str)):
+        check.fail(f"{where}.{name} must be a compact {dtype} array of shape {list(shape)}")
+    try:
+        data = base64.b64decode(value["data"], validate=True)
+    except (binascii.Error, ValueError):
+        check.fail(f"{where}.{name}.data is not base64")
+    code = np.dtype(_DTYPES[dtype])
+    if len(data) != code.itemsize * int(np.prod(shape)):
+        check.fail(f"{where}.{name} holds {len(data)} bytes, not {list(shape)} {dtype} values")
+    return np.frombuffer(data, dtype=code).astype(code.newbyteorder("="), copy=True).reshape(shape)
+
+
+def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
+                  max_categories: int) -> Tree:
+    """The checks of model._Checker.tree, on whole arrays."""
+    n = tree.get("node_count")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        check.fail(f"{where}.node_count must be a positive integer")
+    arrays = {name: _decode(check, tree, where, name, shape(n, n_classes, max_categories))
+              for name, (_, shape) in _ARRAYS.items()}
+    left, right, feature = arrays["children_left"], arrays["children_right"], arrays["feature"]
+    threshold, value, samples = arrays["threshold"], arrays["value"], arrays["n_node_samples"]
+    categories = arrays["category_left"]
+
+    def fail_at(bad: np.ndarray, message: str):
+        if bad.any():
+            check.fail(f"{where} node {int(np.argmax(bad))}: {message}")
+
+    leaf = left == TREE_LEAF
+    fail_at(leaf & ((right != TREE_LEAF) | (feature != TREE_UNDEFINED)),
+            "a leaf must have both children and feature unset")
+    fail_at(leaf & (~np.isnan(threshold) | categories.any(axis=1)),
+            "a leaf has no threshold and no left categories")
+    fail_at((arrays["missing_left"] > 1), "missing_left must be 0 or 1")
+    # A child's weighted counts are its parent's minus its sibling's: -1e-16 happens.
+    rounding = -COUNT_TOLERANCE * np.abs(value[0]).sum()
+    fail_at(~np.isfinite(value).all(axis=1) | (value < rounding).any(axis=1),
+            "value must hold non-negative class counts")
+    fail_at(samples < 0, "n_node_samples must be non-negative")
+    split = np.flatnonzero(~leaf)
+    node = np.arange(n)
+    fail_at(~leaf & ~((node < left) & (left < n) & (node < right) & (right < n)),
+            f"child ids must be greater than the parent's and < {n}")
+    parents = np.bincount(np.concatenate([left[split], right[split]]), minlength=n)
+    fail_at(np.concatenate([[parents[0] != 0], parents[1:] != 1]),
+            "every node but the root must be the child of exactly one node")
+    fail_at(~leaf & ((feature < 0) | (feature >= len(features))), "feature does not exist")
+    fail_at(np.isin(node, split) & (samples[np.maximum(left, 0)] + samples[np.maximum(right, 0)]
+                                    != samples), "its children's n_node_samples do not add up")
+    nominal = np.array([f.kind == NOMINAL for f in features], bool)
+    widths = np.array([len(f.categories) for f in features], np.int64)
+    f = np.where(leaf, 0, feature)
+    on_nominal = ~leaf & nominal[f]
+    fail_at(~leaf & ~on_nominal & (np.isnan(threshold) | categories.any(axis=1)),
+            "a numeric split needs a threshold and no categories")
+    beyond = np.arange(max_categories)[None, :] >= widths[f][:, None]
+    fail_at(on_nominal & (~np.isnan(threshold) | (categories.astype(bool) & beyond).any(axis=1)
+                          | (categories > 1).any(axis=1)),
+            "a nominal split has no threshold and marks only its feature's categories")
+    parts = value[left[split]] + value[right[split]]
+    tolerance = COUNT_TOLERANCE * value[split].sum(axis=1, keepdims=True)
+    wrong = np.zeros(n, bool)
+    wrong[split] = (np.abs(parts - value[split]) > tolerance).any(axis=1)
+    fail_at(wrong, "its children's class counts (value) do not add up to its own")
+    return Tree(children_left=left, children_right=right, feature=feature, threshold=threshold,
+                missing_left=arrays["missing_left"], category_left=categories, value=value,
+                n_node_samples=samples, score=arrays["score"])
