@@ -163,3 +163,16 @@ def test_pruning_tuning_mistakes_are_one_line_exit_2(examples, args, message):
     result = _run(args[0], examples / "iris.csv", *args[1:])
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1 and message in result.stderr
+
+
+def test_train_significance_auto_records_the_level_it_pruned_with(examples, tmp_path):
+    model = tmp_path / "m.json"
+    result = _run("train", examples / "iris.csv", "-c", "pe", "-p", "alpha=auto", "--grid",
+                  "alpha=0.5,1", "--pruning", "s-pruning", "--significance", "auto",
+                  "--permutations", PERMUTATIONS, "--tune-cv", 3, "-q", "-o", model)
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(model.read_text())
+    assert len(doc["tuning"]["results"]) == len(ALPHAS) * len(LEVELS)
+    assert doc["pruning"]["significance"] == doc["tuning"]["best_params"]["significance"]
+    assert doc["criterion"]["params"]["alpha"] == doc["tuning"]["best_params"]["alpha"]
+    assert _run("export", model).exit_code == 0  # the load check accepts the record
