@@ -209,11 +209,13 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, forest_size,
                                       check_class_weight, check_protocol)
 
+    from dtcli.tuning.grid import auto_options
+
     tree.update(pruning_params(tree))
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
                             header=not no_header, delimiter=delimiter)[0]
-    if "auto" in tree["criterion_params"].values():
+    if "auto" in tree["criterion_params"].values() or auto_options(tree):
         dataset = spec.load(force)
         _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
         return evaluate_tuned(spec, dataset, tree, tuning, protocol, quiet=quiet, **run)
@@ -386,7 +388,11 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     if base is not None and base not in labels:
         raise ParameterError(f"--base {base!r} is not one of the compared criteria "
                              f"({', '.join(labels)})")
-    options = TreeOptions(**pruning_params(tree), **tree).check()
+    tree.update(pruning_params(tree))
+    if tree["significance"] == "auto":
+        raise ParameterError("--significance auto: in compare, tune it in a --criteria entry "
+                             "(pe:alpha=auto:pruning=s-pruning:significance=auto)")
+    options = TreeOptions(**tree).check()
     protocol = Protocol(cv, repeats, seed)
     specs = (load_spec(spec_path) if spec_path else []) + specs_from_paths(
         data, target=target, drop=drop, format=data_format, header=not no_header,

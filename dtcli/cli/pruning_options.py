@@ -30,6 +30,19 @@ def _ccp_alpha(ctx, param, value):
     return alpha
 
 
+def _significance(ctx, param, value):
+    if value == "auto":
+        return value
+    try:
+        level = float(value)
+    except ValueError:
+        level = -1.0
+    if not 0 <= level <= 1:
+        raise click.BadParameter(f"expected a number in [0, 1] or auto, got {value!r}", ctx,
+                                 param)
+    return level
+
+
 def pruning_options(func):
     """--pruning and its parameters, --leaf-estimate and --m."""
     options = [
@@ -52,10 +65,12 @@ def pruning_options(func):
         click.option("--pruning-folds", type=click.IntRange(min=2), metavar="N",
                      help="reduced-error: folds, one held out to prune on (default 3); "
                           "ccp auto: cross-validation folds (default 10)."),
-        click.option("--significance", type=click.FloatRange(0, 1), default=0.05,
-                     show_default=True,
+        click.option("--significance", metavar="S|auto", callback=_significance,
+                     default="0.05", show_default=True,
                      help="s-pruning: a split whose permutation p-value is above this "
-                          "becomes a leaf."),
+                          "becomes a leaf; auto: tuned over 0.01, 0.05, 0.1 (the PIDT "
+                          "paper's grid; not in compare, whose entries take "
+                          "significance=auto)."),
         click.option("--permutations", type=click.IntRange(min=1), default=1000,
                      show_default=True, help="s-pruning: label shuffles per tested node."),
         click.option("--pruning-mode", type=click.Choice(MODE_NAMES), default="default",

@@ -8,6 +8,7 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
                                jobs_option, output_format_option, output_option, quiet_option,
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
+from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.evaluate.report import METRICS
 
 
@@ -27,6 +28,7 @@ def grid_option(func):
 @data_options
 @tree_options
 @class_weight_option
+@pruning_options
 @grid_option
 @click.option("--cv", type=click.IntRange(min=2), default=5, show_default=True,
               help="Number of stratified folds.")
@@ -62,6 +64,8 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
       dtree tune examples/balanced/glass.csv -t Type --drop Id --criterion tsallis \\
           --grid q=0.1:10:0.1 --cv 10 --min-samples-leaf 5
       dtree tune examples/balanced/wine.csv -c pt --grid alpha=0.25,0.5,1 --grid gamma=0.5:3:0.5 -f json
+      dtree tune examples/balanced/pima.csv -c pe --grid alpha=0.05:1:0.05 \\
+          --pruning s-pruning --significance auto --permutations 200
     """
     from dtcli.atomic import open_output, refuse_output_over_input
     from dtcli.evaluate.spec import specs_from_paths
@@ -72,6 +76,7 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
     refuse_output_over_input(output, "--output", {"DATA": data})
     refuse_output_over_input(results_path, "--results", {"DATA": data, "--output": output})
     refuse_unmarked_stdin(data, data_format)
+    tree.update(pruning_params(tree))
     search = make_search(tree, grid_entries, metric)
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
@@ -93,13 +98,16 @@ def make_search(tree: dict, grid_entries, metric: str):
     """A `search.Search` from the tree options and --grid entries; "auto" parameters and,
     without --grid, every parameter of the criterion take the papers' default grid."""
     from dtcli.evaluate.tasks import TreeOptions
-    from dtcli.tuning.grid import AUTO, default_grid, parse_grid
+    from dtcli.tuning.grid import AUTO, auto_options, default_grid, parse_grid
     from dtcli.tuning.search import Search
 
     tree = dict(tree)
     criterion, params = tree.pop("criterion"), dict(tree.pop("criterion_params") or {})
     grid = parse_grid(grid_entries)
-    auto = [name for name, value in params.items() if value == AUTO]
+    options_auto = auto_options(tree)
+    for name in options_auto:  # the grid gives their values
+        del tree[name]
+    auto = [name for name, value in params.items() if value == AUTO] + options_auto
     if auto or not grid:
         grid = {**default_grid(criterion, auto or None), **grid}
     fixed = tuple((k, v) for k, v in params.items() if v != AUTO and k not in grid)
@@ -158,9 +166,13 @@ class TrainingSearch:
 
     def untuned(self, tree: dict) -> dict:
         """The tree options without the searched values (checked before data is read)."""
+        from dtcli.evaluate.tasks import TreeOptions
+        from dtcli.tuning.grid import auto_options
+
         params = {k: v for k, v in (tree["criterion_params"] or {}).items()
                   if k not in self.search.grid}
-        return {**tree, "criterion_params": params}
+        return {**tree, "criterion_params": params,
+                **{name: getattr(TreeOptions(), name) for name in auto_options(tree)}}
 
     def tuned_tree(self, dataset, jobs, quiet):
         """Search on `dataset`, then the estimator with the best point's values, whose
@@ -194,10 +206,10 @@ def tuned_search(tree: dict, grid_entries, tune_cv) -> TrainingSearch | None:
     """None when train has nothing to tune (no auto parameter, no --grid)."""
     from dtcli.errors import ParameterError
     from dtcli.evaluate.tasks import Protocol
-    from dtcli.tuning.grid import AUTO
+    from dtcli.tuning.grid import AUTO, auto_options
 
     auto = [k for k, v in (tree["criterion_params"] or {}).items() if v == AUTO]
-    if not auto and not grid_entries:
+    if not auto and not auto_options(tree) and not grid_entries:
         if tune_cv is not None:
             raise ParameterError("--tune-cv applies when a --param is auto or --grid is given")
         return None
@@ -265,14 +277,19 @@ def evaluate_tuned(spec, dataset, tree: dict, tuning: dict, protocol, *, jobs, s
     from dtcli.evaluate.tasks import check_class_weight
     from dtcli.tuning.methods import TunedMethod, folds_of
 
+    from dtcli.evaluate.tasks import TreeOptions
+    from dtcli.tuning.grid import auto_options
+
     tree = dict(tree)
     criterion, params = tree.pop("criterion"), dict(tree.pop("criterion_params") or {})
-    from dtcli.evaluate.tasks import TreeOptions
-
+    options_auto = auto_options(tree)
+    for name in options_auto:  # the grid gives their values
+        del tree[name]
     options = TreeOptions(**tree).check()
-    auto = tuple(k for k, v in params.items() if v == "auto")
+    auto = tuple(k for k, v in params.items() if v == "auto") + tuple(options_auto)
     fixed = tuple((k, v) for k, v in params.items() if v != "auto")
     label = criterion + "".join(f":{k}={v if v == 'auto' else f'{v:g}'}" for k, v in params.items())
+    label += "".join(f":{name}=auto" for name in options_auto)
     method = TunedMethod(label, criterion, fixed, auto)
     check_class_weight([spec.name], [dataset], options)
     _, _, _, report = tuned_columns([spec.name], [dataset], [method], tuning, options, protocol,

@@ -5,21 +5,24 @@
     TunedClassifier(tree, cv=10).fit(X, y).best_params_   # {'q': 2.6}
 
 A criterion parameter given as "auto" is searched over the papers' default
-grid (`grid.DEFAULT_GRIDS`); `grid` adds or overrides parameters, criterion
+grid (`grid.DEFAULT_GRIDS`), and so is S-pruning's `significance="auto"` (the
+PIDT paper's {0.01, 0.05, 0.1}); `grid` adds or overrides parameters, criterion
 parameters or tree options alike ({"q": [0.5, 1.5], "min_samples_leaf": "1:10:1"}).
+The tree's own options, its pruning among them, hold at every grid point.
 `fit` scores every point on the same seeded folds (`search.grid_search`,
 through the runner: with n_jobs > 1, in worker processes, so a script needs
 the `if __name__ == "__main__":` guard), then refits the best on all rows.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 
 from dtcli.errors import ParameterError
 from dtcli.estimator import DecisionTreeClassifier
-from dtcli.tuning.grid import AUTO, default_grid, parse_values
+from dtcli.tuning.grid import AUTO, auto_options, default_grid, parse_values
 
 _PARAMS = ("tree", "grid", "cv", "repeats", "seed", "scoring", "n_jobs")
 
@@ -67,6 +70,7 @@ class TunedClassifier:
         `grid` (values as lists or as a range text "START:STOP:STEP")."""
         tree = self._tree()
         auto = [n for n, v in (tree.criterion_params or {}).items() if v == AUTO]
+        auto += auto_options(tree.get_params(deep=False))
         searched = default_grid(tree.criterion, auto) if auto else {}
         for name, values in (self.grid or {}).items():
             searched[name] = (parse_values(values, f"{name}={values}") if isinstance(values, str)
@@ -90,8 +94,10 @@ class TunedClassifier:
         weights = tree.class_weight  # the runner's datasets name classes as text
         if isinstance(weights, dict):
             weights = {str(label): float(w) for label, w in weights.items()}
-        options = TreeOptions(tree.max_depth, tree.min_samples_split, tree.min_samples_leaf,
-                              tree.min_gain, weights)
+        # every tree option of the tree (its pruning too); an auto one's values are the grid's
+        params = tree.get_params(deep=False)
+        names = {f.name for f in dataclasses.fields(TreeOptions)} - set(auto_options(params))
+        options = TreeOptions(**{**{n: params[n] for n in names}, "class_weight": weights})
         search = Search(tree.criterion, self.search_grid(), fixed, options.check(), self.scoring)
         self.search_ = grid_search("X", dataset, search, Protocol(self.cv, self.repeats, self.seed),
                                    jobs=self.n_jobs)

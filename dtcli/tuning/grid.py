@@ -38,13 +38,16 @@ def _twentieths(low: int, high: int) -> tuple[float, ...]:
 
 # The grids the papers searched, by parameter name: Tsallis paper section 5.1 (q in
 # [0.1, 10] by 0.1); PIDT paper section 4.1 (alpha and beta in {0.05, 0.10, ..., 1.0};
-# gamma in {0.1, ..., 0.9, 1.5, 2.0, ..., 5.0}).
+# gamma in {0.1, ..., 0.9, 1.5, 2.0, ..., 5.0}; S-pruning's significance in {0.01, 0.05,
+# 0.1}). `significance` is a tree option, the only one with a paper's grid (OPTION_GRIDS).
 DEFAULT_GRIDS: dict[str, tuple[float, ...]] = {
     "q": _tenths(1, 100),
     "alpha": _twentieths(1, 20),
     "beta": _twentieths(1, 20),
     "gamma": _tenths(1, 9) + tuple(float(Decimal(i) / 2) for i in range(3, 11)),
+    "significance": (0.01, 0.05, 0.1),
 }
+OPTION_GRIDS = ("significance",)
 
 
 def _number(text: str, entry: str) -> Decimal:
@@ -100,13 +103,17 @@ def option_names() -> tuple[str, ...]:
 
 def default_grid(criterion: str, names: Sequence[str] | None = None) -> dict[str, tuple[float, ...]]:
     """The papers' grid of every parameter of `criterion` in `names` (default: all of its
-    parameters that have one); ParameterError if a named parameter has none."""
+    parameters that have one), or of a tree option that has one (`OPTION_GRIDS`: S-pruning's
+    significance); ParameterError if a named parameter has none."""
     from dtcli import criteria
 
     params = [p.name for p in criteria.get(criterion).params]
     wanted = params if names is None else list(names)
     grid = {}
     for name in wanted:
+        if name in OPTION_GRIDS:
+            grid[name] = DEFAULT_GRIDS[name]
+            continue
         if name not in params:
             raise ParameterError(f"criterion '{criterion}' has no parameter '{name}' "
                                  f"(parameters: {', '.join(params) or 'none'})")
@@ -139,6 +146,11 @@ def check_names(criterion: str, grid: Mapping[str, Sequence[float]]) -> None:
         size *= len(values)
     if size > MAX_POINTS:
         raise ParameterError(f"--grid has {size} points, more than {MAX_POINTS}")
+
+
+def auto_options(tree: Mapping) -> list[str]:
+    """The tree options of a command's (or estimator's) parameters given as "auto"."""
+    return [name for name in OPTION_GRIDS if tree.get(name) == AUTO]
 
 
 def points(grid: Mapping[str, Sequence[float]]) -> list[dict[str, float]]:

@@ -4,7 +4,10 @@ In a --criteria list, `tsallis:q=auto` is Tsallis entropy with q chosen by a
 grid search (the papers' default grid, or --grid) inside each outer training
 fold (nested cross-validation, `search.nested_many`), and
 `tsallis-gain-ratio:q=@tsallis` is Tsallis gain ratio at the q that the
-tuned tsallis method of the list chose in the same fold (the Tsallis paper's "same q"). Fixed
+tuned tsallis method of the list chose in the same fold (the Tsallis paper's "same q").
+An entry may set its own tree options as fixed entries do
+(`pe:alpha=auto:pruning=s-pruning:significance=auto` tunes alpha and S-pruning's
+significance together, over the papers' grids). Fixed
 and tuned methods run on the same outer folds, so they compare fold by fold.
 
 Each tuned method is reported two ways: `nested` (the honest score) and
@@ -19,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dtcli.errors import ParameterError
+from dtcli.evaluate.entry_options import ENTRY_OPTIONS, parse_option
 from dtcli.evaluate.runner import mean_std, repeat_means
 from dtcli.evaluate.tasks import Protocol, TreeOptions
 from dtcli.tuning.grid import AUTO, SELECTIONS, default_grid
@@ -36,6 +40,8 @@ class TunedMethod:
     # the method whose choices this one takes: its criterion as written (@tsallis), then
     # its label once the list is read
     leader: str | None = None
+    # the entry's own tree options (entry_options: pruning=s-pruning, permutations=200 ...)
+    options: tuple[tuple[str, object], ...] = ()
 
 
 def is_tuned(entry: str) -> bool:
@@ -52,11 +58,13 @@ def split_entries(entries: Sequence[str]) -> tuple[list[str], list[TunedMethod]]
             fixed.append(entry)
             continue
         name, *assignments = (piece.strip() for piece in entry.split(":"))
-        params, names, leaders = [], [], set()
+        params, names, leaders, options = [], [], set(), []
         for assignment in assignments:
             key, _, value = (part.strip() for part in assignment.partition("="))
             if value == AUTO:
                 names.append(key)
+            elif key in ENTRY_OPTIONS:
+                options.append((key, parse_option(entry, key, value)))
             elif value.startswith("@"):
                 names.append(key)
                 leaders.add(value[1:])
@@ -71,7 +79,7 @@ def split_entries(entries: Sequence[str]) -> tuple[list[str], list[TunedMethod]]
             raise ParameterError(f"--criteria: {entry!r} must take all its tuned parameters "
                                  "from one method (@METHOD), or tune them (auto)")
         tuned.append(TunedMethod(entry, name, tuple(params), tuple(names),
-                                 next(iter(leaders)) if leaders else None))
+                                 next(iter(leaders)) if leaders else None, tuple(options)))
     return fixed, [_with_leader_label(method, tuned) for method in tuned]
 
 
@@ -91,15 +99,33 @@ def run_tuned(names, datasets, methods: Sequence[TunedMethod], grid: dict | None
     """Each tuned method's `Nested` per dataset, leaders before their followers."""
     done: dict[str, list[Nested]] = {}
     for method in sorted(methods, key=lambda m: m.leader is not None):
-        searched = {**default_grid(method.criterion, method.tuned),
-                    **{k: v for k, v in (grid or {}).items()}}
-        search = Search(method.criterion, searched, method.fixed, options, metric)
+        own = dataclasses.replace(options, **dict(method.options)).check()
+        search = Search(method.criterion, method_grid(method, grid or {}, own), method.fixed,
+                        own, metric)
         if method.leader is None:
             done[method.label] = nested_many(names, datasets, search, protocol, inner, **run)
         else:
             done[method.label] = follow(names, datasets, search, done[method.leader], protocol,
                                         **run)
     return done
+
+
+def method_grid(method: TunedMethod, grid: dict, options: TreeOptions) -> dict:
+    """What `method` searches: the papers' grid of its auto parameters, with the --grid
+    entries that apply to it (its criterion's parameters; tree options, a pruning
+    method's parameters only where its trees are pruned by that method), so that one
+    --grid serves PE (alpha) and ABI (alpha, beta), pruned and not, alike."""
+    from dtcli import criteria
+    from dtcli.pruning.methods import METHODS
+
+    own = {p.name for p in criteria.get(method.criterion).params}
+    others = {p.name for c in criteria.CRITERIA.values() for p in c.params} - own
+    pruning = {name for spec in METHODS.values() for name in spec.params}
+    used = set(METHODS[options.pruning].params) if options.pruning else set()
+    fixed = {name for name, _ in method.fixed}
+    applies = {name: values for name, values in grid.items() if name not in fixed and (
+        name in own or name in used or (name not in pruning and name not in others))}
+    return {**default_grid(method.criterion, method.tuned), **applies}
 
 
 def folds_of(nested: Nested, selection: str) -> list[dict]:

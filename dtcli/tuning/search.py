@@ -56,6 +56,7 @@ class Search:
         if clash:
             raise ParameterError(f"{clash[0]} is both fixed and in the grid")
         grids.check_names(self.criterion, self.grid)
+        _check_pruning_grid(self.grid, self.options)
 
     def points(self) -> list[dict[str, float]]:
         return grids.points(self.grid)
@@ -80,6 +81,19 @@ class Search:
         if math.isnan(b):
             return True
         return a > b if METRICS[self.metric] else a < b
+
+
+def _check_pruning_grid(grid: Mapping[str, Sequence[float]], options: TreeOptions) -> None:
+    """ParameterError if the grid varies a pruning method's parameter that the trees' own
+    pruning does not use (significance without s-pruning would score equal trees)."""
+    from dtcli.pruning.methods import METHODS
+
+    used = METHODS[options.pruning].params if options.pruning else ()
+    pruned = f"pruned by {options.pruning}" if options.pruning else "not pruned"
+    for method, spec in METHODS.items():
+        for name in sorted(set(spec.params) & set(grid) - set(used)):
+            raise ParameterError(f"--grid: {name} is a parameter of --pruning {method}, but the "
+                                 f"trees are {pruned}")
 
 
 def _option_value(name: str, value: float):
