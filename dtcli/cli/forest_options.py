@@ -82,9 +82,8 @@ def shape_model(tree, model_kind, n_estimators, max_features, no_bootstrap, max_
         if given and no_bootstrap:
             raise click.UsageError(f"{name} needs bootstrap samples: drop --no-bootstrap")
     for name, given in (("--pruning", tree.pruning is not None),
-                        ("--leaf-model", tree.leaf_model != "counts"),
                         ("--leaf-estimate", tree.leaf_estimate != "frequency")):
-        if given:  # a forest's trees are grown out, their votes averaged
+        if given:  # a forest's trees are grown out, their probabilities averaged
             raise click.UsageError(f"{name} applies to --model tree only")
     from dtcli.ensemble.forest import RandomForestClassifier
 
