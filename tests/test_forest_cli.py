@@ -125,7 +125,7 @@ def test_export_reads_a_format_1_tree(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--model", "forest", "--pruning", "ccp"], "--pruning applies to --model tree only"),
-    (["--model", "forest", "--leaf-model", "naive-bayes"], "--leaf-model applies to --model tree"),
+    (["--model", "forest", "--leaf-estimate", "laplace"], "--leaf-estimate applies to --model tree"),
     (["--model", "forest", "-p", "q=auto", "-c", "tsallis"], "tune a single tree"),
     (["--model", "fdf", "--trees", "5"], "--trees does not apply to --model fdf"),
 ])

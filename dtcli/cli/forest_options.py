@@ -82,9 +82,8 @@ def shape_model(tree, model_kind, n_estimators, max_features, no_bootstrap, max_
         if given and no_bootstrap:
             raise click.UsageError(f"{name} needs bootstrap samples: drop --no-bootstrap")
     for name, given in (("--pruning", tree.pruning is not None),
-                        ("--leaf-model", tree.leaf_model != "counts"),
                         ("--leaf-estimate", tree.leaf_estimate != "frequency")):
-        if given:  # a forest's trees are grown out, their votes averaged
+        if given:  # a forest's trees are grown out, their probabilities averaged
             raise click.UsageError(f"{name} applies to --model tree only")
     from dtcli.ensemble.forest import RandomForestClassifier
 
@@ -116,6 +115,7 @@ def forest_summary(forest, doc: dict) -> str:
              f", max_samples {block['max_samples'] or 'all rows'}, seed {block['seed']}"
              + ("" if block.get("oob_score") is None
                 else f", out-of-bag accuracy {block['oob_score']:.4f}"),
+             *_leaf_lines(forest),
              f"  nodes per tree: mean {nodes.mean():.1f}, min {nodes.min()}, max {nodes.max()}; "
              f"depth: mean {depths.mean():.1f}, min {depths.min()}, max {depths.max()}",
              "  feature importances (top 10):"]
@@ -125,6 +125,16 @@ def forest_summary(forest, doc: dict) -> str:
             lines.append(f"    {forest.features_[j].name}: {importances[j]:.4f}")
     lines.append(f"  (dtree export MODEL --tree I draws tree I, 0 to {len(trees) - 1})")
     return "\n".join(lines) + "\n"
+
+
+def _leaf_lines(forest) -> list[str]:
+    """The summary's line on Naive Bayes leaves (none for counts)."""
+    if forest.leaf_model == "counts":
+        return []
+    options = forest.estimators_[0].leaf_model_.options
+    return [f"  leaves: naive bayes (numeric features {options['numeric']}, a model in leaves "
+            f"of at least {options['min_samples']} rows, alpha {options['alpha']:g}), fitted "
+            "on each tree's bootstrap sample"]
 
 
 def forest_trained(forest, dataset, output: str) -> str:
@@ -137,7 +147,7 @@ def forest_trained(forest, dataset, output: str) -> str:
     return (f"trained a forest of {len(forest.estimators_)} {forest.criterion} trees on "
             f"{dataset.source}, target column '{dataset.target}': {dataset.X.shape[0]} rows, "
             f"{dataset.X.shape[1]} features, {len(dataset.classes)} classes; {nodes:.1f} nodes "
-            f"per tree{oob}; fit in {forest.fit_seconds_:.3f} s"
+            f"per tree{'' if forest.leaf_model == 'counts' else ', naive bayes leaves'}{oob}; fit in {forest.fit_seconds_:.3f} s"
             + ("" if output == "-" else f"; model written to {output}"))
 
 

@@ -20,7 +20,7 @@ from dtcli.validation import not_fitted, row_weights
 
 _TREE_PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
                 "min_samples_leaf", "min_gain", "nominal_features", "class_weight",
-                "max_features")
+                "max_features", "leaf_model", "leaf_params")
 _PARAMS = ("n_estimators",) + _TREE_PARAMS + ("bootstrap", "max_samples", "oob_score",
                                               "n_jobs", "random_state")
 
@@ -40,6 +40,12 @@ class RandomForestClassifier:
     side by side; `random_state` seeds the samples and the feature draws, which
     depend on the seed and each tree's index only: the same seed grows the same
     forest with any n_jobs.
+
+    `leaf_model="naive-bayes"` (`leaf_params` as the tree's): each tree's leaves hold
+    Naive Bayes models (dtcli.leaves.naive_bayes) fitted on the rows that tree grew
+    from, weighted by its bootstrap counts (times the rows' weights), as a tree fitted
+    with those weights as sample_weight would fit them; `predict_proba` is then the
+    mean of the trees' Naive Bayes leaf probabilities.
     """
 
     def __init__(self, n_estimators: int = 100, criterion: str = "gini",
@@ -47,7 +53,8 @@ class RandomForestClassifier:
                  min_samples_split: int = 2, min_samples_leaf: int = 1, min_gain: float = 0.0,
                  nominal_features=None, class_weight=None, max_features="sqrt",
                  bootstrap: bool = True, max_samples=None, oob_score: bool = False,
-                 n_jobs: int | None = None, random_state=None):
+                 n_jobs: int | None = None, random_state=None, leaf_model: str = "counts",
+                 leaf_params: dict | None = None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.criterion_params = criterion_params
@@ -63,6 +70,8 @@ class RandomForestClassifier:
         self.oob_score = oob_score
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.leaf_model = leaf_model
+        self.leaf_params = leaf_params
 
     # The tree's input handling and checks, shared as they are (they read only the
     # parameters and fitted attributes both estimators have).
@@ -109,6 +118,11 @@ class RandomForestClassifier:
         self.fit_seconds_ = time.perf_counter() - start
         self._set_fitted(features, classes)
         self.estimators_ = [self._estimator(tree, features, classes) for tree in trees]
+        if self.leaf_model != "counts":
+            from dtcli.ensemble.leaves import fit_forest_leaves
+
+            fit_forest_leaves(self, X, y, features, plan)
+            self.fit_seconds_ = time.perf_counter() - start
         self._seed, self._n_rows = plan.seed, X.shape[0]  # for the model file
         if self.oob_score:
             self._score_out_of_bag(np.ascontiguousarray(X, dtype=np.float64), y, plan)
@@ -116,6 +130,7 @@ class RandomForestClassifier:
 
     def _plan(self, X, y, features, classes, sample_weight):
         from dtcli.ensemble.growth import ForestPlan
+        from dtcli.ensemble.leaves import checked_leaf_options
         from dtcli.engine.rng import seed_of
 
         n = self.n_estimators
@@ -133,6 +148,7 @@ class RandomForestClassifier:
         class_weight = ("balanced" if subsample and not self.bootstrap
                         else None if subsample else self.class_weight)
         rules, engine = self._check_training(X, features, classes)
+        checked_leaf_options(self)  # before the trees grow
         return ForestPlan(engine=engine, rules=rules,
                           weights=row_weights(sample_weight, class_weight, y, classes),
                           bootstrap=bool(self.bootstrap), n_draws=self._n_draws(X.shape[0]),
@@ -166,13 +182,15 @@ class RandomForestClassifier:
         """oob_decision_function_: each row's mean probability over the trees whose
         bootstrap sample left it out (zeros for a row every sample drew, with a
         warning, as scikit-learn); oob_score_: the accuracy of its argmax."""
+        from dtcli.ensemble.growth import tree_proba
+
         n, k = X.shape[0], self.n_classes_
         total, votes = np.zeros((n, k)), np.zeros(n)
         mask = self._nominal_mask()
         for index, estimator in enumerate(self.estimators_):
             out = np.flatnonzero(plan.counts(index, n) == 0)
-            tree = estimator.tree_
-            total[out] += tree.node_proba[tree.apply(X[out], mask, self._threads())]
+            total[out] += tree_proba(estimator.tree_, getattr(estimator, "leaf_model_", None),
+                                     X[out], mask, self._threads())
             votes[out] += 1
         if (votes == 0).any():
             warnings.warn("Some inputs do not have OOB scores. This probably means too few "
@@ -197,7 +215,8 @@ class RandomForestClassifier:
 
         self._check_fitted()
         return forest_proba([e.tree_ for e in self.estimators_], matrix, self._nominal_mask(),
-                            self.n_jobs)
+                            self.n_jobs, [getattr(e, "leaf_model_", None)
+                                          for e in self.estimators_])
 
     def predict(self, X) -> np.ndarray:
         proba = self.predict_proba(X)  # checks first that the forest is fitted

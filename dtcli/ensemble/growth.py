@@ -88,19 +88,32 @@ def grow_trees(prepared: Prepared, plan: ForestPlan, indices, n_jobs: int | None
 TREES_PER_GROUP = 4
 
 
+def tree_proba(tree: Tree, leaf_model, matrix: np.ndarray, is_nominal: np.ndarray,
+               n_threads: int) -> np.ndarray:
+    """One tree's class probabilities: its leaves' frequencies, or their Naive Bayes
+    models' (`leaf_model`, a NaiveBayesLeaves; None for counts)."""
+    leaves = tree.apply(matrix, is_nominal, n_threads)
+    if leaf_model is None:
+        return tree.node_proba[leaves]
+    return leaf_model.proba(matrix, leaves, tree.value)
+
+
 def forest_proba(trees: list[Tree], matrix: np.ndarray, is_nominal: np.ndarray,
-                 n_jobs: int | None) -> np.ndarray:
-    """The mean of the trees' class probabilities for every row of `matrix`: groups of
-    TREES_PER_GROUP trees on n_jobs threads, their sums added in group order."""
+                 n_jobs: int | None, leaf_models: list | None = None) -> np.ndarray:
+    """The mean of the trees' class probabilities for every row of `matrix` (each
+    tree's leaf model in `leaf_models`, if given): groups of TREES_PER_GROUP trees on
+    n_jobs threads, their sums added in group order."""
     n_jobs = n_jobs or os.cpu_count() or 1
-    groups = [trees[k:k + TREES_PER_GROUP] for k in range(0, len(trees), TREES_PER_GROUP)]
+    leaf_models = leaf_models or [None] * len(trees)
+    groups = [list(zip(trees, leaf_models))[k:k + TREES_PER_GROUP]
+              for k in range(0, len(trees), TREES_PER_GROUP)]
     partial = [None] * len(groups)
 
     def add_up(lo, hi):
         for g in range(lo, hi):
             total = np.zeros((matrix.shape[0], trees[0].value.shape[1]))
-            for tree in groups[g]:
-                total += tree.node_proba[tree.apply(matrix, is_nominal, 1)]
+            for tree, leaf_model in groups[g]:
+                total += tree_proba(tree, leaf_model, matrix, is_nominal, 1)
             partial[g] = total
 
     run_chunks(add_up, len(groups), n_jobs, len(trees) * matrix.size)

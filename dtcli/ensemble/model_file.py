@@ -45,6 +45,8 @@ def encode_array(array: np.ndarray, dtype: str) -> dict:
 def forest_to_dict(forest, *, target: str, source: str | None) -> dict:
     from dtcli.model import header_fields
 
+    from dtcli.ensemble.leaves import leaves_block
+
     trees = [e.tree_ for e in forest.estimators_]
     max_categories = max((len(f.categories) for f in forest.features_ if f.kind == NOMINAL),
                          default=0)
@@ -53,10 +55,12 @@ def forest_to_dict(forest, *, target: str, source: str | None) -> dict:
         "forest": {"n_estimators": len(trees), "max_features": forest.max_features,
                    "bootstrap": bool(forest.bootstrap), "max_samples": forest.max_samples,
                    "seed": forest._seed,
-                   "oob_score": getattr(forest, "oob_score_", None)},
+                   "oob_score": getattr(forest, "oob_score_", None),
+                   "leaf_model": forest.leaf_model},
         "trees": [{"node_count": t.node_count,
                    **{name: encode_array(_widened(getattr(t, name), name, max_categories), dtype)
-                      for name, (dtype, _) in _ARRAYS.items()}} for t in trees],
+                      for name, (dtype, _) in _ARRAYS.items()},
+                   **leaves_block(e)} for t, e in zip(trees, forest.estimators_)],
     }
 
 
@@ -71,6 +75,7 @@ def forest_from_dict(doc: dict, check):
     """A fitted RandomForestClassifier from a forest file (checked by `check`, a
     model._Checker)."""
     from dtcli.ensemble.forest import RandomForestClassifier
+    from dtcli.ensemble.leaves import load_leaves
 
     forest = RandomForestClassifier()
     features, classes = check.header(doc, forest, ("balanced", "balanced_subsample"))
@@ -100,6 +105,7 @@ def forest_from_dict(doc: dict, check):
                                         features, len(classes), max_categories),
                           features, class_array)
         for i, t in enumerate(trees)]
+    load_leaves(forest, block.get("leaf_model", "counts"), trees, check)
     oob = block.get("oob_score")
     if oob is not None:
         if not isinstance(oob, numbers.Real) or isinstance(oob, bool) or not 0 <= oob <= 1:
@@ -109,19 +115,31 @@ def forest_from_dict(doc: dict, check):
 
 
 def _decode(check, tree: dict, where: str, name: str, shape: tuple) -> np.ndarray:
-    value = tree.get(name)
-    dtype = _ARRAYS[name][0]
+    return decode_compact(tree.get(name), _ARRAYS[name][0], shape,
+                          lambda message: check.fail(f"{where}.{name}{message}"))
+
+
+def decode_compact(value, dtype: str, shape, fail) -> np.ndarray:
+    """The array a compact array `value` holds, of `dtype` and `shape` (a tuple; an int:
+    any shape of that many dimensions); for anything else `fail(message)` raises, the
+    message following the array's name."""
+    ndim = shape if isinstance(shape, int) else len(shape)
+    given = value.get("shape") if isinstance(value, dict) else None
     if (not isinstance(value, dict) or value.get("dtype") != dtype
-            or value.get("shape") != list(shape) or not isinstance(value.get("data"), str)):
-        check.fail(f"{where}.{name} must be a compact {dtype} array of shape {list(shape)}")
+            or not isinstance(given, list) or len(given) != ndim
+            or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in given)
+            or (not isinstance(shape, int) and given != list(shape))
+            or not isinstance(value.get("data"), str)):
+        fail(f" must be a compact {dtype} array of "
+             + (f"{ndim} dimensions" if isinstance(shape, int) else f"shape {list(shape)}"))
     try:
         data = base64.b64decode(value["data"], validate=True)
     except (binascii.Error, ValueError):
-        check.fail(f"{where}.{name}.data is not base64")
+        fail(".data is not base64")
     code = np.dtype(_DTYPES[dtype])
-    if len(data) != code.itemsize * int(np.prod(shape)):
-        check.fail(f"{where}.{name} holds {len(data)} bytes, not {list(shape)} {dtype} values")
-    return np.frombuffer(data, dtype=code).astype(code.newbyteorder("="), copy=True).reshape(shape)
+    if len(data) != code.itemsize * int(np.prod(given)):
+        fail(f" holds {len(data)} bytes, not {given} {dtype} values")
+    return np.frombuffer(data, dtype=code).astype(code.newbyteorder("="), copy=True).reshape(given)
 
 
 def _checked_tree(check, tree: dict, where: str, features, n_classes: int,

@@ -9,6 +9,9 @@
   the FDF forest (dtcli.fdf) with these parameters (FDFClassifier's defaults
   otherwise); the run's tree options do not apply to it. `fdf-average[:...]`: the
   same with combine="average" (the trees a sample matches, weighted by GenGain).
+
+`*N` after a tree's method makes it a random forest of N such trees (tasks.forest_size):
+`gini+nb*100` is a forest of 100 gini trees with Naive Bayes leaves; FDF takes none.
 """
 from __future__ import annotations
 
@@ -86,6 +89,12 @@ def make_estimator(name: str, params: dict, tree_params: dict):
     from dtcli.estimator import DecisionTreeClassifier
 
     return DecisionTreeClassifier(criterion=tree_criterion(name), criterion_params=params,
-                                  n_jobs=1, leaf_model="naive-bayes",
-                                  leaf_params={"numeric": LEAF_SUFFIXES[leaf_suffix(name)]},
-                                  **tree_params)
+                                  n_jobs=1, **leaf_params(name), **tree_params)
+
+
+def leaf_params(name: str) -> dict:
+    """The estimator parameters of a tree method's leaves ({} for plain counts)."""
+    suffix = leaf_suffix(name)
+    if suffix is None:
+        return {}
+    return {"leaf_model": "naive-bayes", "leaf_params": {"numeric": LEAF_SUFFIXES[suffix]}}

@@ -104,7 +104,8 @@ def run_task(dataset: Dataset, task: Task) -> dict:
 def run_method_task(dataset: Dataset, task: Task) -> dict:
     """A task of a method other than a plain tree (a forest, `gini*100`; evaluate/methods.py:
     FDF, Naive Bayes leaves): its estimator fitted on the training fold, scored on the test
-    fold. A forest's trees are grown out: the pruning and leaf options are a tree's."""
+    fold. A forest's trees are grown out: the pruning and leaf estimate options are a
+    tree's; its leaves hold Naive Bayes models for `gini+nb*100`."""
     from dtcli.estimator import DecisionTreeClassifier
     from dtcli.evaluate import methods
 
@@ -112,8 +113,9 @@ def run_method_task(dataset: Dataset, task: Task) -> dict:
     if task.trees:
         from dtcli.ensemble.forest import RandomForestClassifier
 
-        tree_params = DecisionTreeClassifier(criterion=task.criterion,
+        tree_params = DecisionTreeClassifier(criterion=methods.tree_criterion(task.criterion),
                                              criterion_params=dict(task.params),
+                                             **methods.leaf_params(task.criterion),
                                              **task.options.estimator_params()).get_params()
         forest_params = RandomForestClassifier().get_params()
         own = {"n_estimators": task.trees, "n_jobs": 1, "max_features": "sqrt",

@@ -21,6 +21,7 @@ import numpy as np
 from dtcli._version import __version__
 from dtcli.errors import ParameterError
 from dtcli.evaluate.entry_options import ENTRY_OPTIONS, format_option, parse_option
+from dtcli.evaluate.methods import FDF_COMBINE
 from dtcli.io.dataset import Dataset
 
 RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a result changes
@@ -75,6 +76,9 @@ def parse_criteria(entries: Sequence[str]) -> list[CriterionChoice]:
         if not entry:
             continue
         entry, trees = forest_size(entry)
+        if trees and entry.split(":")[0].strip() in FDF_COMBINE:
+            raise ParameterError(f"--criteria: {entry!r} is a forest of its own: it takes "
+                                 "no *TREES")
         name, *assignments = (piece.strip() for piece in entry.split(":"))
         params, options = [], []
         for assignment in assignments:
