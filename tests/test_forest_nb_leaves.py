@@ -96,6 +96,20 @@ def test_the_forest_predicts_the_mean_of_its_trees_leaf_models(hepatitis_forest)
     assert not np.allclose(forest.predict_proba(data.X), plain.predict_proba(data.X))
 
 
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
+def test_out_of_bag_scores_use_the_leaf_models(load_example):
+    data = load_example("hepatitis.csv")
+    forest = RandomForestClassifier(n_estimators=3, oob_score=True, random_state=1,
+                                    leaf_model="naive-bayes").fit_dataset(data)
+    total, votes = np.zeros((data.y.shape[0], 2)), np.zeros(data.y.shape[0])
+    for index, estimator in enumerate(forest.estimators_):
+        out = counts_of(forest, index, data.y.shape[0]) == 0
+        total[out] += estimator.predict_proba(data.X[out])
+        votes[out] += 1
+    np.testing.assert_allclose(forest.oob_decision_function_,
+                               total / np.maximum(votes, 1)[:, None], rtol=1e-12)
+
+
 def test_an_invalid_leaf_option_is_refused_before_growing(load_example):
     data = load_example("iris.csv")
     with pytest.raises(ParameterError, match="leaf_model must be one of"):

@@ -65,7 +65,6 @@ def leaves_block(estimator) -> dict:
 def load_leaves(forest, name, trees: list, check) -> None:
     """Set the leaf models of a forest read from a file (`trees`: the file's trees,
     `check`: model._Checker); a damaged or inconsistent block fails."""
-    from dtcli.ensemble.model_file import decode_compact
     from dtcli.leaves.files import leaves_from_dict
 
     if name not in LEAF_MODELS:
@@ -80,18 +79,9 @@ def load_leaves(forest, name, trees: list, check) -> None:
         def fail(message, i=i):
             check.fail(f"trees[{i}].{message}")
 
-        def read(value, dtype, ndim, where, array_name, shape=None):
-            code = {np.int64: "int64", np.float64: "float64", bool: "uint8"}[dtype]
-            array = decode_compact(value, code, ndim if shape is None else shape,
-                                   lambda message: where(f"{array_name}{message}"))
-            if dtype is bool:
-                if (array > 1).any():
-                    where(f"{array_name} must hold 0 or 1")
-                array = array.astype(bool)
-            return array
-
         estimator.leaf_model_ = leaves_from_dict(doc["leaf_model"], estimator.tree_,
-                                                 forest.features_, forest.n_classes_, fail, read)
+                                                 forest.features_, forest.n_classes_, fail,
+                                                 _read_compact)
         if estimator.leaf_model_.options != forest.estimators_[0].leaf_model_.options:
             fail("leaf_model: options differ from trees[0]'s")
     if name != "counts":
@@ -99,3 +89,17 @@ def load_leaves(forest, name, trees: list, check) -> None:
         forest.set_params(leaf_model=name, leaf_params=options)
         for estimator in forest.estimators_:
             estimator.set_params(leaf_model=name, leaf_params=options)
+
+
+def _read_compact(value, dtype, ndim: int, where, name: str, shape=None) -> np.ndarray:
+    """files.leaves_from_dict's `read` for compact arrays (booleans stored as uint8)."""
+    from dtcli.ensemble.model_file import decode_compact
+
+    code = {np.int64: "int64", np.float64: "float64", bool: "uint8"}[dtype]
+    array = decode_compact(value, code, ndim if shape is None else shape,
+                           lambda message: where(f"{name}{message}"))
+    if dtype is bool:
+        if (array > 1).any():
+            where(f"{name} must hold 0 or 1")
+        array = array.astype(bool)
+    return array
