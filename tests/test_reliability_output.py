@@ -365,7 +365,8 @@ def test_ctrl_c_during_a_compare_keeps_what_it_says_it_kept(dtree_exe, tmp_path)
     results = tmp_path / "runs.jsonl"
     process = subprocess.Popen([str(dtree_exe), "compare", str(tmp_path / "one.csv"),
                                 "--criteria", "gini,entropy", "--jobs", "2", "--cv", "10",
-                                "--repeats", "20", "--results", str(results)],
+                                # minutes of folds: the first are saved long before the end
+                                "--repeats", "500", "--results", str(results)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
     try:
@@ -375,7 +376,7 @@ def test_ctrl_c_during_a_compare_keeps_what_it_says_it_kept(dtree_exe, tmp_path)
             workers.update(p for p in children(process.pid) if alive(p))
             return results.exists() and results.read_text().count("\n") >= 1
 
-        wait_for(folds_saved)
+        wait_for(folds_saved, seconds=180)  # an empty kernel cache compiles first
         os.killpg(process.pid, signal.SIGINT)
         _, stderr = process.communicate(timeout=60)
         wait_for(lambda: not any(alive(p) for p in workers), seconds=20)
