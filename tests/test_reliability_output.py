@@ -363,7 +363,17 @@ def test_ctrl_c_during_a_compare_keeps_what_it_says_it_kept(dtree_exe, tmp_path)
     rows = (f"{i % 97},{(i * 7) % 89},{(i * 13) % 83},{i % 2}" for i in range(20_000))
     (tmp_path / "one.csv").write_text("a,b,c,y\n" + "\n".join(rows) + "\n")
     results = tmp_path / "runs.jsonl"
-    process = subprocess.Popen([str(dtree_exe), "compare", str(tmp_path / "one.csv"),
+    # dtree as a shell starts it: Ctrl-C neither ignored nor blocked, whatever earlier
+    # tests in this process left of either (subprocesses inherit both)
+    as_from_a_terminal = [sys.executable, "-c",
+                          "import os, signal, sys; "
+                          "print('inherited: SIGINT', signal.getsignal(signal.SIGINT), "
+                          "signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []), "
+                          "file=sys.stderr); signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                          "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+                          "os.execv(sys.argv[1], sys.argv[1:])"]
+    process = subprocess.Popen([*as_from_a_terminal, str(dtree_exe), "compare",
+                                str(tmp_path / "one.csv"),
                                 "--criteria", "gini,entropy", "--jobs", "2", "--cv", "10",
                                 # minutes of folds: the first are saved long before the end
                                 "--repeats", "500", "--results", str(results)],
