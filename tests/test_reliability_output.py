@@ -302,8 +302,10 @@ def test_compare_workers_die_with_their_parent(dtree_exe, tmp_path, signum):
     text = "a,b,c,y\n" + "\n".join(rows) + "\n"
     (tmp_path / "one.csv").write_text(text)
     (tmp_path / "two.csv").write_text(text)
+    # one criterion: the kernels it compiles before the workers start are few (a cold
+    # cache compiles every criterion of the default list otherwise)
     process = subprocess.Popen([str(dtree_exe), "compare", str(tmp_path / "one.csv"),
-                                str(tmp_path / "two.csv"), "--jobs", "2",
+                                str(tmp_path / "two.csv"), "--jobs", "2", "--criteria", "gini",
                                 "--cv", "10", "--repeats", "5", "-q"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
@@ -360,7 +362,8 @@ def test_a_stop_signal_waits_until_the_workers_have_started():
 def test_ctrl_c_during_a_compare_keeps_what_it_says_it_kept(dtree_exe, tmp_path):
     """Ctrl-C (SIGINT to the terminal's whole process group) while workers fold: exit
     130, no worker left, and the count of saved folds it prints is the file's."""
-    rows = (f"{i % 97},{(i * 7) % 89},{(i * 13) % 83},{i % 2}" for i in range(20_000))
+    # small data: the kernels of small nodes, which other tests compile too
+    rows = (f"{i % 97},{(i * 7) % 89},{(i * 13) % 83},{i % 2}" for i in range(2_000))
     (tmp_path / "one.csv").write_text("a,b,c,y\n" + "\n".join(rows) + "\n")
     results = tmp_path / "runs.jsonl"
     # dtree as a shell starts it: Ctrl-C neither ignored nor blocked, whatever earlier
@@ -376,7 +379,7 @@ def test_ctrl_c_during_a_compare_keeps_what_it_says_it_kept(dtree_exe, tmp_path)
                                 str(tmp_path / "one.csv"),
                                 "--criteria", "gini,entropy", "--jobs", "2", "--cv", "10",
                                 # minutes of folds: the first are saved long before the end
-                                "--repeats", "500", "--results", str(results)],
+                                "--repeats", "1000", "--results", str(results)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
     try:
