@@ -25,7 +25,7 @@ from dtcli.pruning import methods as pruning_methods
 from dtcli.validation import class_labels, not_fitted, row_weights
 
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
-           "min_samples_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight",
+           "min_samples_leaf", "min_weight_fraction_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight",
            "max_features", "random_state", "pruning", "ccp_alpha", "ccp_risk", "confidence",
            "subtree_raising", "pruning_folds", "significance", "permutations", "pruning_mode",
            "leaf_estimate", "m", "leaf_model", "leaf_params")
@@ -35,7 +35,9 @@ class DecisionTreeClassifier:
     """A binary decision tree with any split criterion of `dtree criteria`.
 
     Parameters follow scikit-learn where it has them: `max_depth`,
-    `min_samples_split`, `min_samples_leaf` (counts of rows). `min_gain` is
+    `min_samples_split`, `min_samples_leaf` (counts of rows),
+    `min_weight_fraction_leaf` (a child must weigh at least this share, in [0, 0.5],
+    of the sum of the fit's sample weights; with weights of one, of its rows). `min_gain` is
     the smallest criterion score a split must reach, in the criterion's own
     units: for gini and entropy the node's own impurity decrease (scikit-learn's
     min_impurity_decrease also weights it by the node's share of the rows).
@@ -75,8 +77,8 @@ class DecisionTreeClassifier:
 
     def __init__(self, criterion: str = "gini", criterion_params: dict | None = None,
                  max_depth: int | None = None, min_samples_split: int = 2,
-                 min_samples_leaf: int = 1, min_gain: float = 0.0,
-                 nominal_features=None, n_jobs: int | None = None, class_weight=None,
+                 min_samples_leaf: int = 1, min_weight_fraction_leaf: float = 0.0,
+                 min_gain: float = 0.0, nominal_features=None, n_jobs: int | None = None, class_weight=None,
                  max_features=None, random_state=None, pruning=None, ccp_alpha=0.0,
                  ccp_risk="impurity", confidence=0.25, subtree_raising=True,
                  pruning_folds=None, significance=0.05, permutations=1000,
@@ -87,6 +89,7 @@ class DecisionTreeClassifier:
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_gain = min_gain
         self.nominal_features = nominal_features
         self.n_jobs = n_jobs
@@ -278,10 +281,18 @@ class DecisionTreeClassifier:
         min_gain = self.min_gain
         if not isinstance(min_gain, numbers.Real) or not np.isfinite(min_gain):
             raise ParameterError(f"min_gain must be a finite number, got {min_gain!r}")
+        fraction = self.min_weight_fraction_leaf
+        if (isinstance(fraction, bool) or not isinstance(fraction, numbers.Real)
+                or not 0.0 <= fraction <= 0.5):
+            raise ParameterError(f"min_weight_fraction_leaf must be a number in [0, 0.5], got "
+                                 f"{fraction!r}")
+        if fraction > 0 and getattr(self, "pruning", None) == "s-pruning":
+            # its permutation test searches under min_samples_leaf only (pruning/permutation.py)
+            raise ParameterError("pruning='s-pruning' does not take min_weight_fraction_leaf")
         return StopRules(max_depth=check_int("max_depth", 0, allow_none=True),
                          min_samples_split=check_int("min_samples_split", 2),
                          min_samples_leaf=check_int("min_samples_leaf", 1),
-                         min_gain=float(min_gain))
+                         min_gain=float(min_gain), min_weight_fraction_leaf=float(fraction))
 
     def _max_features(self, n_features: int) -> int | None:
         """max_features as a count of features, scikit-learn's way; None for all."""

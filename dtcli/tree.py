@@ -27,12 +27,23 @@ class Tree:
     value: np.ndarray  # float64 (node_count, n_classes)
     n_node_samples: np.ndarray  # int64
     score: np.ndarray  # float64: criterion score of the node's split, NaN on leaves
+    # int64: training rows at the node missing its split feature (0 on leaves); -1 where
+    # not known (a model file written before dtree recorded it). None: all unknown.
+    n_node_missing: np.ndarray | None = None
     # Prediction's packed form of the arrays above, per nominal-feature mask, built on
     # first use: a fitted tree's arrays are never changed.
     _walks: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     ARRAYS = ("children_left", "children_right", "feature", "threshold", "missing_left",
-              "category_left", "value", "n_node_samples", "score")
+              "category_left", "value", "n_node_samples", "score", "n_node_missing")
+
+    def __post_init__(self):
+        if self.n_node_missing is None:
+            self.n_node_missing = np.full(self.children_left.shape[0], -1, np.int64)
+
+    def saw_missing(self, node: int) -> bool:
+        """Whether training rows at split `node` lacked its feature (True where unknown)."""
+        return bool(self.n_node_missing[node] != 0)
 
     @property
     def node_count(self) -> int:

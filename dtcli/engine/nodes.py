@@ -31,7 +31,8 @@ def new_store(n_rows: int, n_classes: int, max_categories: int) -> tuple:
             np.empty((slots, max(max_categories, 1)), np.uint8),  # category_left
             np.empty((slots, n_classes)),  # value
             np.empty(slots, np.int64),  # n_node_samples
-            np.empty(slots))  # score
+            np.empty(slots),  # score
+            np.empty(slots, np.int64))  # n_node_missing
 
 
 @inline_njit
@@ -42,13 +43,14 @@ def child_slots(split_row):
 
 @njit
 def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, left_set,
-               split_row, split_score):
+               split_row, split_score, n_missing):
     """Record the node at `slot`: n_rows rows, class counts `counts`, split at row
     `split_row` on feature f (x <= cut_value left, or the nominal categories marked in
-    `left_set`; empty for numeric features), or a leaf when f is TREE_UNDEFINED. One
-    function for both: every jitted function adds to the first run's compile time."""
+    `left_set`; empty for numeric features), n_missing of its rows missing f, or a leaf
+    when f is TREE_UNDEFINED. One function for both: every jitted function adds to the
+    first run's compile time."""
     (children_left, children_right, feature, threshold, missing_left, category_left, value,
-     n_node_samples, score) = store
+     n_node_samples, score, n_node_missing) = store
     leaf = f == TREE_UNDEFINED
     left_child, right_child = child_slots(split_row)
     children_left[slot] = TREE_LEAF if leaf else left_child
@@ -62,6 +64,7 @@ def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, lef
         value[slot, k] = counts[k]
     n_node_samples[slot] = n_rows
     score[slot] = math.nan if leaf else split_score
+    n_node_missing[slot] = 0 if leaf else n_missing
 
 
 @inline_njit
@@ -70,7 +73,7 @@ def write_leaf(store, slot, n_rows, counts, no_set):
     typed as at a split's call, n_rows < 0 for False: a literal would compile
     write_node once more.)"""
     write_node(store, slot, n_rows, counts, np.int64(TREE_UNDEFINED), math.nan, n_rows < 0,
-               no_set, n_rows, math.nan)
+               no_set, n_rows, math.nan, n_rows)
 
 
 @njit
@@ -95,7 +98,7 @@ def _bfs_order(children_left, children_right, root):
 def compact(store: tuple, max_categories: int) -> Tree:
     """The grown nodes as a Tree, numbered breadth-first."""
     (children_left, children_right, feature, threshold, missing_left, category_left, value,
-     n_node_samples, score) = store
+     n_node_samples, score, n_node_missing) = store
     order, position = _bfs_order(children_left, children_right, 0)
     kids_left, kids_right = children_left[order], children_right[order]
     split = kids_left != TREE_LEAF
@@ -104,4 +107,5 @@ def compact(store: tuple, max_categories: int) -> Tree:
     return Tree(children_left=kids_left, children_right=kids_right, feature=feature[order],
                 threshold=threshold[order], missing_left=missing_left[order],
                 category_left=category_left[order, :max_categories], value=value[order],
-                n_node_samples=n_node_samples[order], score=score[order])
+                n_node_samples=n_node_samples[order], score=score[order],
+                n_node_missing=n_node_missing[order])

@@ -19,8 +19,8 @@ from dtcli.estimator import DecisionTreeClassifier, prepare_encoded
 from dtcli.validation import not_fitted, row_weights
 
 _TREE_PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
-                "min_samples_leaf", "min_gain", "nominal_features", "class_weight",
-                "max_features", "leaf_model", "leaf_params")
+                "min_samples_leaf", "min_weight_fraction_leaf", "min_gain", "nominal_features",
+                "class_weight", "max_features", "leaf_model", "leaf_params")
 _PARAMS = ("n_estimators",) + _TREE_PARAMS + ("bootstrap", "max_samples", "oob_score",
                                               "n_jobs", "random_state")
 
@@ -50,7 +50,8 @@ class RandomForestClassifier:
 
     def __init__(self, n_estimators: int = 100, criterion: str = "gini",
                  criterion_params: dict | None = None, max_depth: int | None = None,
-                 min_samples_split: int = 2, min_samples_leaf: int = 1, min_gain: float = 0.0,
+                 min_samples_split: int = 2, min_samples_leaf: int = 1,
+                 min_weight_fraction_leaf: float = 0.0, min_gain: float = 0.0,
                  nominal_features=None, class_weight=None, max_features="sqrt",
                  bootstrap: bool = True, max_samples=None, oob_score: bool = False,
                  n_jobs: int | None = None, random_state=None, leaf_model: str = "counts",
@@ -61,6 +62,7 @@ class RandomForestClassifier:
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_gain = min_gain
         self.nominal_features = nominal_features
         self.class_weight = class_weight

@@ -60,6 +60,8 @@ def forest_to_dict(forest, *, target: str, source: str | None) -> dict:
         "trees": [{"node_count": t.node_count,
                    **{name: encode_array(_widened(getattr(t, name), name, max_categories), dtype)
                       for name, (dtype, _) in _ARRAYS.items()},
+                   **({"n_node_missing": encode_array(t.n_node_missing, "int64")}
+                      if (t.n_node_missing >= 0).all() else {}),
                    **leaves_block(e)} for t, e in zip(trees, forest.estimators_)],
     }
 
@@ -194,6 +196,12 @@ def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
     wrong = np.zeros(n, bool)
     wrong[split] = (np.abs(parts - value[split]) > tolerance).any(axis=1)
     fail_at(wrong, "its children's class counts (value) do not add up to its own")
+    missing = None  # optional: files before it leave it unknown
+    if "n_node_missing" in tree:
+        missing = decode_compact(tree["n_node_missing"], "int64", (n,),
+                                 lambda message: check.fail(f"{where}.n_node_missing{message}"))
+        fail_at((missing < 0) | (missing > samples) | (leaf & (missing != 0)),
+                "n_node_missing must count at most each split's rows, 0 on leaves")
     return Tree(children_left=left, children_right=right, feature=feature, threshold=threshold,
                 missing_left=arrays["missing_left"], category_left=categories, value=value,
-                n_node_samples=samples, score=arrays["score"])
+                n_node_samples=samples, score=arrays["score"], n_node_missing=missing)

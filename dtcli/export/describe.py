@@ -49,10 +49,12 @@ def split_test(model, node: int, left: bool, bounds: Bounds) -> str:
     """The test that sends a row to the left (or right) child of `node`, given what the
     tests above allow of its feature (`bounds`, from `paths`): a nominal test lists only
     the categories that can reach the node, and "(or missing)" marks the side that takes
-    the missing values, if they can reach the node."""
+    the missing values, if they can reach the node and training rows there had some
+    (elsewhere they go to the larger child)."""
     tree = model.tree_
     feature = model.features_[tree.feature[node]]
-    takes_missing = bounds.missing and bool(tree.missing_left[node]) == left
+    takes_missing = (bounds.missing and bool(tree.missing_left[node]) == left
+                     and tree.saw_missing(node))
     if feature.kind == NOMINAL:
         side = tree.category_left[node] == (1 if left else 0)
         indices = {i for i in side.nonzero()[0].tolist()

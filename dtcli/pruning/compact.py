@@ -33,4 +33,5 @@ def compact(tree: Tree, make_leaf: np.ndarray) -> Tree:
     arrays["score"][now_leaf] = np.nan
     arrays["missing_left"][now_leaf] = 0
     arrays["category_left"][now_leaf] = 0
+    arrays["n_node_missing"][now_leaf] = 0
     return Tree(children_left=left, children_right=right, **arrays)
