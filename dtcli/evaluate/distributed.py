@@ -2,10 +2,11 @@
 
 Dask is an optional dependency (`pip install "dtcli[dask]"`), imported only
 here. Every dataset is scattered to all workers once (`broadcast=True`), and
-each task refers to its dataset's future, so a task ships only its small
-`Task` record. The workers run `runner.run_task`, the same function as local
-worker processes, so the results are the same; dtcli must be installed on
-the workers.
+each Dask task is a run of `Task` records of one dataset (`runner.task_groups`,
+sized as for local worker processes: `workers.chunk_size`) that refers to its
+dataset's future and runs on one presort of it (`workers.run_group`, the
+function local workers run, so the results are the same); dtcli must be
+installed on the workers.
 """
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def run_on_dask(address: str, datasets: Sequence, tasks: Sequence,
     """Run `tasks` on the cluster whose scheduler listens at `address`; call
     on_done(task index, result) as each one finishes."""
     distributed = _import_distributed()
-    from dtcli.evaluate.runner import run_task, task_failed
+    from dtcli.evaluate.runner import task_failed, task_groups
+    from dtcli.evaluate.workers import chunk_size, run_group
 
     try:
         client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
@@ -52,14 +54,17 @@ def run_on_dask(address: str, datasets: Sequence, tasks: Sequence,
         raise DtreeError(f"cannot connect to the Dask scheduler at {address} ({exc})") from None
     try:
         shipped = client.scatter(list(datasets), broadcast=True, hash=False)
-        futures = {client.submit(run_task, shipped[task.dataset], task, pure=False): j
-                   for j, task in enumerate(tasks)}
+        threads = max(sum(client.nthreads().values()), 1)
+        groups = task_groups(tasks, lambda task: chunk_size(datasets[task.dataset], task.cv,
+                                                           len(tasks), threads))
+        futures = {client.submit(run_group, shipped[tasks[group[0]].dataset],
+                                 [tasks[j] for j in group], pure=False): group
+                   for group in groups}
         for future in distributed.as_completed(futures, loop=client.loop):
-            j = futures[future]
-            try:
-                result = future.result()
-            except DtreeError as exc:
-                raise task_failed(exc, describe(tasks[j])) from None
-            on_done(j, result)
+            group = futures[future]
+            for j, (result, error) in zip(group, future.result()):
+                if error is not None:
+                    raise task_failed(error, describe(tasks[j])) from None
+                on_done(j, result)
     finally:
         client.close()

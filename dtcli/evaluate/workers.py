@@ -29,16 +29,25 @@ def _init_worker(datasets: list, tasks: list) -> None:
 
 
 def _run_in_worker(tasks: list) -> list[tuple[dict | None, DtreeError | None]]:
-    """(result, None) for each task, up to a failing one: (None, its error)."""
-    from dtcli.evaluate.batch import PreparedDataset, run_tasks
+    """run_group on the worker's copy of the tasks' dataset, presorted once for as long
+    as its runs keep coming."""
+    from dtcli.evaluate.batch import PreparedDataset
 
     index = tasks[0].dataset
+    if index not in _PREPARED:
+        _PREPARED.clear()
+        _PREPARED[index] = PreparedDataset.of(_WORKER_DATASETS[index])
+    return run_group(_PREPARED[index], tasks)
+
+
+def run_group(dataset, tasks: list) -> list[tuple[dict | None, DtreeError | None]]:
+    """A run of tasks of one dataset (a Dataset, or a batch.PreparedDataset) on one
+    presort: (result, None) for each task, up to a failing one: (None, its error)."""
+    from dtcli.evaluate.batch import run_tasks
+
     done = []
     try:
-        if index not in _PREPARED:
-            _PREPARED.clear()
-            _PREPARED[index] = PreparedDataset.of(_WORKER_DATASETS[index])
-        for result in run_tasks(_PREPARED[index], tasks):
+        for result in run_tasks(dataset, tasks):
             done.append((result, None))
     except DtreeError as exc:
         done.append((None, exc))
