@@ -133,27 +133,15 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
 
 def _load_kernels(model, dataset) -> None:
     """Load (or compile) the kernels that fitting `model` on `dataset` runs, so that the
-    reported fit time is the fit's alone: the same tree on rows spread over the dataset,
-    with their class weights (weights that are not whole numbers run kernels of their
-    own), and, for data large enough for the level driver, a warm fit of that form."""
-    import dataclasses
-
+    reported fit time is the fit's alone: the same tree on rows spread over the dataset
+    (warm.fit_spread) and, for data large enough for the level driver, a warm fit of
+    that form."""
     import numpy as np
 
-    from dtcli.engine.warm import WarmTask, form_of, run_task
-    from dtcli.estimator import DecisionTreeClassifier
+    from dtcli.engine.warm import WarmTask, fit_spread, form_of, run_task
     from dtcli.io.dataset import NOMINAL
-    from dtcli.validation import row_weights
 
-    rows = np.unique(np.linspace(0, len(dataset.y) - 1, _SPREAD_ROWS).astype(np.int64))
-    weights = row_weights(None, model.class_weight, dataset.y,
-                          np.array(dataset.classes, dtype=object))
-    weights = None if weights is None else weights[rows]
-    tiny = dataclasses.replace(dataset, X=dataset.X[rows], y=dataset.y[rows], warnings=[])
-    if np.unique(tiny.y).shape[0] > 1 and (weights is None or weights.sum() > 0):
-        DecisionTreeClassifier(**{**model.get_params(deep=False), "class_weight": None,
-                                  "n_jobs": 1, "pruning": None, "leaf_model": "counts"}
-                               ).fit_dataset(tiny, sample_weight=weights)
+    fit_spread(dataset, model.get_params(deep=False), _SPREAD_ROWS)
     form = form_of(dataset.X, len(dataset.classes),
                    np.array([f.kind == NOMINAL for f in dataset.features]))
     if form.levels:

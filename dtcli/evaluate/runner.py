@@ -177,6 +177,9 @@ def compile_ahead(datasets: Sequence[Dataset], tasks: Sequence[Task], jobs: int 
                  for t in tasks if tree_criterion(t.criterion)}), jobs)
 
 
+_WARM_ROWS = 300  # rows of a dataset whose fit loads a criterion's kernels
+
+
 def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
     """Load (or compile) the engine's kernels before timing anything.
 
@@ -186,7 +189,7 @@ def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
     one dataset of each form runs every kernel the real fits will, so no fold's
     time includes a compilation.
     """
-    from dtcli.estimator import DecisionTreeClassifier
+    from dtcli.engine.warm import fit_spread
     from dtcli.evaluate.methods import tree_criterion
 
     # default stopping rules with the tasks' class weights (FDF has no kernels)
@@ -200,14 +203,9 @@ def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
         if form in seen:
             continue
         seen.add(form)
-        # rows spread over the file: class-sorted files still give every class
-        small = _subset(dataset, np.unique(np.linspace(0, len(dataset.y) - 1, 300).astype(int)))
-        if len(np.unique(small.y)) < 2:
-            continue
         for name, params, weighted in choices:
-            model = DecisionTreeClassifier(criterion=name, criterion_params=dict(params), n_jobs=1,
-                                           **weighted.estimator_params()).fit_dataset(small)
-            model.proba_from_matrix(small.X)
+            fit_spread(dataset, {**weighted.estimator_params(), "criterion": name,
+                                 "criterion_params": dict(params)}, _WARM_ROWS)
 
 
 # --------------------------------------------------------------------------
