@@ -133,3 +133,9 @@ def test_options_of_another_model_are_one_line_and_exit_2(args, message, tmp_pat
     result = dtree("train", DATA, *args, "-o", tmp_path / "m.json")
     assert result.exit_code == 2 and message in result.stderr
     assert result.stderr.count("\n") == 1 and not (tmp_path / "m.json").exists()
+
+
+def test_evaluate_names_the_forest_in_its_title():
+    result = dtree("evaluate", EXAMPLES / "iris.csv", "--criterion", "gini*5", "--cv", 3, "-q")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[0].startswith("gini*5 on iris: stratified 3-fold")

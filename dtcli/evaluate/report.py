@@ -194,7 +194,8 @@ def _evaluation_title(doc: dict) -> str:
     params = "".join(f":{k}={v}" if isinstance(v, str) else f":{k}={v:g}"  # v: a number or auto
                      for k, v in criterion["params"].items())
     repeats = f" x {doc['repeats']} repeats" if doc["repeats"] > 1 else ""
-    return (f"{criterion['name']}{params} on {doc['dataset']}: stratified {doc['cv']}-fold "
+    forest = f"*{doc['forest']['n_estimators']}" if doc.get("forest") else ""  # gini*100
+    return (f"{criterion['name']}{params}{forest} on {doc['dataset']}: stratified {doc['cv']}-fold "
             f"cross-validation{repeats}, seed {doc['seed']}{options_note(doc['options'])}")
 
 
