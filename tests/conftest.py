@@ -18,6 +18,17 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
+# Test files that compile most of the engine's forms (every criterion), run first: under
+# `pytest -n auto` the workers then share the long compilations early and end on short
+# tests, instead of one worker compiling the last criterion's forms while the other waits.
+COMPILE_HEAVY = ("test_tree_hashes.py", "test_criteria_engine.py", "test_criteria_reference.py",
+                 "test_grow_many.py")
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=lambda item: item.path.name not in COMPILE_HEAVY)  # stable: order kept
+
+
 # How each shipped example is read (target / dropped columns differ from the defaults).
 EXAMPLE_OPTIONS = {
     "hepatitis.csv": {"target": "Class"},
