@@ -7,35 +7,31 @@ string, category and bool columns become nominal features).
 """
 from __future__ import annotations
 
-import dataclasses
-import math
-import numbers
-import os
 import time
-from typing import Any
 
 import numpy as np
 
-from dtcli import criteria, leaf_estimate
+from dtcli import leaf_estimate
 from dtcli.errors import ParameterError
-from dtcli.io.arrays import column_names, columns_of, default_names, encode_columns, encode_training
-from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset, Feature
-from dtcli.params import integer_param, is_default
+from dtcli.estimator_base import TreeEstimatorBase
+from dtcli.io.dataset import NOMINAL, Dataset
 from dtcli.pruning import methods as pruning_methods
-from dtcli.validation import class_labels, not_fitted, row_weights
+from dtcli.validation import not_fitted, row_weights
 
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
-           "min_samples_leaf", "min_gain", "nominal_features", "n_jobs", "class_weight",
-           "max_features", "random_state", "pruning", "ccp_alpha", "ccp_risk", "confidence",
+           "min_samples_leaf", "min_weight_fraction_leaf", "min_gain", "nominal_features",
+           "n_jobs", "class_weight", "max_features", "random_state", "pruning", "ccp_alpha", "ccp_risk", "confidence",
            "subtree_raising", "pruning_folds", "significance", "permutations", "pruning_mode",
            "leaf_estimate", "m", "leaf_model", "leaf_params")
 
 
-class DecisionTreeClassifier:
+class DecisionTreeClassifier(TreeEstimatorBase):
     """A binary decision tree with any split criterion of `dtree criteria`.
 
     Parameters follow scikit-learn where it has them: `max_depth`,
-    `min_samples_split`, `min_samples_leaf` (counts of rows). `min_gain` is
+    `min_samples_split`, `min_samples_leaf` (counts of rows),
+    `min_weight_fraction_leaf` (a child must weigh at least this share, in [0, 0.5],
+    of the sum of the fit's sample weights; with weights of one, of its rows). `min_gain` is
     the smallest criterion score a split must reach, in the criterion's own
     units: for gini and entropy the node's own impurity decrease (scikit-learn's
     min_impurity_decrease also weights it by the node's share of the rows).
@@ -73,10 +69,12 @@ class DecisionTreeClassifier:
     ("mdl" or "gaussian"), min_samples, alpha, var_smoothing).
     """
 
+    PARAMS = _PARAMS
+
     def __init__(self, criterion: str = "gini", criterion_params: dict | None = None,
                  max_depth: int | None = None, min_samples_split: int = 2,
-                 min_samples_leaf: int = 1, min_gain: float = 0.0,
-                 nominal_features=None, n_jobs: int | None = None, class_weight=None,
+                 min_samples_leaf: int = 1, min_weight_fraction_leaf: float = 0.0,
+                 min_gain: float = 0.0, nominal_features=None, n_jobs: int | None = None, class_weight=None,
                  max_features=None, random_state=None, pruning=None, ccp_alpha=0.0,
                  ccp_risk="impurity", confidence=0.25, subtree_raising=True,
                  pruning_folds=None, significance=0.05, permutations=1000,
@@ -87,6 +85,7 @@ class DecisionTreeClassifier:
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_gain = min_gain
         self.nominal_features = nominal_features
         self.n_jobs = n_jobs
@@ -107,83 +106,9 @@ class DecisionTreeClassifier:
         self.leaf_model = leaf_model
         self.leaf_params = leaf_params
 
-    # scikit-learn's estimator protocol -------------------------------------------------
-    _param_names = _PARAMS  # (the forest shares these methods with its own names)
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor's parameters; with deep=True also `criterion_params__NAME` for
-        each parameter given in criterion_params, scikit-learn's spelling of a nested
-        parameter, by which GridSearchCV tunes one (set_params takes any of the
-        criterion's parameters so)."""
-        params = {name: getattr(self, name) for name in self._param_names}
-        if deep and isinstance(self.criterion_params, dict):
-            params.update({f"criterion_params__{name}": value
-                           for name, value in self.criterion_params.items()})
-        return params
-
-    def set_params(self, **params) -> "DecisionTreeClassifier":
-        """Set constructor parameters, then `criterion_params__NAME` ones (a copy of
-        criterion_params with NAME set, checked against the criterion's parameters)."""
-        nested = {}
-        for name, value in params.items():
-            key, sep, sub = name.partition("__")
-            if sep and key == "criterion_params" and sub:
-                nested[sub] = value
-            elif name not in self._param_names:
-                raise ParameterError(f"unknown parameter '{name}' for {type(self).__name__}")
-            else:
-                setattr(self, name, value)
-        if nested:
-            known = {p.name for p in criteria.get(self.criterion).params}
-            unknown = sorted(set(nested) - known)
-            if unknown:
-                raise ParameterError(f"criterion '{self.criterion}' has no parameter "
-                                     f"'{unknown[0]}' (parameters: {', '.join(sorted(known)) or 'none'})")
-            self.criterion_params = {**(self.criterion_params or {}), **nested}
-        return self
-
-    def __sklearn_tags__(self):
-        # Only scikit-learn calls this, so importing it here adds no dependency.
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
-
-        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(),
-                    input_tags=InputTags(allow_nan=True, string=True))
-
-    def __repr__(self) -> str:
-        defaults = type(self)().get_params(deep=False)
-        changed = {k: v for k, v in self.get_params(deep=False).items()
-                   if not is_default(v, defaults[k])}
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
-
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":
         return self._fit_encoded(*self._training_input(X, y), sample_weight)
-
-    def _training_input(self, X, y):
-        """(matrix, class codes, features, classes) of X and y; sets feature_names_in_
-        (shared with the forest, which fits many trees from one encoding)."""
-        features, matrix, classes, codes, names = self._encode(X, y)
-        self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
-        if self.feature_names_in_ is None:
-            del self.feature_names_in_  # scikit-learn sets it only for named input
-        return matrix, codes, features, classes
-
-    def _encode(self, X, y):
-        """(features, float64 matrix, classes, class codes, column names or None) of
-        training input, as `fit` encodes it."""
-        names = column_names(X)
-        if (isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] > 0
-                and X.dtype.kind in "fiu" and self.nominal_features is None):
-            features = [Feature(name, NUMERIC) for name in default_names(X.shape[1])]
-            matrix = np.ascontiguousarray(X, dtype=np.float64)  # nothing to encode
-        else:
-            # A DataFrame column of non-numeric dtype (text, bool, category) is nominal;
-            # an object column of a numpy array is nominal unless its values are numbers.
-            features, matrix = encode_training(columns_of(X), names, self.nominal_features,
-                                                text_may_be_numbers=names is None)
-        classes, codes = class_labels(y, matrix.shape[0])
-        return features, matrix, classes, codes, names
 
     def fit_dataset(self, dataset: Dataset, sample_weight=None) -> "DecisionTreeClassifier":
         """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does)."""
@@ -224,31 +149,6 @@ class DecisionTreeClassifier:
         self._set_fitted(features, classes)
         return self
 
-    def _set_fitted(self, features, classes) -> None:
-        self.classes_ = classes
-        self.n_classes_ = classes.shape[0]
-        self.features_ = list(features)
-        self.n_features_in_ = len(features)
-
-    def _check_training(self, X, features, classes):
-        """The stopping rules and the engine's criterion, after checking the parameters
-        and the data (with the readers' limit on the engine's node records: fit(X, y)
-        does not pass through the readers)."""
-        from dtcli.io.limits import check_node_records
-
-        rules = dataclasses.replace(self._stop_rules(),
-                                    max_features=self._max_features(X.shape[1]))
-        engine = criteria.get(self.criterion).engine(self.criterion_params)
-        if X.shape[0] == 0:
-            raise ParameterError("cannot fit a tree on zero rows")
-        if classes.shape[0] < 2:
-            raise ParameterError(
-                f"y has one class ({classes[0]!r}); a classifier needs at least two")
-        if np.isinf(X).any():
-            raise ParameterError("X contains infinite values")
-        check_node_records(X.shape[0], classes.shape[0], "y", "X")
-        return rules, engine
-
     def _pruning_method(self):
         """The pruning method (None for none) and the leaf estimate, checked."""
         leaf_estimate.check(self.leaf_estimate, self.m)
@@ -267,59 +167,10 @@ class DecisionTreeClassifier:
         alphas, impurities = pruning_path(unpruned.tree_, risk)
         return PruningPath(ccp_alphas=alphas, impurities=impurities)
 
-    def _stop_rules(self):
-        from dtcli.engine.builder import StopRules
-
-        def check_int(name, low, allow_none=False):
-            return integer_param(self, name, low, allow_none)
-
-        min_gain = self.min_gain
-        if not isinstance(min_gain, numbers.Real) or not np.isfinite(min_gain):
-            raise ParameterError(f"min_gain must be a finite number, got {min_gain!r}")
-        return StopRules(max_depth=check_int("max_depth", 0, allow_none=True),
-                         min_samples_split=check_int("min_samples_split", 2),
-                         min_samples_leaf=check_int("min_samples_leaf", 1),
-                         min_gain=float(min_gain))
-
-    def _max_features(self, n_features: int) -> int | None:
-        """max_features as a count of features, scikit-learn's way; None for all."""
-        value = self.max_features
-        if value is None:
-            return None
-        if value in ("sqrt", "log2"):
-            root = math.sqrt(n_features) if value == "sqrt" else math.log2(max(n_features, 1))
-            return max(1, int(root))
-        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            if 1 <= value <= n_features:
-                return int(value)
-        elif isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
-            return max(1, int(value * n_features))
-        raise ParameterError(f"max_features must be None, 'sqrt', 'log2', an integer in "
-                             f"[1, {n_features}] or a fraction in (0, 1], got {value!r}")
-
     # prediction -------------------------------------------------------------------------
     def _check_fitted(self):
         if not hasattr(self, "tree_"):
             raise not_fitted(self)
-
-    def _matrix(self, X) -> np.ndarray:
-        self._check_fitted()
-        if (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "fiu"
-                and X.shape[1] == self.n_features_in_
-                and all(f.kind == NUMERIC for f in self.features_)):
-            return np.ascontiguousarray(X, dtype=np.float64)  # nothing to encode
-        names = column_names(X)
-        columns = columns_of(X)
-        if names is not None and hasattr(self, "feature_names_in_"):
-            by_name = dict(zip(names, columns))
-            missing = [f.name for f in self.features_ if f.name not in by_name]
-            if missing:
-                raise ParameterError(f"X lacks the feature column(s) {', '.join(missing)}")
-            columns = [by_name[f.name] for f in self.features_]
-        elif len(columns) != self.n_features_in_:
-            raise ParameterError(f"X has {len(columns)} features, but {type(self).__name__} is "
-                                 f"expecting {self.n_features_in_} features as input")
-        return encode_columns(columns, self.features_)
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf each row lands in."""
@@ -338,14 +189,6 @@ class DecisionTreeClassifier:
         leaves = self.apply(X)  # checks first that the tree is fitted
         return self.tree_.decision_path(leaves)
 
-    def predict_proba(self, X) -> np.ndarray:
-        return self.proba_from_matrix(self._matrix(X))
-
-    def predict_log_proba(self, X) -> np.ndarray:
-        """Natural logarithm of predict_proba (-inf for a class the leaf never saw)."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
     def proba_from_matrix(self, matrix: np.ndarray) -> np.ndarray:
         """Class probabilities for an already encoded float64 matrix (CLI path)."""
         self._check_fitted()
@@ -357,21 +200,11 @@ class DecisionTreeClassifier:
         estimate, m = leaf_estimate.check(self.leaf_estimate, self.m)
         return leaf_estimate.node_proba(self.tree_.value, estimate, m)[leaves]
 
-    def _threads(self) -> int:
-        return self.n_jobs or os.cpu_count() or 1
-
     def predict(self, X) -> np.ndarray:
         if getattr(self, "leaf_model_", None) is not None:
             return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
         leaves = self.apply(X)  # checks first that the tree is fitted
         return self.classes_[self.tree_.node_class[leaves]]  # ties as argmax of predict_proba
-
-    def score(self, X, y, sample_weight=None) -> float:
-        correct = (self.predict(X) == np.asarray(y)).astype(np.float64)
-        return float(np.average(correct, weights=sample_weight))
-
-    def _nominal_mask(self) -> np.ndarray:
-        return np.array([f.kind == NOMINAL for f in self.features_], dtype=np.uint8)
 
     # tree facts -------------------------------------------------------------------------
     def get_depth(self) -> int:

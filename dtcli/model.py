@@ -74,6 +74,8 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
             "value": tree.value.tolist(),
             "n_node_samples": tree.n_node_samples.tolist(),
             "score": [_encode_float(s) for s in tree.score],
+            **({"n_node_missing": tree.n_node_missing.tolist()}
+               if (tree.n_node_missing >= 0).all() else {}),
         },
     }
     if getattr(model, "leaf_model_", None) is not None:
@@ -105,7 +107,9 @@ def header_fields(model, kind: str, target: str, source: str | None, n_samples: 
         "classes": [str(c) for c in model.classes_],
         "criterion": {"name": model.criterion, "params": _criterion_params(model)},
         "options": {"max_depth": model.max_depth, "min_samples_split": model.min_samples_split,
-                    "min_samples_leaf": model.min_samples_leaf, "min_gain": model.min_gain},
+                    "min_samples_leaf": model.min_samples_leaf, "min_gain": model.min_gain,
+                    **({"min_weight_fraction_leaf": model.min_weight_fraction_leaf}
+                       if model.min_weight_fraction_leaf else {})},
         "training": {"source": source, "n_samples": n_samples,
                      "fit_seconds": round(getattr(model, "fit_seconds_", 0.0), 6),
                      "class_weight": _class_weight(model.class_weight)},
@@ -206,6 +210,7 @@ def model_from_dict(doc: Any, path: str = "<model>"):
 
 
 _OPTIONS = ("max_depth", "min_samples_split", "min_samples_leaf", "min_gain")
+_LATER_OPTIONS = {"min_weight_fraction_leaf": 0.0}  # written only when set, read if there
 _INT64 = 2**63
 
 
@@ -271,7 +276,8 @@ class _Checker:
             check.fail(f"options.{missing[0]} is missing")
         try:
             model.set_params(criterion=criterion.get("name"), criterion_params=dict(params),
-                             class_weight=class_weight, **{k: options[k] for k in _OPTIONS})
+                             class_weight=class_weight, **{k: options[k] for k in _OPTIONS},
+                             **{k: options.get(k, v) for k, v in _LATER_OPTIONS.items()})
             model._stop_rules()
             criteria.get(model.criterion).param_vector(model.criterion_params)
         except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
@@ -505,4 +511,17 @@ class _Checker:
                                    self.fail)
         return Tree(children_left=left, children_right=right, feature=feature,
                     threshold=threshold, missing_left=missing_left, value=value,
-                    n_node_samples=n_samples, score=score, **sets)
+                    n_node_samples=n_samples, score=score,
+                    n_node_missing=self.missing_counts(tree, n, left, n_samples), **sets)
+
+    def missing_counts(self, tree: dict, n: int, left: np.ndarray,
+                       n_samples: np.ndarray) -> np.ndarray | None:
+        """tree.n_node_missing, optional (files before it: unknown, None): per split, at
+        most its rows; 0 on leaves."""
+        if "n_node_missing" not in tree:
+            return None
+        counts = self._ints(tree, "n_node_missing", n)
+        if (counts < 0).any() or (counts > n_samples).any() or (counts[left == TREE_LEAF]
+                                                                  != 0).any():
+            self.fail("tree.n_node_missing must count at most each split's rows, 0 on leaves")
+        return counts

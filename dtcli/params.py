@@ -22,8 +22,9 @@ class Parameters:
         return self
 
     def __repr__(self) -> str:
-        defaults = type(self)().get_params()
-        changed = {k: v for k, v in self.get_params().items() if not is_default(v, defaults[k])}
+        defaults = type(self)().get_params(deep=False)
+        changed = {k: v for k, v in self.get_params(deep=False).items()
+                   if not is_default(v, defaults[k])}
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
 

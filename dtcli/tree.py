@@ -35,6 +35,9 @@ class Tree:
     value: np.ndarray  # float64 (node_count, n_classes)
     n_node_samples: np.ndarray  # int64
     score: np.ndarray  # float64: criterion score of the node's split, NaN on leaves
+    # int64: training rows at the node missing its split feature (0 on leaves); -1 where
+    # not known (a model file written before dtree recorded it). None: all unknown.
+    n_node_missing: np.ndarray | None = None
     # nominal splits' categories (module docstring); None: no nominal split
     category_offsets: np.ndarray = None  # int64 (node_count + 1)
     category_codes: np.ndarray = None  # int64, sorted within a node
@@ -45,14 +48,20 @@ class Tree:
 
     # one value (or row) per node; the category sets are CATEGORY_ARRAYS
     ARRAYS = ("children_left", "children_right", "feature", "threshold", "missing_left",
-              "value", "n_node_samples", "score")
+              "value", "n_node_samples", "score", "n_node_missing")
     CATEGORY_ARRAYS = ("category_offsets", "category_codes", "category_goes_left")
 
     def __post_init__(self):
+        if self.n_node_missing is None:
+            self.n_node_missing = np.full(self.children_left.shape[0], -1, np.int64)
         if self.category_offsets is None:
             self.category_offsets = np.zeros(self.node_count + 1, np.int64)
             self.category_codes = np.zeros(0, np.int64)
             self.category_goes_left = np.zeros(0, np.uint8)
+
+    def saw_missing(self, node: int) -> bool:
+        """Whether training rows at split `node` lacked its feature (True where unknown)."""
+        return bool(self.n_node_missing[node] != 0)
 
     def categories_at(self, node: int) -> tuple[np.ndarray, np.ndarray]:
         """(codes, goes_left) of the categories `node` lists (views)."""

@@ -6,7 +6,6 @@ file or option, a non-zero exit code, no traceback, no output file left behind.
 import csv
 import io
 import json
-import os
 import shlex
 import subprocess
 from pathlib import Path

@@ -14,7 +14,8 @@ from dtcli.tree import TREE_LEAF
 pd = pytest.importorskip("pandas")
 
 DEFAULTS = {"criterion": "gini", "criterion_params": None, "max_depth": None,
-            "min_samples_split": 2, "min_samples_leaf": 1, "min_gain": 0.0,
+            "min_samples_split": 2, "min_samples_leaf": 1, "min_weight_fraction_leaf": 0.0,
+            "min_gain": 0.0,
             "nominal_features": None, "n_jobs": None, "class_weight": None,
             "max_features": None, "random_state": None, "pruning": None, "ccp_alpha": 0.0,
             "ccp_risk": "impurity", "confidence": 0.25, "subtree_raising": True,
@@ -29,8 +30,8 @@ def test_default_params():
 
 def test_set_params_round_trip_and_returns_self():
     changed = {"criterion": "entropy", "criterion_params": {}, "max_depth": 3,
-               "min_samples_split": 5, "min_samples_leaf": 2, "min_gain": 0.01,
-               "nominal_features": [0], "n_jobs": 1, "class_weight": "balanced",
+               "min_samples_split": 5, "min_samples_leaf": 2, "min_weight_fraction_leaf": 0.1,
+               "min_gain": 0.01, "nominal_features": [0], "n_jobs": 1, "class_weight": "balanced",
                "max_features": "sqrt", "random_state": 7, "pruning": "ccp",
                "ccp_alpha": "auto", "ccp_risk": "error", "confidence": 0.1,
                "subtree_raising": False, "pruning_folds": 5, "significance": 0.01,

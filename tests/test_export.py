@@ -246,9 +246,9 @@ def test_dot_has_one_node_statement_per_node_and_one_edge_per_child(load_example
 
 def test_dot_edge_labels_are_the_split_tests(iris_depth2):
     _, edges = parse_dot(dot.render(iris_depth2))
-    # missing values go to the larger child: right at the root, left below
-    assert [label for _, _, label in edges] == ["a3 <= 2.45", "a3 > 2.45 (or missing)",
-                                                "a4 <= 1.75 (or missing)", "a4 > 1.75"]
+    # iris has no missing values: no test says where they would go (the larger child)
+    assert [label for _, _, label in edges] == ["a3 <= 2.45", "a3 > 2.45", "a4 <= 1.75",
+                                                "a4 > 1.75"]
 
 
 def test_dot_escapes_quotes_backslashes_and_braces():

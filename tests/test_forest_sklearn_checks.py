@@ -8,9 +8,7 @@ from dtcli import RandomForestClassifier
 pytest.importorskip("sklearn")
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-from test_sklearn_checks import NEEDS_MIN_WEIGHT_FRACTION_LEAF  # noqa: E402
-
-EXPECTED = NEEDS_MIN_WEIGHT_FRACTION_LEAF | {
+EXPECTED = {
     # as for scikit-learn's own forests: a bootstrap sample of weighted rows is not one
     # of repeated rows (the draws differ)
     "check_sample_weight_equivalence_on_dense_data":

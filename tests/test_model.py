@@ -64,7 +64,7 @@ def test_file_is_strict_json_with_the_documented_fields(tmp_path, load_example):
     assert doc["pruning"] is None and doc["leaf_estimate"] == {"name": "frequency", "m": 2.0}
     assert set(doc["tree"]) == {"node_count", "children_left", "children_right", "feature",
                                 "threshold", "missing_left", "left_categories", "value",
-                                "n_node_samples", "score"}
+                                "n_node_samples", "score", "n_node_missing"}
     tree = model.tree_
     leaves = tree.children_left == -1
     assert all(doc["tree"]["threshold"][i] is None for i in np.flatnonzero(leaves))

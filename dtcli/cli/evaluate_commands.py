@@ -112,7 +112,7 @@ def _saved(store) -> str:
 
 
 _TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min_samples_leaf",
-         "min_gain", "class_weight") + PRUNING_PARAMS
+         "min_weight_fraction_leaf", "min_gain", "class_weight") + PRUNING_PARAMS
 _CV = ("cv", "repeats", "seed", "jobs")
 
 

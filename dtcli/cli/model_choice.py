@@ -11,7 +11,7 @@ from dtcli.errors import ParameterError
 MODELS = ("tree", "forest", "fdf")
 # tree options that mean nothing to FDF (it splits by GenGain and counts rows)
 _NOT_FOR_FDF = ("criterion", "criterion_params", "class_weight", "min_samples_split",
-                "leaf_model", "nb_numeric", "grid_entries", "tune_cv", "pruning", "ccp_alpha",
+                "min_weight_fraction_leaf", "leaf_model", "nb_numeric", "grid_entries", "tune_cv", "pruning", "ccp_alpha",
                 "ccp_risk", "confidence", "subtree_raising", "pruning_folds", "leaf_estimate",
                 "m", "pruning_path", "n_estimators", "max_features", "no_bootstrap",
                 "max_samples", "oob", "seed", "scheduler")

@@ -14,7 +14,7 @@ HELP_SECTIONS = (
     ("Model", ("model_kind", "criterion", "criterion_params", "criteria_entries",
                "leaf_model", "nb_numeric", "nb_min_samples", "fdf_combine")),
     ("Stopping rules and weights", ("max_depth", "min_samples_split", "min_samples_leaf",
-                                    "min_gain", "class_weight", "max_features")),
+                                    "min_weight_fraction_leaf", "min_gain", "class_weight", "max_features")),
     ("Pruning and leaf probabilities", ("pruning", "ccp_alpha", "ccp_risk", "confidence",
                                         "subtree_raising", "pruning_folds", "significance",
                                         "permutations", "pruning_mode", "leaf_estimate", "m",
@@ -117,6 +117,10 @@ def tree_options(func):
                      default=2, show_default=True, help="Smallest node that may be split."),
         click.option("--min-samples-leaf", type=click.IntRange(min=1, max=LARGEST_COUNT), default=1,
                      show_default=True, help="Smallest allowed leaf."),
+        click.option("--min-weight-fraction-leaf", type=click.FloatRange(0.0, 0.5),
+                     default=0.0, show_default=True,
+                     help="Smallest share of the total (class- or sample-) weight a leaf "
+                          "may hold, as scikit-learn's."),
         click.option("--min-gain", type=float, default=0.0, show_default=True,
                      help="Smallest criterion score a split must reach."),
     ]
@@ -189,7 +193,7 @@ def quiet_option(help_text: str = "No notes on stderr (errors are still reported
 
 
 def make_tree(criterion, criterion_params, max_depth, min_samples_split, min_samples_leaf,
-              min_gain, jobs, class_weight=None, **pruning):
+              min_gain, jobs, class_weight=None, min_weight_fraction_leaf=0.0, **pruning):
     """An estimator from `tree_options` (and `pruning_options`' parameters), validated
     before any data is read."""
     from dtcli import criteria
@@ -198,6 +202,7 @@ def make_tree(criterion, criterion_params, max_depth, min_samples_split, min_sam
     model = DecisionTreeClassifier(criterion=criterion, criterion_params=criterion_params or None,
                                    max_depth=max_depth, min_samples_split=min_samples_split,
                                    min_samples_leaf=min_samples_leaf, min_gain=min_gain,
+                                   min_weight_fraction_leaf=min_weight_fraction_leaf,
                                    n_jobs=jobs, class_weight=class_weight, **pruning)
     model._stop_rules()
     model._pruning_method()

@@ -69,14 +69,17 @@ class StopRules:
     min_gain: float = 0.0  # a split must score at least this much
     # features searched per node, drawn at random (rng.draw_features); None: all
     max_features: int | None = None
+    # a child must weigh at least this share of the fit's total weight (scikit-learn's)
+    min_weight_fraction_leaf: float = 0.0
 
-    def as_tuple(self) -> tuple[int, int, int, int]:
-        """(max_depth, min_samples_split, min_samples_leaf, max_features), as the kernels
-        take them (level.can_split reads the first three)."""
+    def as_tuple(self, total_weight: float) -> tuple:
+        """(max_depth, min_samples_split, min_samples_leaf, max_features, min_weight), as
+        the kernels take them, for a fit whose rows weigh `total_weight` in all."""
         max_depth = NO_DEPTH_LIMIT if self.max_depth is None else self.max_depth
         max_features = NO_DEPTH_LIMIT if self.max_features is None else self.max_features
         return (np.int64(max_depth), np.int64(self.min_samples_split),
-                np.int64(self.min_samples_leaf), np.int64(max_features))
+                np.int64(self.min_samples_leaf), np.int64(max_features),
+                np.float64(self.min_weight_fraction_leaf * total_weight))
 
 
 class _Nodes:
@@ -194,7 +197,8 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
     if sorted_ is prepared.sorted and reuse:  # the partition writes into both buffers
         sorted_ = dataclasses.replace(sorted_, words=sorted_.words.copy())
     growth = _Growth(sorted_, prepared, weights, engine_form(criterion, use_tables, table_size),
-                     screen, rules, n_threads, skips_runs(criterion, prepared.n_classes),
+                     screen, rules, float(root_counts.sum()), n_threads,
+                     skips_runs(criterion, prepared.n_classes),
                      (np.int64(seed), np.int64(stream)))
     root = _Nodes(np.zeros(1, np.int64), np.array([n_rows], np.int64),
                   np.zeros(1, np.int64), root_counts, np.zeros(1, np.int64))
@@ -209,7 +213,8 @@ class _Growth:
     """What both phases need besides the nodes themselves, and the two phases."""
 
     def __init__(self, sorted_: Presorted, prepared: Prepared, weights, criterion, screen,
-                 stop_rules: StopRules, n_threads: int, skip_runs: bool, random_key: tuple):
+                 stop_rules: StopRules, total_weight: float, n_threads: int, skip_runs: bool,
+                 random_key: tuple):
         self.s = sorted_
         self.random_key = random_key  # (seed, stream): rng.py
         words = sorted_.words
@@ -222,7 +227,9 @@ class _Growth:
         self.weights = np.ones(1) if weights is None else weights
         self.code, self.params, self.tables = criterion
         self.screen = screen  # (code, params, tables) or None
-        self.rules, self.min_gain = stop_rules.as_tuple(), float(stop_rules.min_gain)
+        self.rules = stop_rules.as_tuple(total_weight)
+        self.min_gain = float(stop_rules.min_gain)
+        self.leaf_rule = (self.rules[2], self.rules[4])  # as splitter's search reads it
         self.two_classes = n_classes == 2
         self.skip_runs = bool(skip_runs)
         self.n_threads = n_threads
@@ -304,7 +311,7 @@ class _Growth:
         m = len(level)
         work = int((level.ends - level.starts).sum())
         common = (self.s.missing_rank, self.shifts, self.weights, self.unit_weight, *criterion,
-                  self.rules[2])
+                  self.leaf_rule)
         if self.numeric.shape[0]:
             run_chunks(splitter.NUMERIC_SEARCH[self.two_classes, self.skip_runs],
                        self.numeric.shape[0] * m, self.n_threads, self.numeric.shape[0] * work,

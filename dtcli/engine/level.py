@@ -23,13 +23,15 @@ from dtcli.engine.splitter import TIE_EPS, nominal_left_set
 
 @inline_njit
 def can_split(n_rows, depth, counts, rules):
-    """The stopping rules that need no search; rules = (max_depth, min_samples_split,
-    min_samples_leaf)."""
+    """The stopping rules that need no search; rules = builder.StopRules.as_tuple's
+    (max_depth, min_samples_split, min_samples_leaf, _, min_weight)."""
     classes = 0
+    weight = 0.0
     for k in range(counts.shape[0]):
         classes += counts[k] > 0.0
+        weight += counts[k]
     return (depth < rules[0] and n_rows >= rules[1] and n_rows >= 2 * rules[2]
-            and classes > 1)
+            and classes > 1 and (rules[4] == 0.0 or weight >= 2.0 * rules[4]))
 
 
 @inline_njit
@@ -139,7 +141,7 @@ def split_level(words, starts, ends, depth, counts, slots, best, out_score, out_
         split_row = start + n_left
         span = (set_state[1], spans[j, 0], spans[j, 1]) if nominal else no_span()
         write_node(store, slots[j], end - start, node_counts, f, cut_value, missing_left, span,
-                   split_row, out_score[f, j])
+                   split_row, out_score[f, j], n_missing)
         before = n_children
         for side in range(2):  # append the children that may split; the others are leaves
             child_start = start if side == 0 else split_row

@@ -38,7 +38,8 @@ def new_store(n_rows: int, n_classes: int) -> tuple:
             np.empty((slots, 3), np.int64),  # category_span (see the module docstring)
             np.empty((slots, n_classes)),  # value
             np.empty(slots, np.int64),  # n_node_samples
-            np.empty(slots))  # score
+            np.empty(slots),  # score
+            np.empty(slots, np.int64))  # n_node_missing
 
 
 @inline_njit
@@ -49,14 +50,14 @@ def child_slots(split_row):
 
 @njit
 def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, set_span,
-               split_row, split_score):
+               split_row, split_score, n_missing):
     """Record the node at `slot`: n_rows rows, class counts `counts`, split at row
     `split_row` on feature f (x <= cut_value left, or the nominal categories that
-    `set_span` = (source, offset, count) points at; NO_SPAN for numeric features), or a
-    leaf when f is TREE_UNDEFINED. One function for both: every jitted function adds
-    to the first run's compile time."""
+    `set_span` = (source, offset, count) points at; no_span() for numeric features),
+    n_missing of its rows missing f, or a leaf when f is TREE_UNDEFINED. One function
+    for both: every jitted function adds to the first run's compile time."""
     (children_left, children_right, feature, threshold, missing_left, category_span, value,
-     n_node_samples, score) = store
+     n_node_samples, score, n_node_missing) = store
     leaf = f == TREE_UNDEFINED
     left_child, right_child = child_slots(split_row)
     children_left[slot] = TREE_LEAF if leaf else left_child
@@ -70,6 +71,7 @@ def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, set
         value[slot, k] = counts[k]
     n_node_samples[slot] = n_rows
     score[slot] = math.nan if leaf else split_score
+    n_node_missing[slot] = 0 if leaf else n_missing
 
 
 @inline_njit
@@ -83,7 +85,7 @@ def write_leaf(store, slot, n_rows, counts):
     """write_node for a leaf. (The arguments are typed as at a split's call, n_rows < 0
     for False: a literal would compile write_node once more.)"""
     write_node(store, slot, n_rows, counts, np.int64(TREE_UNDEFINED), math.nan, n_rows < 0,
-               no_span(), n_rows, math.nan)
+               no_span(), n_rows, math.nan, n_rows)
 
 
 @njit
@@ -109,7 +111,7 @@ def compact(store: tuple, category_buffers: dict) -> Tree:
     """The grown nodes as a Tree, numbered breadth-first. `category_buffers` maps each
     source of category spans to its (codes, goes_left) (module docstring)."""
     (children_left, children_right, feature, threshold, missing_left, category_span, value,
-     n_node_samples, score) = store
+     n_node_samples, score, n_node_missing) = store
     order, position = _bfs_order(children_left, children_right, 0)
     kids_left, kids_right = children_left[order], children_right[order]
     split = kids_left != TREE_LEAF
@@ -128,4 +130,4 @@ def compact(store: tuple, category_buffers: dict) -> Tree:
     return Tree(children_left=kids_left, children_right=kids_right, feature=feature[order],
                 threshold=threshold[order], missing_left=missing_left[order],
                 value=value[order], n_node_samples=n_node_samples[order], score=score[order],
-                **categories)
+                n_node_missing=n_node_missing[order], **categories)

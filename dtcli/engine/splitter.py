@@ -77,7 +77,7 @@ def finished(code, best):
 @inline_njit
 def raise_bar(bar, score, pos, lowest, highest):
     """The beat_score a later candidate must exceed, after the candidate (score, pos);
-    only candidates in rows lowest..highest (what min_leaf allows) count."""
+    only candidates in rows lowest..highest (what the leaf rules allow) count."""
     if lowest <= pos <= highest and score > bar:
         return beat_score(score)
     return bar
@@ -120,6 +120,35 @@ def _collect_missing(words, f, start, end, missing_rank, shifts, weights, unit_w
     return stop, end - stop, weight
 
 
+@inline_njit
+def _skip_bounds(limits):
+    """The rows between which a threshold inside a run of one class may be skipped:
+    there, its neighbouring thresholds are candidates under the leaf rules whichever
+    way the missing rows go (limits: per direction, the lowest and highest candidate
+    row), so the run's best score is at one of them (see search_numeric)."""
+    return max(limits[0, 0], limits[1, 0]), min(limits[0, 1], limits[1, 1])
+
+
+@inline_njit
+def _weight_limits(words, f, start, stop, shifts, weights, unit_weight, min_weight, w_miss,
+                   n_parent, limits):
+    """Narrow `limits` (per direction of the missing rows, the lowest and highest
+    candidate row) to the candidates both of whose children weigh at least
+    `min_weight` (min_weight_fraction_leaf): the left child's weight grows with the
+    candidate's row and the right child's shrinks, so each bound is one row."""
+    for missing_left in range(2):
+        w_left = w_miss if missing_left else 0.0
+        lowest, highest = stop, start - 1
+        for i in range(start, stop):
+            w_left += _weight(np.int64(words[f, i] & shifts[3]), weights, unit_weight)
+            if w_left >= min_weight and lowest == stop:
+                lowest = i
+            if n_parent - w_left >= min_weight:
+                highest = i
+        limits[missing_left, 0] = max(limits[missing_left, 0], lowest)
+        limits[missing_left, 1] = min(limits[missing_left, 1], highest)
+
+
 # Candidate thresholds are gathered, scored and picked in blocks of this many
 # rows, so the per-candidate scratch stays in the first-level cache.
 BLOCK = 256
@@ -132,7 +161,7 @@ SCORE_LANES = 8
 
 
 @inline_njit
-def _gather_two(words, f, start, lo, hi, stop, shifts, weights, unit_weight, min_leaf,
+def _gather_two(words, f, start, lo, hi, stop, shifts, weights, unit_weight, limits,
                 totals, cand_pos, cand_weight, cand_class1, skip_runs):
     """Two classes: record the candidate thresholds among rows lo..hi-1, every last
     row of a value group (and the node's last present row), with their running
@@ -152,7 +181,7 @@ def _gather_two(words, f, start, lo, hi, stop, shifts, weights, unit_weight, min
     w_run, c1_run = totals[0], totals[1]
     group_start, group_class = np.int64(totals[2]), np.int64(totals[3])
     group_pure = totals[4] == 0.0
-    last_skip = stop - 1 - min_leaf  # min_leaf allows the next threshold, both ways
+    first_skip, last_skip = _skip_bounds(limits)
     # The node's last present row, always a candidate, is taken after the loop,
     # so that the loop reads rows i + 1 and i + 2 without a bounds check.
     for i in range(lo, min(hi, stop - 1)):
@@ -172,7 +201,7 @@ def _gather_two(words, f, start, lo, hi, stop, shifts, weights, unit_weight, min
             group_class = cls if first else group_class
             single = i + 2 >= stop or (words[f, i + 2] >> key_shift) != (next_word >> key_shift)
             inside_run = (group_pure and single and i < last_skip
-                          and group_start - start >= min_leaf
+                          and group_start - 1 >= first_skip
                           and np.int64((next_word >> class_shift) & class_mask) == cls)
             group_start = i + 1 if boundary else group_start
             m += boundary and not inside_run
@@ -194,8 +223,7 @@ def _gather_two(words, f, start, lo, hi, stop, shifts, weights, unit_weight, min
 @inline_njit
 def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, code,
                    params, tables, parent, n_parent, node, term, miss, w_miss, n_passes,
-                   min_leaf, run, rest, saved_run, totals, cand_pos, scores, skip_runs,
-                   limits, bars):
+                   run, rest, saved_run, totals, cand_pos, scores, skip_runs, limits, bars):
     """More than two classes: find and score the candidate thresholds among rows
     lo..hi-1 (as `_gather_two`), with the missing rows right (scores[0]) and,
     if n_passes is 2, left (scores[1]); return how many. Copying the count
@@ -220,7 +248,7 @@ def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, 
     w_run = totals[0]
     group_start, group_class = np.int64(totals[2]), np.int64(totals[3])
     group_pure = totals[4] == 0.0
-    last_skip = stop - 1 - min_leaf  # min_leaf allows the next threshold, both ways
+    first_skip, last_skip = _skip_bounds(limits)
     for i in range(lo, hi):
         word = words[f, i]
         wt = 1.0 if unit_weight else weights[np.int64(word & row_mask)]
@@ -237,7 +265,7 @@ def _gather_scored(words, f, start, lo, hi, stop, shifts, weights, unit_weight, 
             if (next_word >> key_shift) == (word >> key_shift):
                 continue
             if (skip_runs and group_pure and i < last_skip
-                    and group_start - start >= min_leaf
+                    and group_start - 1 >= first_skip
                     and np.int64((next_word >> class_shift) & class_mask) == cls
                     and (i + 2 >= stop
                          or (words[f, i + 2] >> key_shift) != (next_word >> key_shift))):
@@ -338,7 +366,7 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
     """
 
     def search_numeric(words, starts, ends, parents, features, mask, missing_rank, shifts,
-                       weights, unit_weight, code, params, tables, min_leaf, out_score, out_cut,
+                       weights, unit_weight, code, params, tables, leaf_rule, out_score, out_cut,
                        out_aux, out_missing_left, lo, hi):
         """Best split of the (numeric feature, node) pairs lo..hi-1, numbered feature-major,
         of those that `mask` (features x nodes, uint8) marks: the others keep the score
@@ -350,22 +378,23 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
         split is present-vs-missing), for the midpoint threshold, and
         out_missing_left where the missing rows go. Numeric and nominal
         features have kernels of their own so that data without nominal
-        features never compiles the nominal search.
+        features never compiles the nominal search. leaf_rule = (min_samples_leaf,
+        the least weight of a child: min_weight_fraction_leaf times the fit's weight).
 
         A segment is read in blocks of BLOCK rows: `_gather_two` finds the
         candidate thresholds and `_score_two` scores them (two classes), or
         `_gather_scored` does both (more classes); `_best_candidate` keeps
-        the best under the tie rule and `min_leaf`. Rows missing the feature
+        the best under the tie rule and the leaf rules. Rows missing the feature
         are scored on the right and, if there are any, on the left of every
         candidate; each direction keeps its own best, and the missing-left one
         wins only when it is better. This is the engine's hot loop: keep it lean.
 
         With `skip_runs`, a threshold between two value groups pure of the
         same class is no candidate unless a neighbouring threshold is cut off
-        by `min_leaf`: for a criterion that is a concave impurity's decrease
+        by the leaf rules: for a criterion that is a concave impurity's decrease
         (or a ratio of such a decrease to a concave split information)
         the score is (quasi-)convex along a run of such groups, so its maximum lies at
-        the run's ends or at the first or last threshold `min_leaf` allows
+        the run's ends or at the first or last threshold the leaf rules allow
         (Fayyad & Irani 1992, extended to ties, missing values and leaf sizes).
         """
         n_nodes = starts.shape[0]
@@ -376,7 +405,8 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
         run, rest, saved_run, miss = (np.zeros(n_classes), np.zeros(n_classes),
                                       np.zeros(n_classes), np.zeros(n_classes))
         totals = np.zeros(5)
-        limits = np.zeros((2, 2), np.int64)  # per direction, the rows min_leaf allows
+        limits = np.zeros((2, 2), np.int64)  # per direction, the rows the leaf rules allow
+        min_leaf, min_weight = leaf_rule
         bars = np.zeros(2)  # per direction, what a candidate must beat (tie_score only)
         cand_pos = np.zeros(BLOCK, np.int64)
         cand_weight, cand_class1 = np.zeros(BLOCK), np.zeros(BLOCK)
@@ -409,6 +439,9 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
                 limits[missing_left, 0] = rows_before + min_leaf
                 limits[missing_left, 1] = rows_before + n_total - min_leaf
                 bars[missing_left] = -math.inf
+            if min_weight > 0.0:
+                _weight_limits(words, f, start, stop, shifts, weights, unit_weight, min_weight,
+                               w_miss, n_parent, limits)
             # the best score and its candidate row, per direction of the missing rows
             best_right, pos_right = -math.inf, -1
             best_left, pos_left = -math.inf, -1
@@ -416,13 +449,13 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
                 block_end = min(block + BLOCK, stop)
                 if two_classes:
                     m = _gather_two(words, f, start, block, block_end, stop, shifts, weights,
-                                    unit_weight, min_leaf, totals, cand_pos, cand_weight,
+                                    unit_weight, limits, totals, cand_pos, cand_weight,
                                     cand_class1, skip_runs)
                 else:
                     m = _gather_scored(words, f, start, block, block_end, stop, shifts,
                                        weights, unit_weight, code, params, tables, parent,
                                        n_parent, node, term, miss, w_miss, n_passes,
-                                       min_leaf, run, rest, saved_run, totals, cand_pos,
+                                       run, rest, saved_run, totals, cand_pos,
                                        scores, skip_runs, limits, bars)
                 for missing_left in range(n_passes):
                     if two_classes:
@@ -501,19 +534,20 @@ def _order_categories(table, cat_weight, cat_count, n_categories, by_class, orde
 
 @njit
 def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weights,
-                 unit_weight, code, params, tables, parent, n_parent, node, term, min_leaf, left,
+                 unit_weight, code, params, tables, parent, n_parent, node, term, leaf_rule, left,
                  right, miss, table, cat_weight, cat_count, order, keys):
     """Best subset split of nominal feature f in the node words[f, start:end].
 
     Returns (score, cut, by_class, missing_left): the first cut + 1
     categories of the ordering by `by_class` go left. Missing rows are sent
-    right, then (if any) left, as in `numeric_best`.
+    right, then (if any) left, as in `numeric_best`. leaf_rule: as search_numeric's.
     """
     stop, n_miss, w_miss = _collect_missing(words, f, start, end, missing_rank, shifts,
                                             weights, unit_weight, miss)
     _category_table(words, f, start, stop, shifts, weights, unit_weight, n_categories,
                     table, cat_weight, cat_count)
     n_total = end - start
+    min_leaf, min_weight = leaf_rule
     n_classes = parent.shape[0]
     best, best_cut, best_class, best_ml = -math.inf, -1, -1, 0
     first_class = 1 if n_classes == 2 else 0
@@ -533,7 +567,9 @@ def nominal_best(words, f, start, end, n_categories, missing_rank, shifts, weigh
                     left[k] += table[cat, k]
                 w_left += cat_weight[cat]
                 n_left += cat_count[cat]
-                if n_left < min_leaf or n_total - n_left < min_leaf:
+                if n_left < min_leaf or n_total - n_left < min_leaf or (
+                        min_weight > 0.0
+                        and (w_left < min_weight or n_parent - w_left < min_weight)):
                     continue
                 for k in range(n_classes):
                     right[k] = parent[k] - left[k]
@@ -566,7 +602,7 @@ def _store(out_score, out_cut, out_aux, out_missing_left, f, j, result):
 
 @njit
 def search_nominal(words, starts, ends, parents, features, mask, n_categories, missing_rank,
-                   shifts, weights, unit_weight, code, params, tables, min_leaf, out_score,
+                   shifts, weights, unit_weight, code, params, tables, leaf_rule, out_score,
                    out_cut, out_aux, out_missing_left, lo, hi):
     """As `search_numeric` for nominal features: out_cut is the cut position in
     the category ordering, out_aux the class that ordering is by."""
@@ -594,7 +630,7 @@ def search_nominal(words, starts, ends, parents, features, mask, n_categories, m
         term = node_term(code, params, tables, parent, n_parent, node)
         result = nominal_best(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
                               shifts, weights, unit_weight, code, params, tables, parent, n_parent,
-                              node, term, min_leaf, left, right, miss, table, cat_weight,
+                              node, term, leaf_rule, left, right, miss, table, cat_weight,
                               cat_count, order, keys)
         _store(out_score, out_cut, out_aux, out_missing_left, f, j, result)
 

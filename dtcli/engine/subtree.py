@@ -44,6 +44,7 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
         the categories of the call's nominal splits: (source, codes, sides) (nodes.py)."""
         n_features = buffers[0].shape[0]
         n_classes = root_counts.shape[1]
+        leaf_rule = (rules[2], rules[4])  # min_samples_leaf, min_weight (splitter)
         capacity = 1
         for r in range(lo, hi):
             capacity = max(capacity, roots[order[r], 1] - roots[order[r], 0])
@@ -92,24 +93,24 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                     search = splitter.search_numeric_many
                 if has_numeric:
                     search(words, starts, ends, counts[now, :m], numeric, mask, missing_rank,
-                           shifts, weights, unit_weight, code, params, tables, rules[2],
+                           shifts, weights, unit_weight, code, params, tables, leaf_rule,
                            out_score, out_cut, out_aux, out_missing_left, FIRST,
                            numeric.shape[0] * m)
                     if screened:
                         search(words, starts, ends, counts[now, :m], numeric, mask, missing_rank,
                                shifts, weights, unit_weight, screen[0], screen[1], screen[2],
-                               rules[2], *screen_out, FIRST, numeric.shape[0] * m)
+                               leaf_rule, *screen_out, FIRST, numeric.shape[0] * m)
                 if has_nominal:
                     splitter.search_nominal(words, starts, ends, counts[now, :m], nominal,
                                             mask, n_categories, missing_rank, shifts, weights,
-                                            unit_weight, code, params, tables, rules[2],
+                                            unit_weight, code, params, tables, leaf_rule,
                                             out_score, out_cut, out_aux, out_missing_left,
                                             FIRST, nominal.shape[0] * m)
                     if screened:
                         splitter.search_nominal(words, starts, ends, counts[now, :m], nominal,
                                                 mask, n_categories, missing_rank, shifts, weights,
                                                 unit_weight, screen[0], screen[1], screen[2],
-                                                rules[2], *screen_out, FIRST,
+                                                leaf_rule, *screen_out, FIRST,
                                                 nominal.shape[0] * m)
                 if screened:
                     best = splitter.pick_screened(out_score, screen_out[0])

@@ -16,16 +16,17 @@ import numpy as np
 
 from dtcli.errors import ParameterError
 from dtcli.estimator import DecisionTreeClassifier, prepare_encoded
+from dtcli.estimator_base import TreeEstimatorBase
 from dtcli.validation import not_fitted, row_weights
 
 _TREE_PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
-                "min_samples_leaf", "min_gain", "nominal_features", "class_weight",
-                "max_features", "leaf_model", "leaf_params")
+                "min_samples_leaf", "min_weight_fraction_leaf", "min_gain", "nominal_features",
+                "class_weight", "max_features", "leaf_model", "leaf_params")
 _PARAMS = ("n_estimators",) + _TREE_PARAMS + ("bootstrap", "max_samples", "oob_score",
                                               "n_jobs", "random_state")
 
 
-class RandomForestClassifier:
+class RandomForestClassifier(TreeEstimatorBase):
     """A forest of `n_estimators` trees with any split criterion of `dtree criteria`.
 
     As scikit-learn's RandomForestClassifier: every tree grows from a bootstrap
@@ -50,7 +51,8 @@ class RandomForestClassifier:
 
     def __init__(self, n_estimators: int = 100, criterion: str = "gini",
                  criterion_params: dict | None = None, max_depth: int | None = None,
-                 min_samples_split: int = 2, min_samples_leaf: int = 1, min_gain: float = 0.0,
+                 min_samples_split: int = 2, min_samples_leaf: int = 1,
+                 min_weight_fraction_leaf: float = 0.0, min_gain: float = 0.0,
                  nominal_features=None, class_weight=None, max_features="sqrt",
                  bootstrap: bool = True, max_samples=None, oob_score: bool = False,
                  n_jobs: int | None = None, random_state=None, leaf_model: str = "counts",
@@ -61,6 +63,7 @@ class RandomForestClassifier:
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_gain = min_gain
         self.nominal_features = nominal_features
         self.class_weight = class_weight
@@ -73,23 +76,7 @@ class RandomForestClassifier:
         self.leaf_model = leaf_model
         self.leaf_params = leaf_params
 
-    # The tree's input handling and checks, shared as they are (they read only the
-    # parameters and fitted attributes both estimators have).
-    _training_input = DecisionTreeClassifier._training_input
-    _encode = DecisionTreeClassifier._encode
-    _check_training = DecisionTreeClassifier._check_training
-    _stop_rules = DecisionTreeClassifier._stop_rules
-    _max_features = DecisionTreeClassifier._max_features
-    _matrix = DecisionTreeClassifier._matrix
-    _nominal_mask = DecisionTreeClassifier._nominal_mask
-    _set_fitted = DecisionTreeClassifier._set_fitted
-    __sklearn_tags__ = DecisionTreeClassifier.__sklearn_tags__
-
-    # scikit-learn's estimator protocol, the tree's over the forest's parameters
-    _param_names = _PARAMS
-    get_params = DecisionTreeClassifier.get_params
-    set_params = DecisionTreeClassifier.set_params
-    __repr__ = DecisionTreeClassifier.__repr__
+    PARAMS = _PARAMS
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "RandomForestClassifier":
@@ -203,11 +190,6 @@ class RandomForestClassifier:
     def _check_fitted(self):
         if not hasattr(self, "estimators_"):
             raise not_fitted(self)
-
-    _threads = DecisionTreeClassifier._threads
-    predict_proba = DecisionTreeClassifier.predict_proba
-    predict_log_proba = DecisionTreeClassifier.predict_log_proba
-    score = DecisionTreeClassifier.score
 
     def proba_from_matrix(self, matrix: np.ndarray) -> np.ndarray:
         """Class probabilities for an already encoded float64 matrix (CLI path)."""

@@ -72,6 +72,8 @@ def forest_to_dict(forest, *, target: str, source: str | None) -> dict:
                    **({name: encode_array(getattr(t, name), dtype)
                        for name, (dtype, _) in _SPARSE_CATEGORIES.items()} if sparse
                       else {"category_left": encode_array(np.zeros((t.node_count, 0)), "uint8")}),
+                   **({"n_node_missing": encode_array(t.n_node_missing, "int64")}
+                      if (t.n_node_missing >= 0).all() else {}),
                    **leaves_block(e)} for t, e in zip(trees, forest.estimators_)],
     }
 
@@ -203,6 +205,12 @@ def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
     wrong = np.zeros(n, bool)
     wrong[split] = (np.abs(parts - value[split]) > tolerance).any(axis=1)
     fail_at(wrong, "its children's class counts (value) do not add up to its own")
+    missing = None  # optional: files before it leave it unknown
+    if "n_node_missing" in tree:
+        missing = decode_compact(tree["n_node_missing"], "int64", (n,),
+                                 lambda message: check.fail(f"{where}.n_node_missing{message}"))
+        fail_at((missing < 0) | (missing > samples) | (leaf & (missing != 0)),
+                "n_node_missing must count at most each split's rows, 0 on leaves")
     if sparse:
         sets = check_sets(*(arrays[name] for name in _SPARSE_CATEGORIES), left, feature, features,
                           lambda message: check.fail(f"{where}: {message}"))
@@ -210,4 +218,4 @@ def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
         sets = from_dense(categories, left, feature, arrays["missing_left"], features)
     return Tree(children_left=left, children_right=right, feature=feature, threshold=threshold,
                 missing_left=arrays["missing_left"], value=value, n_node_samples=samples,
-                score=arrays["score"], **sets)
+                score=arrays["score"], n_node_missing=missing, **sets)

@@ -137,6 +137,7 @@ class TreeOptions:
     min_samples_split: int = 2
     min_samples_leaf: int = 1
     min_gain: float = 0.0
+    min_weight_fraction_leaf: float = 0.0
     class_weight: str | tuple[tuple[str, float], ...] | None = None
     pruning: str | None = None
     ccp_alpha: float | str | None = None  # None: auto for ccp, else 0 (effective_ccp_alpha)
@@ -186,7 +187,7 @@ class TreeOptions:
 
 
 # options added after results were first stored: in a task's key only when set
-_LATER_OPTIONS = ("pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
+_LATER_OPTIONS = ("min_weight_fraction_leaf", "pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
                   "pruning_folds", "significance", "permutations", "pruning_mode",
                   "leaf_estimate", "m")
 

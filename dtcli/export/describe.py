@@ -50,10 +50,12 @@ def split_test(model, node: int, left: bool, bounds: Bounds) -> str:
     tests above allow of its feature (`bounds`, from `paths`): a nominal test lists only
     the categories that reached the node in training and can reach it (`Tree`'s sets),
     and "(or missing)" marks the side that takes the missing values (and the
-    categories the node did not see), if they can reach the node."""
+    categories the node did not see), if they can reach the node and training rows
+    there had some (elsewhere they go to the larger child)."""
     tree = model.tree_
     feature = model.features_[tree.feature[node]]
-    takes_missing = bounds.missing and bool(tree.missing_left[node]) == left
+    takes_missing = (bounds.missing and bool(tree.missing_left[node]) == left
+                     and tree.saw_missing(node))
     if feature.kind == NOMINAL:
         codes, goes_left = tree.categories_at(node)
         indices = {i for i in codes[goes_left == (1 if left else 0)].tolist()

@@ -15,13 +15,21 @@ from dtcli.io.dataset import NOMINAL
 
 class Bounds(NamedTuple):
     """What a path allows of one feature: values in (low, high] (or the category
-    indices in `categories`, None for all), values at all, missing values."""
+    indices in `categories`, None for all), values at all, missing values, and whether
+    training rows missing it took this path (`missing_seen`: every test of the feature
+    on the path saw some; where none did, a rule does not mention missing values)."""
 
     low: float = -math.inf
     high: float = math.inf
     categories: frozenset | None = None
     values: bool = True
     missing: bool = True
+    missing_seen: bool = True
+
+    @property
+    def says_missing(self) -> bool:
+        """Whether a rule says "(or missing)": missing values pass, as in training."""
+        return self.missing and self.missing_seen
 
 
 ANYTHING = Bounds()
@@ -31,6 +39,7 @@ def narrow(model, bounds: Bounds, node: int, left: bool) -> Bounds:
     """`bounds` of the split feature of `node` after going to its left or right child."""
     tree = model.tree_
     threshold = tree.threshold[node]
+    bounds = bounds._replace(missing_seen=bounds.missing_seen and tree.saw_missing(node))
     if model.features_[tree.feature[node]].kind == NOMINAL:
         codes, goes_left = tree.categories_at(node)
         sent = frozenset(codes[goes_left == (1 if left else 0)].tolist())

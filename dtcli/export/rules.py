@@ -1,11 +1,12 @@
 """One if-then rule per leaf, in depth-first order, with its coverage and confidence.
 
 Each condition says which side takes the missing values ("(or missing)";
-unseen nominal values count as missing), so the rules route every row
-exactly as the tree does. A node that saw no missing value in training sends
-them to its larger child, and the model file does not record which nodes saw
-some: "(or missing)" says where missing values go, not that training had any
-there. The tests on one feature along a path are merged into at most a lower
+unseen nominal values count as missing) where training rows missing the
+feature took that path (the model file records, per split, how many of its
+rows lacked its feature: `n_node_missing`). A split that saw none in training
+sends missing values to its larger child; its rules do not mention them (in a
+model file from before dtree recorded it, every condition says where they go).
+The tests on one feature along a path are merged into at most a lower
 and an upper bound, or one set of categories (`paths`): a rule stays as long
 as the number of features it tests, not the depth of its leaf, so the rules
 of any tree take time and space linear in its size.
@@ -28,9 +29,9 @@ def _conditions(feature, bounds: Bounds) -> list[str]:
     if not bounds.values:
         return [f"{name} is missing"] + ([] if bounds.missing else [f"{name} is present"])
     if bounds.categories is not None:
-        return [category_test(feature, bounds.categories, bounds.missing)]
-    tests = ([bound_test(name, ">", bounds.low, bounds.missing)] if bounds.low > -math.inf
-             else []) + ([bound_test(name, "<=", bounds.high, bounds.missing)]
+        return [category_test(feature, bounds.categories, bounds.says_missing)]
+    tests = ([bound_test(name, ">", bounds.low, bounds.says_missing)] if bounds.low > -math.inf
+             else []) + ([bound_test(name, "<=", bounds.high, bounds.says_missing)]
                          if bounds.high < math.inf else [])
     return tests or ([] if bounds.missing else [f"{name} is present"])
 

@@ -18,13 +18,13 @@ import time
 import numpy as np
 
 from dtcli.errors import ParameterError
-from dtcli.estimator import DecisionTreeClassifier
+from dtcli.estimator_base import Classifier
 from dtcli.fdf.discretise import mdl_cut_points, to_bins
 from dtcli.fdf.grow import NO_VALUE, Coded, Forest, Stops, root_gains, walk
 from dtcli.io.arrays import column_names, columns_of, encode_training
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset
 from dtcli.leaves.naive_bayes import softmax
-from dtcli.params import Parameters, integer_param
+from dtcli.params import integer_param
 from dtcli.validation import class_labels, not_fitted
 
 _PARAMS = ("min_samples_leaf", "max_depth", "min_gain", "nb_min_samples", "alpha",
@@ -32,7 +32,7 @@ _PARAMS = ("min_samples_leaf", "max_depth", "min_gain", "nb_min_samples", "alpha
 COMBINE = ("select", "average")
 
 
-class FDFClassifier(Parameters):
+class FDFClassifier(Classifier):
     """The FDF hybrid decision forest (Wang, Zang and Xu).
 
     `min_samples_leaf`: a rule takes no condition whose subset would have fewer
@@ -141,8 +141,6 @@ class FDFClassifier(Parameters):
     def _check_fitted(self):
         if not hasattr(self, "forest_"):
             raise not_fitted(self)
-
-    _matrix = DecisionTreeClassifier._matrix
 
     def proba_from_matrix(self, matrix: np.ndarray) -> np.ndarray:
         """Class probabilities for an already encoded float64 matrix (CLI path)."""

@@ -388,6 +388,7 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
         """
         rank_of, y, weights, unit_weight, is_nominal, missing_rank, n_categories, values, \
             offsets, shifts, min_leaf = data
+        leaf_rule = (min_leaf, 0.0)  # the search's: no weight rule (s-pruning refuses one)
         code, params, tables = criterion
         seed, n_shuffles, significance, exact, split_at_most, leaf_from, log_fact, \
             squared = test
@@ -449,27 +450,27 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
                     splitter.search_nominal(shuffled_words, one_start, one_end, parents,
                                             feature_zero, mask, node_categories, node_missing,
                                             shifts, weights, unit_weight, code, params, tables,
-                                            min_leaf, score, cut, aux, goes_left, FIRST, ONE)
+                                            leaf_rule, score, cut, aux, goes_left, FIRST, ONE)
                 elif has_numeric and two_classes and skip_runs:
                     splitter.search_numeric_two_skip(
                         shuffled_words, one_start, one_end, parents, feature_zero, mask,
                         node_missing, shifts, weights, unit_weight, code, params, tables,
-                        min_leaf, score, cut, aux, goes_left, FIRST, ONE)
+                        leaf_rule, score, cut, aux, goes_left, FIRST, ONE)
                 elif has_numeric and two_classes:
                     splitter.search_numeric_two(
                         shuffled_words, one_start, one_end, parents, feature_zero, mask,
                         node_missing, shifts, weights, unit_weight, code, params, tables,
-                        min_leaf, score, cut, aux, goes_left, FIRST, ONE)
+                        leaf_rule, score, cut, aux, goes_left, FIRST, ONE)
                 elif has_numeric and skip_runs:
                     splitter.search_numeric_many_skip(
                         shuffled_words, one_start, one_end, parents, feature_zero, mask,
                         node_missing, shifts, weights, unit_weight, code, params, tables,
-                        min_leaf, score, cut, aux, goes_left, FIRST, ONE)
+                        leaf_rule, score, cut, aux, goes_left, FIRST, ONE)
                 elif has_numeric:
                     splitter.search_numeric_many(
                         shuffled_words, one_start, one_end, parents, feature_zero, mask,
                         node_missing, shifts, weights, unit_weight, code, params, tables,
-                        min_leaf, score, cut, aux, goes_left, FIRST, ONE)
+                        leaf_rule, score, cut, aux, goes_left, FIRST, ONE)
                 if trial >= 0:
                     if score[0, 0] >= bar:
                         n_hits += 1

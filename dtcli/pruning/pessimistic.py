@@ -86,6 +86,7 @@ class _Pruner:
         self.leaf = (tree.children_left == TREE_LEAF) | collapse_mask(tree)
         self.value = tree.value.copy()
         self.n_samples = tree.n_node_samples.copy()
+        self.n_missing = tree.n_node_missing.copy()
 
     def counts(self, rows):
         return np.bincount(self.y[rows], weights=self.w[rows], minlength=self.value.shape[1])
@@ -112,6 +113,7 @@ class _Pruner:
     def recount(self, node, rows) -> None:
         self.value[node], self.n_samples[node] = self.counts(rows), rows.shape[0]
         if not self.leaf[node]:
+            self.n_missing[node] = np.isnan(self.X[rows, self.tree.feature[node]]).sum()
             for k, part in zip(self.kids[node], self.split(node, rows)):
                 self.recount(k, part)
 
@@ -157,7 +159,7 @@ class _Pruner:
         arrays = {name: getattr(self.tree, name)[order].copy() for name in Tree.ARRAYS}
         arrays.update(self.tree.category_sets_of(order))
         arrays.update(children_left=left, children_right=right, value=self.value[order],
-                      n_node_samples=self.n_samples[order])
+                      n_node_samples=self.n_samples[order], n_node_missing=self.n_missing[order])
         return compact(Tree(**arrays), self.leaf[order])
 
 

@@ -1,0 +1,199 @@
+"""What the tree and the forest share: scikit-learn's parameter protocol with the
+nested `criterion_params__NAME` spelling, the encoding of training and prediction
+input, and the checks of the parameters and data before growing (`TreeEstimatorBase`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+import os
+from typing import Any
+
+import numpy as np
+
+from dtcli import criteria
+from dtcli.errors import ParameterError
+from dtcli.io.arrays import column_names, columns_of, default_names, encode_columns, encode_training
+from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
+from dtcli.params import Parameters, integer_param
+from dtcli.validation import class_labels
+
+
+class Classifier(Parameters):
+    """Prediction from input encoded as in training, shared by the estimators: a
+    subclass defines `_check_fitted` and `proba_from_matrix` and, once fitted, has
+    `features_`, `n_features_in_` and `classes_`."""
+
+    def _matrix(self, X) -> np.ndarray:
+        self._check_fitted()
+        if (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "fiu"
+                and X.shape[1] == self.n_features_in_
+                and all(f.kind == NUMERIC for f in self.features_)):
+            return np.ascontiguousarray(X, dtype=np.float64)  # nothing to encode
+        names = column_names(X)
+        columns = columns_of(X)
+        if names is not None and hasattr(self, "feature_names_in_"):
+            by_name = dict(zip(names, columns))
+            missing = [f.name for f in self.features_ if f.name not in by_name]
+            if missing:
+                raise ParameterError(f"X lacks the feature column(s) {', '.join(missing)}")
+            columns = [by_name[f.name] for f in self.features_]
+        elif len(columns) != self.n_features_in_:
+            raise ParameterError(f"X has {len(columns)} features, but {type(self).__name__} is "
+                                 f"expecting {self.n_features_in_} features as input")
+        return encode_columns(columns, self.features_)
+
+    def _nominal_mask(self) -> np.ndarray:
+        return np.array([f.kind == NOMINAL for f in self.features_], dtype=np.uint8)
+
+    def predict_proba(self, X) -> np.ndarray:
+        return self.proba_from_matrix(self._matrix(X))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Natural logarithm of predict_proba (-inf for a class the leaf never saw)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def score(self, X, y, sample_weight=None) -> float:
+        correct = (self.predict(X) == np.asarray(y)).astype(np.float64)
+        return float(np.average(correct, weights=sample_weight))
+
+    def _threads(self) -> int:
+        return self.n_jobs or os.cpu_count() or 1
+
+
+class TreeEstimatorBase(Classifier):
+    """A tree-growing classifier: subclasses list their constructor's parameters in
+    PARAMS (among them criterion, criterion_params, the stopping rules,
+    nominal_features and max_features) and define `_check_fitted`."""
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters; with deep=True also `criterion_params__NAME` for
+        each parameter given in criterion_params, scikit-learn's spelling of a nested
+        parameter, by which GridSearchCV tunes one (set_params takes any of the
+        criterion's parameters so)."""
+        params = super().get_params()
+        if deep and isinstance(self.criterion_params, dict):
+            params.update({f"criterion_params__{name}": value
+                           for name, value in self.criterion_params.items()})
+        return params
+
+    def set_params(self, **params):
+        """Set constructor parameters, then `criterion_params__NAME` ones (a copy of
+        criterion_params with NAME set, checked against the criterion's parameters)."""
+        nested = {}
+        plain = {}
+        for name, value in params.items():
+            key, sep, sub = name.partition("__")
+            if sep and key == "criterion_params" and sub:
+                nested[sub] = value
+            else:
+                plain[name] = value
+        super().set_params(**plain)
+        if nested:
+            known = {p.name for p in criteria.get(self.criterion).params}
+            unknown = sorted(set(nested) - known)
+            if unknown:
+                raise ParameterError(f"criterion '{self.criterion}' has no parameter "
+                                     f"'{unknown[0]}' (parameters: {', '.join(sorted(known)) or 'none'})")
+            self.criterion_params = {**(self.criterion_params or {}), **nested}
+        return self
+
+    # input -----------------------------------------------------------------------------
+    def _training_input(self, X, y):
+        """(matrix, class codes, features, classes) of X and y; sets feature_names_in_
+        (shared with the forest, which fits many trees from one encoding)."""
+        features, matrix, classes, codes, names = self._encode(X, y)
+        self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
+        if self.feature_names_in_ is None:
+            del self.feature_names_in_  # scikit-learn sets it only for named input
+        return matrix, codes, features, classes
+
+    def _encode(self, X, y):
+        """(features, float64 matrix, classes, class codes, column names or None) of
+        training input, as `fit` encodes it."""
+        names = column_names(X)
+        if (isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] > 0
+                and X.dtype.kind in "fiu" and self.nominal_features is None):
+            features = [Feature(name, NUMERIC) for name in default_names(X.shape[1])]
+            matrix = np.ascontiguousarray(X, dtype=np.float64)  # nothing to encode
+        else:
+            # A DataFrame column of non-numeric dtype (text, bool, category) is nominal;
+            # an object column of a numpy array is nominal unless its values are numbers.
+            features, matrix = encode_training(columns_of(X), names, self.nominal_features,
+                                                text_may_be_numbers=names is None)
+        classes, codes = class_labels(y, matrix.shape[0])
+        return features, matrix, classes, codes, names
+
+    def _set_fitted(self, features, classes) -> None:
+        self.classes_ = classes
+        self.n_classes_ = classes.shape[0]
+        self.features_ = list(features)
+        self.n_features_in_ = len(features)
+
+    # checks ----------------------------------------------------------------------------
+    def _stop_rules(self):
+        from dtcli.engine.builder import StopRules
+
+        def check_int(name, low, allow_none=False):
+            return integer_param(self, name, low, allow_none)
+
+        min_gain = self.min_gain
+        if not isinstance(min_gain, numbers.Real) or not np.isfinite(min_gain):
+            raise ParameterError(f"min_gain must be a finite number, got {min_gain!r}")
+        fraction = self.min_weight_fraction_leaf
+        if (isinstance(fraction, bool) or not isinstance(fraction, numbers.Real)
+                or not 0.0 <= fraction <= 0.5):
+            raise ParameterError(f"min_weight_fraction_leaf must be a number in [0, 0.5], got "
+                                 f"{fraction!r}")
+        if fraction > 0 and getattr(self, "pruning", None) == "s-pruning":
+            # its permutation test searches under min_samples_leaf only (pruning/permutation.py)
+            raise ParameterError("pruning='s-pruning' does not take min_weight_fraction_leaf")
+        return StopRules(max_depth=check_int("max_depth", 0, allow_none=True),
+                         min_samples_split=check_int("min_samples_split", 2),
+                         min_samples_leaf=check_int("min_samples_leaf", 1),
+                         min_gain=float(min_gain), min_weight_fraction_leaf=float(fraction))
+
+    def _max_features(self, n_features: int) -> int | None:
+        """max_features as a count of features, scikit-learn's way; None for all."""
+        value = self.max_features
+        if value is None:
+            return None
+        if value in ("sqrt", "log2"):
+            root = math.sqrt(n_features) if value == "sqrt" else math.log2(max(n_features, 1))
+            return max(1, int(root))
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            if 1 <= value <= n_features:
+                return int(value)
+        elif isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
+            return max(1, int(value * n_features))
+        raise ParameterError(f"max_features must be None, 'sqrt', 'log2', an integer in "
+                             f"[1, {n_features}] or a fraction in (0, 1], got {value!r}")
+
+    def _check_training(self, X, features, classes):
+        """The stopping rules and the engine's criterion, after checking the parameters
+        and the data (with the readers' limit on the engine's node records: fit(X, y)
+        does not pass through the readers)."""
+        from dtcli.io.limits import check_node_records
+
+        rules = dataclasses.replace(self._stop_rules(),
+                                    max_features=self._max_features(X.shape[1]))
+        engine = criteria.get(self.criterion).engine(self.criterion_params)
+        if X.shape[0] == 0:
+            raise ParameterError("cannot fit a tree on zero rows")
+        if classes.shape[0] < 2:
+            raise ParameterError(
+                f"y has one class ({classes[0]!r}); a classifier needs at least two")
+        if np.isinf(X).any():
+            raise ParameterError("X contains infinite values")
+        check_node_records(X.shape[0], classes.shape[0], "y", "X")
+        return rules, engine
+
+    def __sklearn_tags__(self):
+        # Only scikit-learn calls this, so importing it here adds no dependency.
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(),
+                    input_tags=InputTags(allow_nan=True, string=True))
