@@ -187,9 +187,7 @@ class TreeEstimatorBase(Classifier):
                 f"y has one class ({classes[0]!r}); a classifier needs at least two")
         if np.isinf(X).any():
             raise ParameterError("X contains infinite values")
-        check_node_records(X.shape[0], classes.shape[0], "y",
-                           {f.name: len(f.categories) for f in features if f.kind == NOMINAL},
-                           "X")
+        check_node_records(X.shape[0], classes.shape[0], "y", "X")
         return rules, engine
 
     def __sklearn_tags__(self):

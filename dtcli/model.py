@@ -5,8 +5,10 @@ kind) or "forest" (dtcli/ensemble/model_file.py: many trees, compact arrays).
 A tree is parallel arrays, as in memory, so a
 deep tree needs no recursion to read or write. NaN thresholds (leaves and
 nominal splits) are written as null and the present-vs-missing threshold as
-"inf", keeping the file strict JSON. Nominal splits list the category indices
-sent left in `left_categories` (an empty list elsewhere). Loading validates
+"inf", keeping the file strict JSON. Format 3 (models with a nominal feature)
+stores the nominal splits' categories as in memory, sparse (model_categories.py);
+formats 1 and 2 list per node the category indices sent left in
+`left_categories` (an empty list elsewhere), and still load. Loading validates
 every field and array, so a damaged or foreign file is rejected with a
 message rather than mispredicting. docs/model-format.md describes each field.
 """
@@ -23,10 +25,12 @@ from dtcli._version import __version__
 from dtcli.atomic import open_output
 from dtcli.errors import ModelError
 from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
+from dtcli.model_categories import (SPARSE_VERSION, check_sets, from_left_lists,
+                                    uses_sparse_layout)
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 FORMAT = "dtree-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 2  # written by default; model_categories.SPARSE_VERSION is read too
 # A tree file whose leaves use the counts as probabilities (leaf_estimate "frequency")
 # says version 1, which older readers predict alike, and has no `kind` (a version 1
 # file is a tree); other estimates, Naive Bayes leaves (a `leaf_model` block), forests
@@ -46,9 +50,13 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
 
         return forest_to_dict(model, target=target, source=source)
     tree = model.tree_
-    left_categories = [np.flatnonzero(row).tolist() if tree.feature[i] >= 0
-                       and model.features_[tree.feature[i]].kind == NOMINAL else []
-                       for i, row in enumerate(tree.category_left)]
+    sparse = uses_sparse_layout(model.features_)
+    if sparse:
+        categories = {"category_offsets": tree.category_offsets.tolist(),
+                      "category_codes": tree.category_codes.tolist(),
+                      "category_goes_left": tree.category_goes_left.astype(bool).tolist()}
+    else:  # no nominal feature: no category anywhere
+        categories = {"left_categories": [[] for _ in range(tree.node_count)]}
     estimate = getattr(model, "leaf_estimate", "frequency")
     doc = {
         **header_fields(model, "tree", target, source, int(tree.n_node_samples[0])),
@@ -62,7 +70,7 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
             "feature": tree.feature.tolist(),
             "threshold": [_encode_float(t) for t in tree.threshold],
             "missing_left": tree.missing_left.astype(bool).tolist(),
-            "left_categories": left_categories,
+            **categories,
             "value": tree.value.tolist(),
             "n_node_samples": tree.n_node_samples.tolist(),
             "score": [_encode_float(s) for s in tree.score],
@@ -74,9 +82,11 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
         from dtcli.leaves.files import leaves_to_dict
 
         doc["leaf_model"] = leaves_to_dict(model.leaf_model_)
-    elif estimate == "frequency":
+    elif estimate == "frequency" and not sparse:
         doc["format_version"] = 1
         del doc["kind"]
+    if sparse:
+        doc["format_version"] = SPARSE_VERSION
     return doc
 
 
@@ -183,7 +193,8 @@ def model_from_dict(doc: Any, path: str = "<model>"):
 
         model.tuning_ = check_tuning(doc["tuning"], _criterion_params(model),
                                      {**doc["options"], **(model.pruning_ or {})}, check.fail)
-    model.tree_ = check.tree(check.mapping(doc.get("tree"), "tree"), features, len(classes))
+    model.tree_ = check.tree(check.mapping(doc.get("tree"), "tree"), features, len(classes),
+                             version)
     if "p_values" in (model.pruning_ or {}) and len(model.pruning_["p_values"]) != \
             model.tree_.node_count:
         check.fail("pruning.p_values must hold one p-value (or null) per node of the tree")
@@ -234,9 +245,10 @@ class _Checker:
         version = doc.get("format_version")
         if not _is_int(version) or version < 1:
             self.fail("format_version is missing or not a positive integer")
-        if version > FORMAT_VERSION:
+        if version > SPARSE_VERSION:
             raise ModelError(f"{path}: written by a newer dtree (model format {version}); this "
-                             f"dtree {__version__} reads format {FORMAT_VERSION}: upgrade dtcli")
+                             f"dtree {__version__} reads formats up to {SPARSE_VERSION}: upgrade "
+                             "dtcli")
         kind = doc.get("kind", "tree") if version >= 2 else "tree"
         if kind not in KINDS:
             self.fail(f"kind must be one of {', '.join(KINDS)}")
@@ -394,6 +406,12 @@ class _Checker:
             self.fail(f"tree.{name} must hold integers")
         return np.array(value, dtype=np.int64).reshape(n)
 
+    def _flags(self, tree, name, n) -> np.ndarray:
+        flags = self._list(tree, name, n)
+        if not all(isinstance(v, bool) or v in (0, 1) for v in flags):
+            self.fail(f"tree.{name} must hold true/false")
+        return np.array(flags, dtype=np.uint8).reshape(n)
+
     def _floats(self, tree, name, n, none_is_nan: bool) -> np.ndarray:
         """Numbers, null (NaN, if allowed) and "inf"/"-inf", as written by _encode_float."""
         decode = {"inf": math.inf, "-inf": -math.inf}
@@ -420,7 +438,7 @@ class _Checker:
             self.fail(f"node {split[np.argmax(wrong)]}: its children's class counts (value) do "
                       "not add up to its own")
 
-    def tree(self, tree: dict, features: list[Feature], n_classes: int) -> Tree:
+    def tree(self, tree: dict, features: list[Feature], n_classes: int, version: int) -> Tree:
         n = tree.get("node_count")
         if not _is_int(n) or n < 1:
             self.fail("tree.node_count must be a positive integer")
@@ -428,10 +446,7 @@ class _Checker:
         right = self._ints(tree, "children_right", n)
         feature = self._ints(tree, "feature", n)
         threshold = self._floats(tree, "threshold", n, none_is_nan=True)
-        flags = self._list(tree, "missing_left", n)
-        if not all(isinstance(v, bool) or v in (0, 1) for v in flags):
-            self.fail("tree.missing_left must hold true/false")
-        missing_left = np.array(flags, dtype=np.uint8).reshape(n)
+        missing_left = self._flags(tree, "missing_left", n)
         rows = self._list(tree, "value", n)
         if not all(isinstance(r, list) and len(r) == n_classes and all(map(_is_number, r))
                    for r in rows):
@@ -444,9 +459,11 @@ class _Checker:
         if (n_samples < 0).any():
             self.fail("tree.n_node_samples must be non-negative")
         score = self._floats(tree, "score", n, none_is_nan=True)
-        max_categories = max((len(f.categories) for f in features if f.kind == NOMINAL), default=0)
-        category_left = np.zeros((n, max_categories), np.uint8)
-        left_categories = self._list(tree, "left_categories", n)
+        sparse = version >= SPARSE_VERSION
+        if sparse and "left_categories" in tree:
+            self.fail(f"tree.left_categories is not part of format {version}")
+        left_categories = [[]] * n if sparse else self._list(tree, "left_categories", n)
+        left_lists = []  # of the nominal splits, in node order
         parents = np.zeros(n, np.int64)
         for node in range(n):
             leaf = left[node] == TREE_LEAF
@@ -472,7 +489,8 @@ class _Checker:
                     self.fail(f"node {node}: left_categories must index {f.name}'s categories")
                 if not math.isnan(threshold[node]):
                     self.fail(f"node {node}: a split on nominal feature {f.name} has a threshold")
-                category_left[node, cats] = 1
+                if not sparse:
+                    left_lists.append(np.unique(np.array(cats, np.int64)))
             elif math.isnan(threshold[node]):
                 self.fail(f"node {node}: numeric split without a threshold")
             elif cats != []:
@@ -482,10 +500,19 @@ class _Checker:
             self.fail(f"node {orphan}: every node but the root must be the child of exactly "
                       "one node")
         self._counts_add_up(left, right, value)
+        if sparse:
+            offsets = self._ints(tree, "category_offsets", n + 1)
+            listed = int(offsets[-1])  # as many codes and sides as the offsets say
+            sets = check_sets(offsets, self._ints(tree, "category_codes", listed),
+                              self._flags(tree, "category_goes_left", listed),
+                              left, feature, features, self.fail)
+        else:
+            sets = from_left_lists(left_lists, left, feature, missing_left, n_samples, features,
+                                   self.fail)
         return Tree(children_left=left, children_right=right, feature=feature,
-                    threshold=threshold, missing_left=missing_left,
-                    category_left=category_left, value=value, n_node_samples=n_samples,
-                    score=score, n_node_missing=self.missing_counts(tree, n, left, n_samples))
+                    threshold=threshold, missing_left=missing_left, value=value,
+                    n_node_samples=n_samples, score=score,
+                    n_node_missing=self.missing_counts(tree, n, left, n_samples), **sets)
 
     def missing_counts(self, tree: dict, n: int, left: np.ndarray,
                        n_samples: np.ndarray) -> np.ndarray | None:

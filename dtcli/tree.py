@@ -4,6 +4,15 @@ Node 0 is the root and a child's id is always greater than its parent's.
 `value[i]` holds the (weighted) class counts of node i, for every node, not
 only leaves. Leaves have children_left == children_right == TREE_LEAF and
 feature == TREE_UNDEFINED.
+
+A nominal split lists the categories of its feature that reached it in training,
+each with its side, in CSR form: node i's categories are
+category_codes[category_offsets[i]:category_offsets[i + 1]], sorted, and
+category_goes_left (1 left, 0 right) says where each goes. A category not listed
+(one the node never saw, or one the feature did not have in training) goes where
+missing values go (`missing_left`). Other nodes list nothing. The sets grow with
+the categories seen at the nominal splits (at most the node's rows), never with
+nodes x categories.
 """
 from __future__ import annotations
 
@@ -22,28 +31,51 @@ class Tree:
     children_right: np.ndarray  # int64
     feature: np.ndarray  # int64
     threshold: np.ndarray  # float64: x <= threshold goes left; NaN for nominal splits
-    missing_left: np.ndarray  # uint8: where missing (and unseen) values go
-    category_left: np.ndarray  # uint8 (node_count, max categories): nominal left sets
+    missing_left: np.ndarray  # uint8: where missing (and unlisted) values go
     value: np.ndarray  # float64 (node_count, n_classes)
     n_node_samples: np.ndarray  # int64
     score: np.ndarray  # float64: criterion score of the node's split, NaN on leaves
     # int64: training rows at the node missing its split feature (0 on leaves); -1 where
     # not known (a model file written before dtree recorded it). None: all unknown.
     n_node_missing: np.ndarray | None = None
+    # nominal splits' categories (module docstring); None: no nominal split
+    category_offsets: np.ndarray = None  # int64 (node_count + 1)
+    category_codes: np.ndarray = None  # int64, sorted within a node
+    category_goes_left: np.ndarray = None  # uint8, one per code
     # Prediction's packed form of the arrays above, per nominal-feature mask, built on
     # first use: a fitted tree's arrays are never changed.
     _walks: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
+    # one value (or row) per node; the category sets are CATEGORY_ARRAYS
     ARRAYS = ("children_left", "children_right", "feature", "threshold", "missing_left",
-              "category_left", "value", "n_node_samples", "score", "n_node_missing")
+              "value", "n_node_samples", "score", "n_node_missing")
+    CATEGORY_ARRAYS = ("category_offsets", "category_codes", "category_goes_left")
 
     def __post_init__(self):
         if self.n_node_missing is None:
             self.n_node_missing = np.full(self.children_left.shape[0], -1, np.int64)
+        if self.category_offsets is None:
+            self.category_offsets = np.zeros(self.node_count + 1, np.int64)
+            self.category_codes = np.zeros(0, np.int64)
+            self.category_goes_left = np.zeros(0, np.uint8)
 
     def saw_missing(self, node: int) -> bool:
         """Whether training rows at split `node` lacked its feature (True where unknown)."""
         return bool(self.n_node_missing[node] != 0)
+
+    def categories_at(self, node: int) -> tuple[np.ndarray, np.ndarray]:
+        """(codes, goes_left) of the categories `node` lists (views)."""
+        lo, hi = self.category_offsets[node], self.category_offsets[node + 1]
+        return self.category_codes[lo:hi], self.category_goes_left[lo:hi]
+
+    def category_sets_of(self, nodes: np.ndarray, emptied: np.ndarray | None = None) -> dict:
+        """The CATEGORY_ARRAYS of a tree made of `nodes` (ids, in its order), with the
+        sets of the nodes `emptied` marks (a mask over `nodes`) left out."""
+        counts = np.diff(self.category_offsets)[nodes]
+        if emptied is not None:
+            counts = np.where(emptied, 0, counts)
+        return gather_sets(self.category_offsets[nodes], counts, self.category_codes,
+                           self.category_goes_left)
 
     @property
     def node_count(self) -> int:
@@ -117,7 +149,7 @@ class Tree:
         leaves = np.empty(X.shape[0], dtype=np.int64)
         walk = self._walk(is_nominal)
         run_chunks(apply_rows, X.shape[0], n_threads, X.size, X, walk.nodes, walk.node_id,
-                   walk.category_left, leaves)
+                   walk.categories, leaves)
         return leaves
 
     def _walk(self, is_nominal: np.ndarray):
@@ -126,9 +158,7 @@ class Tree:
 
         key = np.asarray(is_nominal, dtype=np.uint8).tobytes()
         if key not in self._walks:
-            self._walks[key] = pack(self.children_left, self.children_right, self.feature,
-                                    self.threshold, self.missing_left, self.category_left,
-                                    np.frombuffer(key, dtype=np.uint8))
+            self._walks[key] = pack(self, np.frombuffer(key, dtype=np.uint8))
         return self._walks[key]
 
     @cached_property
@@ -158,3 +188,15 @@ class Tree:
         classes = np.argmax(self.node_proba, axis=1)
         classes.flags.writeable = False
         return classes
+
+
+def gather_sets(starts: np.ndarray, counts: np.ndarray, codes: np.ndarray,
+                goes_left: np.ndarray) -> dict:
+    """Tree's CATEGORY_ARRAYS for nodes whose categories are codes[starts[i]:][:counts[i]]
+    (and goes_left alike)."""
+    offsets = np.zeros(counts.shape[0] + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    take = np.repeat(starts - offsets[:-1], counts) + np.arange(offsets[-1])
+    return {"category_offsets": offsets,
+            "category_codes": np.ascontiguousarray(codes[take], dtype=np.int64),
+            "category_goes_left": np.ascontiguousarray(goes_left[take], dtype=np.uint8)}

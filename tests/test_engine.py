@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dtcli import DecisionTreeClassifier
-from dtcli.tree import TREE_LEAF, TREE_UNDEFINED
+from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from category_sets import goes_left
 
 # Scores of different splits on <= 40 rows differ by far more than this;
 # equal scores computed in a different order differ by far less.
@@ -37,7 +38,7 @@ def python_route(model, row) -> list[int]:
         elif feature.kind == "nominal":
             label = str(value)
             if label in feature.categories:
-                left = bool(tree.category_left[node, feature.categories.index(label)])
+                left = bool(goes_left(tree, node, feature.categories.index(label)))
             else:
                 left = bool(tree.missing_left[node])
         else:
@@ -133,7 +134,7 @@ def test_nominal_subset_split(labels):
     tree = model.tree_
     assert tree.node_count == 3 and tree.score[0] == pytest.approx(1 - 0.7**2 - 0.3**2)
     cats = model.features_[0].categories
-    side = {cat: tree.category_left[0, cats.index(cat)] for cat in (a, b, c)}
+    side = {cat: goes_left(tree, 0, cats.index(cat)) for cat in (a, b, c)}
     assert side[a] == side[c] != side[b]
     assert math.isnan(tree.threshold[0])
 
@@ -148,7 +149,7 @@ def test_nominal_split_with_many_categories_groups_by_class():
     tree = model.tree_
     assert tree.node_count == 3
     order = model.features_[0].categories
-    left = {cat for cat in cats if tree.category_left[0, order.index(cat)]}
+    left = {cat for cat in cats if goes_left(tree, 0, order.index(cat))}
     assert left in (goes_one, set(cats) - goes_one)
 
 
@@ -190,7 +191,7 @@ def test_unseen_category_follows_the_missing_values():
     model = fit([[v] for v in column], y, nominal_features=[0])
     tree = model.tree_
     cats = model.features_[0].categories
-    assert tree.missing_left[0] == tree.category_left[0, cats.index("a")]
+    assert tree.missing_left[0] == goes_left(tree, 0, cats.index("a"))
     X_new = np.array([["zzz"], [None], [np.nan], ["a"], ["b"]], dtype=object)
     assert list(model.predict(X_new)) == [0, 0, 0, 0, 1]
 
@@ -384,12 +385,16 @@ def test_every_node_holds_the_rows_routed_to_it_and_its_score(reference, data, c
         column = X[rows_at[node], f]
         if not np.isnan(column).any():
             assert tree.missing_left[node] == (len(rows_at[left]) >= len(rows_at[right]))
-        # categories absent from the node follow the missing values
+        # a nominal split lists exactly the categories present at the node (the others
+        # follow the missing values), each on the side its rows went
         if f in nominal:
             feature = model.features_[f]
             seen = {feature.categories.index(str(int(v))) for v in column if not np.isnan(v)}
-            for cat in set(range(len(feature.categories))) - seen:
-                assert tree.category_left[node, cat] == tree.missing_left[node]
+            codes, sides = tree.categories_at(node)
+            assert list(codes) == sorted(seen)
+            went_left = {feature.categories.index(str(int(v)))
+                         for v in X[rows_at[left], f] if not np.isnan(v)}
+            assert {c for c, s in zip(codes, sides) if s} == went_left
 
 
 @settings(max_examples=100, deadline=None)
@@ -403,7 +408,7 @@ def test_integer_weights_equal_duplicated_rows(same_tree, data, repeats):
                                               np.repeat(y, repeats)).tree_
     # missing_left too where the node saw missing rows (see the xfail test below otherwise)
     for name in ("children_left", "children_right", "feature", "threshold", "value",
-                 "category_left"):
+                 *Tree.CATEGORY_ARRAYS):
         np.testing.assert_array_equal(getattr(weighted, name), getattr(duplicated, name),
                                       err_msg=name)
     np.testing.assert_array_equal(weighted.score, duplicated.score)

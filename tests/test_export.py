@@ -319,9 +319,8 @@ def chain(depth: int):
     for k in reversed(range(depth)):
         value[2 * k] = value[2 * k + 1] + value[2 * k + 2]
     model = DecisionTreeClassifier()
-    model.tree_ = Tree(left, right, feature, threshold, np.zeros(n, np.uint8),
-                       np.zeros((n, 0), np.uint8), value, value.sum(axis=1).astype(np.int64),
-                       np.full(n, np.nan))
+    model.tree_ = Tree(left, right, feature, threshold, np.zeros(n, np.uint8), value,
+                       value.sum(axis=1).astype(np.int64), np.full(n, np.nan))
     model.features_ = [Feature("x0", "numeric", ()), Feature("x1", "numeric", ())]
     model.classes_ = np.array(["a", "b"], dtype=object)
     return model

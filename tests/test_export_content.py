@@ -16,11 +16,15 @@ from dtcli.export import dot, rules, text
 from dtcli.io.dataset import Feature
 from dtcli.model import save_model
 from dtcli.tree import Tree
+from category_sets import sets_listing_every_category
 
 COLOURS = ("red", "green", "blue", "grey")
 
 
-def hand_built():
+NOMINAL_SPLITS = (0, 1, 6)
+
+
+def hand_built(node_6=(1, 1, 1, 0)):
     """Five classes a..e; colour is split at the root, again at node 1 below its left side
     and at node 6 below its right side; missing values go right at the root and at node 2,
     left at nodes 1 and 6. The nominal left sets also hold the categories absent from the
@@ -35,13 +39,14 @@ def hand_built():
     category_left = np.zeros((9, 4), np.uint8)
     category_left[0] = [1, 1, 0, 0]
     category_left[1] = [1, 0, 1, 1]
-    category_left[6] = [1, 1, 1, 0]
+    category_left[6] = node_6
     value = np.array([[6, 5, 7, 3, 8], [5, 5, 0, 0, 0], [1, 0, 7, 3, 8], [5, 1, 0, 0, 0],
                       [0, 4, 0, 0, 0], [0, 0, 6, 1, 1], [1, 0, 1, 2, 7], [0, 0, 1, 0, 6],
                       [1, 0, 0, 2, 1]], float)
     model = DecisionTreeClassifier()
-    model.tree_ = Tree(left, right, feature, threshold, missing_left, category_left, value,
-                       value.sum(axis=1).astype(np.int64), np.full(9, np.nan))
+    model.tree_ = Tree(left, right, feature, threshold, missing_left, value,
+                       value.sum(axis=1).astype(np.int64), np.full(9, np.nan),
+                       **sets_listing_every_category(category_left, NOMINAL_SPLITS))
     model.features_ = [Feature("colour", "nominal", COLOURS), Feature("size", "numeric", ())]
     model.classes_ = np.array(list("abcde"), dtype=object)
     model.n_classes_, model.n_features_in_ = 5, 2
@@ -111,8 +116,7 @@ def test_rules_give_coverage_confidence_and_only_reachable_categories():
 
 
 def test_a_nominal_side_no_category_can_reach_takes_only_missing_values():
-    model = hand_built()
-    model.tree_.category_left[6] = [1, 1, 0, 0]  # left: red and green, which cannot get there
+    model = hand_built(node_6=[1, 1, 0, 0])  # left: red and green, which cannot get there
     assert plain(text.render(model, "t"))[-2:] == [
         "            ├── colour is missing  → e  [c: 1, e: 6]",
         "            └── colour in {blue, grey}  → d  [a: 1, d: 2, e: 1]"]

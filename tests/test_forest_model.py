@@ -1,4 +1,4 @@
-"""Model file format 2: the kind, forests in compact arrays, format 1 still loading, and
+"""Model file formats 2 and 3: the kind, forests in compact arrays, format 1 still loading, and
 damaged forest files rejected with one line naming the problem."""
 from __future__ import annotations
 
@@ -96,7 +96,28 @@ def _damage(name):
     return change
 
 
+def _damage_sets(how):
+    """Damage tree 0's category sets (format 3): the first node listing two categories."""
+    def change(doc):
+        offsets = _array(doc, 0, "category_offsets")
+        codes = _array(doc, 0, "category_codes")
+        node = int(np.flatnonzero(np.diff(offsets) >= 2)[0])
+        at = offsets[node]
+        if how == "unsorted":
+            codes[at], codes[at + 1] = codes[at + 1], codes[at]
+        elif how == "out-of-range":
+            codes[at + 1] = 99
+        else:  # offsets that decrease
+            offsets[node + 1] = offsets[node] - 1
+            return _with(doc, 0, "category_offsets", offsets)
+        return _with(doc, 0, "category_codes", codes)
+    return change
+
+
 DAMAGE = {
+    "categories-unsorted": (_damage_sets("unsorted"), "in increasing order, each once"),
+    "category-out-of-range": (_damage_sets("out-of-range"), "categories of its feature"),
+    "category-offsets": (_damage_sets("offsets"), "never decrease"),
     "child-id": (_damage("children_left"), "child ids must be greater"),
     "counts": (_damage("value"), "class counts (value) do not add up"),
     "feature": (_damage("feature"), "feature does not exist"),
@@ -122,6 +143,28 @@ def _set(doc, keys, value):
         target = target[key]
     target[keys[-1]] = value
     return doc
+
+
+def test_a_format_2_forest_loads_and_predicts_as_format_3(forest_doc):
+    """Format 2 stored each tree's sets dense: every category's side, unseen ones
+    sent where missing values go."""
+    from category_sets import dense_category_left
+
+    forest, _ = model_from_dict(copy.deepcopy(forest_doc))
+    old = copy.deepcopy(forest_doc)
+    old["format_version"] = 2
+    n_categories = [len(f["categories"]) for f in old["features"]]
+    is_nominal = [f["kind"] == "nominal" for f in old["features"]]
+    for tree, estimator in zip(old["trees"], forest.estimators_):
+        for name in ("category_offsets", "category_codes", "category_goes_left"):
+            del tree[name]
+        dense = dense_category_left(estimator.tree_, n_categories, is_nominal)
+        tree["category_left"] = {"dtype": "uint8", "shape": list(dense.shape),
+                                 "data": base64.b64encode(dense.tobytes()).decode()}
+    loaded, _ = model_from_dict(old)
+    X = np.array([[x, c, -x] for x in np.linspace(-2, 2, 9) for c in ("a", "b", "c", "zz", None)],
+                 dtype=object)
+    np.testing.assert_array_equal(loaded.predict_proba(X), forest.predict_proba(X))
 
 
 def test_the_forest_fixture_loads(forest_doc):

@@ -10,9 +10,9 @@ from dtcli import criteria
 from dtcli.engine.subtree import GROWERS
 from dtcli.engine.builder import StopRules, grow, prepare
 from dtcli.io.dataset import NOMINAL
+from dtcli.tree import Tree
 
-TREE_ARRAYS = ("children_left", "children_right", "feature", "threshold", "missing_left",
-               "category_left", "value", "n_node_samples", "score")
+TREE_ARRAYS = Tree.ARRAYS + Tree.CATEGORY_ARRAYS
 
 
 def prepared_of(data, rows=slice(None)):

@@ -8,7 +8,8 @@ import pytest
 
 from dtcli import DecisionTreeClassifier
 from dtcli.errors import ModelError
-from dtcli.model import FORMAT_VERSION, load_model, model_from_dict, model_to_dict, save_model
+from dtcli.model import load_model, model_from_dict, model_to_dict, save_model
+from dtcli.model_categories import SPARSE_VERSION
 
 ROUND_TRIP = ["iris.csv", "crx.csv", "hepatitis.csv", "ecoli2.dat", "vehicle.arff"]
 
@@ -83,13 +84,16 @@ def test_present_versus_missing_threshold_survives(tmp_path):
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
 
 
-def test_nominal_left_categories_are_indices(tmp_path):
+def test_nominal_splits_list_the_category_indices_they_saw(tmp_path):
     X = np.array([["a"], ["b"], ["c"], ["a"], ["b"], ["c"]], dtype=object)
     model = DecisionTreeClassifier(nominal_features=[0]).fit(X, [0, 1, 0, 0, 1, 0])
     doc = model_to_dict(model)
     assert doc["features"] == [{"name": "x0", "kind": "nominal", "categories": ["a", "b", "c"]}]
-    assert sorted(doc["tree"]["left_categories"][0]) in ([0, 2], [1])
-    assert doc["tree"]["left_categories"][1:] == [[], []]
+    assert doc["format_version"] == 3 and doc["kind"] == "tree"
+    tree = doc["tree"]
+    assert "left_categories" not in tree
+    assert tree["category_offsets"] == [0, 3, 3, 3] and tree["category_codes"] == [0, 1, 2]
+    assert tree["category_goes_left"] in ([True, False, True], [False, True, False])
 
 
 def test_save_is_atomic_and_leaves_no_temporary_file(tmp_path, load_example):
@@ -184,7 +188,7 @@ def test_truncated_file_is_rejected(tmp_path, good_doc):
 
 
 def test_newer_format_version_asks_for_an_upgrade(tmp_path, good_doc):
-    message = load_error(tmp_path, mutate(good_doc, _set(["format_version"], FORMAT_VERSION + 1)))
+    message = load_error(tmp_path, mutate(good_doc, _set(["format_version"], SPARSE_VERSION + 1)))
     assert "newer" in message and "upgrade" in message and "damaged" not in message
 
 
@@ -225,7 +229,8 @@ DAMAGE = {
     "node-count": (_set(["tree", "node_count"], "five"), "node_count"),
     **{f"truncated-{key}": (_truncate(key), key) for key in
        ("children_left", "children_right", "feature", "threshold", "missing_left",
-        "left_categories", "value", "n_node_samples", "score")},
+        "category_offsets", "category_codes", "category_goes_left", "value",
+        "n_node_samples", "score")},
     **{f"missing-{key}": (_drop_tree(key), key) for key in
        ("children_left", "feature", "threshold", "value", "n_node_samples", "score")},
     "value-row-short": (lambda d: d["tree"]["value"][0].pop(), "value"),
@@ -248,10 +253,6 @@ DAMAGE = {
                        "threshold"),
     "threshold-null-on-numeric-split": (
         lambda d: d["tree"]["threshold"].__setitem__(_numeric_split(d), None), "threshold"),
-    "category-out-of-range": (lambda d: d["tree"]["left_categories"].__setitem__(
-        first_split(d, "nominal"), [0, 9]), "left_categories"),
-    "category-not-int": (lambda d: d["tree"]["left_categories"].__setitem__(
-        first_split(d, "nominal"), ["a"]), "left_categories"),
     "missing-left-text": (_nested("missing_left", 0, "yes"), "missing_left"),
     "samples-do-not-add-up": (_nested("n_node_samples", 3, 3), "add up"),
     "shared-child": (_nested("children_right", 0, 1), "node "),
@@ -285,6 +286,71 @@ DAMAGE = {
         0, d["tree"]["value"][-1][0] + 2.0), "class counts"),
     "numeric-split-on-nominal-feature": (lambda d: (
         d["tree"]["threshold"].__setitem__(first_split(d, "nominal"), 1.5),
+        _set_listed(d, first_split(d, "nominal"), [], [])), "nominal"),
+    "categories-on-numeric-split": (lambda d: _set_listed(d, _numeric_split(d), [0], [True]),
+                                    "only a nominal split lists categories"),
+    "leaf-with-categories": (lambda d: _set_listed(d, d["tree"]["children_left"].index(-1),
+                                                   [0], [True]), "leaf"),
+    "nominal-split-lists-nothing": (lambda d: _set_listed(d, first_split(d, "nominal"), [], []),
+                                    "lists no category"),
+    "category-out-of-range": (lambda d: _set_listed(d, first_split(d, "nominal"), [0, 9],
+                                                    [True, False]), "category_codes"),
+    "category-negative": (lambda d: _set_listed(d, first_split(d, "nominal"), [-1, 0],
+                                                [True, False]), "category_codes"),
+    "categories-unsorted": (lambda d: _set_listed(d, first_split(d, "nominal"), [1, 0],
+                                                  [True, False]), "increasing order"),
+    "category-twice": (lambda d: _set_listed(d, first_split(d, "nominal"), [0, 0],
+                                             [True, False]), "each once"),
+    "category-not-int": (_nested("category_codes", 0, "a"), "category_codes"),
+    "offsets-decrease": (_nested("category_offsets", 1, -1), "category_offsets"),
+    "offsets-not-at-zero": (_nested("category_offsets", 0, 1), "category_offsets"),
+    "offsets-past-the-codes": (lambda d: d["tree"]["category_offsets"].__setitem__(
+        -1, d["tree"]["category_offsets"][-1] + 1), "category_codes"),
+    "side-not-bool": (_nested("category_goes_left", 0, 2), "category_goes_left"),
+    "sides-short": (_truncate("category_goes_left"), "category_goes_left"),
+    "old-and-new-layout": (_set(["tree", "left_categories"], []), "left_categories"),
+}
+
+
+def _set_listed(doc, node, codes, sides):
+    """Make `node` list `codes` with `sides` (format 3), keeping the other nodes' lists."""
+    tree = doc["tree"]
+    offsets = tree["category_offsets"]
+    lo, hi = offsets[node], offsets[node + 1]
+    tree["category_codes"][lo:hi] = codes
+    tree["category_goes_left"][lo:hi] = sides
+    shift = len(codes) - (hi - lo)
+    tree["category_offsets"] = offsets[:node + 1] + [o + shift for o in offsets[node + 1:]]
+
+
+@pytest.fixture(scope="module")
+def old_doc(good_doc):
+    """good_doc in format 2's layout: per node, the categories sent left, unseen ones
+    (which go where missing values go) included."""
+    doc = copy.deepcopy(good_doc)
+    doc["format_version"] = 2
+    tree = doc["tree"]
+    offsets, codes, sides = (tree.pop(k) for k in
+                             ("category_offsets", "category_codes", "category_goes_left"))
+    lists = []
+    for node, f in enumerate(tree["feature"]):
+        listed = dict(zip(codes[offsets[node]:offsets[node + 1]],
+                          sides[offsets[node]:offsets[node + 1]]))
+        nominal = f >= 0 and doc["features"][f]["kind"] == "nominal"
+        width = len(doc["features"][f]["categories"]) if nominal else 0
+        lists.append([c for c in range(width) if listed.get(c, tree["missing_left"][node])])
+    tree["left_categories"] = lists
+    return doc
+
+
+OLD_DAMAGE = {
+    "truncated-left_categories": (_truncate("left_categories"), "left_categories"),
+    "category-out-of-range": (lambda d: d["tree"]["left_categories"].__setitem__(
+        first_split(d, "nominal"), [0, 9]), "left_categories"),
+    "category-not-int": (lambda d: d["tree"]["left_categories"].__setitem__(
+        first_split(d, "nominal"), ["a"]), "left_categories"),
+    "numeric-split-on-nominal-feature": (lambda d: (
+        d["tree"]["threshold"].__setitem__(first_split(d, "nominal"), 1.5),
         d["tree"]["left_categories"].__setitem__(first_split(d, "nominal"), [])),
         "nominal feature"),
     "categories-on-numeric-split": (lambda d: d["tree"]["left_categories"].__setitem__(
@@ -294,10 +360,20 @@ DAMAGE = {
 }
 
 
-@pytest.mark.parametrize("damage", list(DAMAGE), ids=list(DAMAGE))
-def test_damaged_files_are_rejected_with_a_message(tmp_path, good_doc, damage):
-    change, words = DAMAGE[damage]
-    message = load_error(tmp_path, mutate(good_doc, change))
+def test_a_format_2_file_loads_and_predicts_as_format_3(tmp_path, old_doc, good_doc):
+    X = np.array([[x, c] for x in (0.5, 3.0, 7.5, None) for c in ("a", "b", "c", None)],
+                 dtype=object)
+    old, _ = model_from_dict(copy.deepcopy(old_doc))
+    new, _ = model_from_dict(copy.deepcopy(good_doc))
+    np.testing.assert_array_equal(old.predict_proba(X), new.predict_proba(X))
+
+
+@pytest.mark.parametrize("doc, damage", [("good_doc", d) for d in DAMAGE]
+                         + [("old_doc", d) for d in OLD_DAMAGE],
+                         ids=list(DAMAGE) + [f"format-2-{d}" for d in OLD_DAMAGE])
+def test_damaged_files_are_rejected_with_a_message(tmp_path, request, doc, damage):
+    change, words = (DAMAGE if doc == "good_doc" else OLD_DAMAGE)[damage]
+    message = load_error(tmp_path, mutate(request.getfixturevalue(doc), change))
     assert "damaged model file" in message
     assert words in message
 

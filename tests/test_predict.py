@@ -2,13 +2,16 @@
 
 The trees are drawn directly as parallel arrays, with node ids in a random
 order (children neither adjacent nor in breadth-first order), numeric and
-nominal splits, thresholds of +-inf, and rows with missing values and
-categories the tree never saw.
+nominal splits listing random subsets of the categories (sparse sets), thresholds
+of +-inf, and rows with missing values and categories the tree never saw. The
+plain walk reads the sets' dense form (tests/category_sets.py): a brute-force
+check of the binary search in the sparse sets.
 """
 import math
 
 import numpy as np
 import pytest
+from category_sets import dense_category_left
 
 from dtcli.engine.predict import apply_rows, pack
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
@@ -36,9 +39,9 @@ def random_tree(rng, n_internal: int, is_nominal: np.ndarray) -> Tree:
     tree = Tree(children_left=np.full(n, TREE_LEAF), children_right=np.full(n, TREE_LEAF),
                 feature=np.full(n, TREE_UNDEFINED), threshold=np.full(n, np.nan),
                 missing_left=np.zeros(n, np.uint8),
-                category_left=np.zeros((n, MAX_CATEGORIES), np.uint8),
                 value=np.ones((n, 2)), n_node_samples=np.ones(n, np.int64),
                 score=np.full(n, np.nan))
+    listed = [np.zeros(0, np.int64)] * n  # per node, its categories (a random subset)
     for node, children in kids.items():
         if children is None:
             continue
@@ -47,9 +50,13 @@ def random_tree(rng, n_internal: int, is_nominal: np.ndarray) -> Tree:
         tree.feature[i] = f = rng.integers(N_FEATURES)
         tree.missing_left[i] = rng.integers(2)
         if is_nominal[f]:
-            tree.category_left[i] = rng.integers(0, 2, MAX_CATEGORIES)
+            listed[i] = np.flatnonzero(rng.random(MAX_CATEGORIES) < rng.random())
         else:
             tree.threshold[i] = rng.choice([-np.inf, np.inf, *rng.normal(size=6).round(1)])
+    counts = np.array([codes.shape[0] for codes in listed], np.int64)
+    tree.category_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    tree.category_codes = np.concatenate(listed).astype(np.int64)
+    tree.category_goes_left = rng.integers(0, 2, counts.sum()).astype(np.uint8)
     return tree
 
 
@@ -65,7 +72,9 @@ def random_rows(rng, n: int, is_nominal: np.ndarray) -> np.ndarray:
 
 
 def reference_leaf(tree: Tree, is_nominal: np.ndarray, row: np.ndarray) -> int:
-    """The documented routing, one node at a time."""
+    """The documented routing, one node at a time, by the dense form of the sets (a
+    category a node does not list goes where missing values go)."""
+    category_left = dense_category_left(tree, np.full(N_FEATURES, MAX_CATEGORIES), is_nominal)
     node = 0
     while tree.children_left[node] != TREE_LEAF:
         f = tree.feature[node]
@@ -74,7 +83,7 @@ def reference_leaf(tree: Tree, is_nominal: np.ndarray, row: np.ndarray) -> int:
             left = tree.missing_left[node] == 1
         elif is_nominal[f]:
             seen = 0 <= value < MAX_CATEGORIES
-            left = (tree.category_left[node, int(value)] == 1 if seen
+            left = (category_left[node, int(value)] == 1 if seen
                     else tree.missing_left[node] == 1)  # unseen: where missing values go
         else:
             left = value <= tree.threshold[node]
@@ -98,14 +107,13 @@ def test_leaves_do_not_depend_on_how_rows_are_chunked(seed):
     is_nominal = (rng.random(N_FEATURES) < 0.5).astype(np.uint8)
     tree = random_tree(rng, 200, is_nominal)
     X = random_rows(rng, 1000, is_nominal)
-    walk = pack(tree.children_left, tree.children_right, tree.feature, tree.threshold,
-                tree.missing_left, tree.category_left, is_nominal)
+    walk = pack(tree, is_nominal)
     whole = tree.apply(X, is_nominal)
     # chunks shorter than the lanes, and chunks whose lanes refill many times
     bounds = np.unique(np.r_[0, rng.integers(0, len(X), 12), len(X)])
     chunked = np.empty(len(X), np.int64)
     for lo, hi in zip(bounds[:-1], bounds[1:]):
-        apply_rows(X, walk.nodes, walk.node_id, walk.category_left, chunked, lo, hi)
+        apply_rows(X, walk.nodes, walk.node_id, walk.categories, chunked, lo, hi)
     np.testing.assert_array_equal(chunked, whole)
     big = np.repeat(X, 100, axis=0)  # enough work for the threads to share it
     np.testing.assert_array_equal(tree.apply(big, is_nominal, n_threads=3),

@@ -306,7 +306,7 @@ def test_reduced_error_prunes_where_the_pruning_set_is_no_worse():
                 children_right=np.array([2, -1, 4, -1, -1]),
                 feature=np.array([0, -2, 0, -2, -2]),
                 threshold=np.array([0.0, np.nan, 1.0, np.nan, np.nan]),
-                missing_left=np.zeros(5, np.uint8), category_left=np.zeros((5, 0), np.uint8),
+                missing_left=np.zeros(5, np.uint8),
                 value=np.array([[10.0, 10], [6, 0], [4, 10], [4, 1], [0, 9]]),
                 n_node_samples=np.array([20, 6, 14, 5, 9]), score=np.full(5, np.nan))
     # pruning rows: at leaf 3 two of class 1, at leaf 4 one of each

@@ -17,7 +17,7 @@ def _chain_tree() -> Tree:
     return Tree(children_left=left, children_right=right,
                 feature=np.where(split, np.arange(9) % 2, -2),
                 threshold=np.where(split, np.arange(9) + 0.5, np.nan),
-                missing_left=split.astype(np.uint8), category_left=np.zeros((9, 0), np.uint8),
+                missing_left=split.astype(np.uint8),
                 value=value, n_node_samples=value.sum(axis=1).astype(np.int64),
                 score=np.where(split, 0.1, np.nan))
 

@@ -187,24 +187,22 @@ def test_a_malformed_arff_attribute_names_its_line(tmp_path, attribute):
 
 # --- 6. memory grows with the data, or the limit is said -----------------------------------------
 
-def test_a_nominal_column_of_100000_categories_is_refused_before_any_allocation(tmp_path):
-    """Its node records would take 2 x rows x categories bytes (37 GiB was asked for)."""
+def test_a_nominal_column_of_100000_categories_loads(tmp_path):
+    """Its node records once took 2 x rows x categories bytes (37 GiB was asked for);
+    a tree now keeps only the categories its nominal splits saw
+    (tests/test_sparse_categories.py trains on such a column)."""
     n = 120_000
     rows = "".join(f"{i % 7},id{i},c{i % 2}\n" for i in range(n))
     path = write(tmp_path, "x,id,y\n" + rows)
-    most = (4 << 30) // (2 * n) - 8 * 2  # 4 GiB over 2 x rows records, less 8 bytes per class
-    with pytest.raises(DataError) as caught:
-        load_dataset(path)
-    assert str(caught.value).startswith(
-        f"{path}: column 'id' has {n} categories; with {n} rows at most {most} are supported: ")
-    assert load_dataset(path, drop=["id"]).X.shape == (n, 1)
+    data = load_dataset(path)
+    assert data.X.shape == (n, 2) and len(data.features[1].categories) == n
 
 
 def test_classes_times_rows_over_the_limit_is_refused_even_with_force(tmp_path):
     """A 10,000-class target reached 9.8 GB; 16,000 classes in 30,000 rows would need
-    7.7 GB of class counts, over half the 4 GiB (the rest is for categories)."""
+    7.7 GB of class counts, over the 4 GiB."""
     path = many_classes(tmp_path, 16_000, 30_000)
-    most = (4 << 30) // 2 // (8 * 2 * 30_000)
+    most = (4 << 30) // (8 * 2 * 30_000)
     with pytest.raises(DataError) as caught:
         load_dataset(path, force=True)
     assert str(caught.value).startswith(

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from category_sets import dense_category_left
 
 HASHES = Path(__file__).parent / "data" / "tree_hashes.json"
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,11 +66,18 @@ def _weights(kind: str | None, n: int) -> np.ndarray | None:
     return None
 
 
-def tree_hash(tree) -> str:
+def tree_hash(tree, features) -> str:
+    """The hash of the tree's arrays, its category sets in their dense form of old
+    (category_sets.py), so that the hashes recorded before the sets were sparse
+    still prove the trees unchanged."""
+    n_categories = [len(f.categories) for f in features]
+    is_nominal = [f.kind == "nominal" for f in features]
     digest = hashlib.sha256()
     for name in ("children_left", "children_right", "feature", "threshold", "missing_left",
                  "category_left", "value", "n_node_samples", "score"):
-        array = np.ascontiguousarray(getattr(tree, name))
+        array = np.ascontiguousarray(
+            dense_category_left(tree, n_categories, is_nominal) if name == "category_left"
+            else getattr(tree, name))
         digest.update(f"{name}{array.dtype.str}{array.shape}".encode())
         digest.update(array.tobytes())
     return digest.hexdigest()[:16]
@@ -82,7 +90,7 @@ def fit_hash(dataset_name: str, name: str, params: dict, load) -> str:
     data = load(file, options)
     model = DecisionTreeClassifier(criterion=name, criterion_params=params or None)
     model.fit_dataset(data, sample_weight=_weights(weights, data.y.shape[0]))
-    return tree_hash(model.tree_)
+    return tree_hash(model.tree_, data.features)
 
 
 def _loader():

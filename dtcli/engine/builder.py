@@ -205,8 +205,8 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
     if can_split(n_rows, 0, root_counts[0], growth.rules):
         growth.grow_levels(root)
     else:
-        write_leaf(growth.store, 0, n_rows, root_counts[0], np.zeros(0, np.uint8))
-    return compact(growth.store, growth.max_categories)
+        write_leaf(growth.store, 0, n_rows, root_counts[0])
+    return compact(growth.store, growth.category_buffers)
 
 
 class _Growth:
@@ -235,12 +235,14 @@ class _Growth:
         self.n_threads = n_threads
         self.numeric = np.flatnonzero(is_nominal == 0).astype(np.int64)
         self.nominal = np.flatnonzero(is_nominal == 1).astype(np.int64)
-        self.max_categories = int(n_categories[is_nominal == 1].max(initial=0))
         self.shifts = (np.uint64(sorted_.key_shift), np.uint64(sorted_.class_shift),
                        np.uint64(sorted_.class_mask), np.uint64(sorted_.row_mask))
         self.subtree_rows = max(SUBTREE_BYTES // (16 * max(n_features, 1)), 1)
         self.goes_left = np.empty(n_samples, np.uint8)  # by row of the prepared data
-        self.store = new_store(n_rows, n_classes, self.max_categories)
+        self.store = new_store(n_rows, n_classes)
+        # source -> (codes, sides) of the nominal splits' categories (nodes.py)
+        self.category_buffers: dict[int, tuple] = {}
+        self.n_levels = 0
 
     def grow_levels(self, level: _Nodes) -> None:
         """Grow `level` (nodes that may split) and all below it."""
@@ -275,11 +277,16 @@ class _Growth:
                                                                        for a in out[1:])
             self._search(level, words, mask, self.screen, screen_out)
             best = splitter.pick_screened(out[0], screen_out[0])
-        sets = np.zeros((m, self.store[5].shape[1]), np.uint8)
+        room = int((level.ends - level.starts).sum()) if self.nominal.shape[0] else 0
+        sets = (np.empty((m, 2), np.int64), np.empty(room, np.int64), np.empty(room, np.uint8),
+                np.array([0, self.n_levels], np.int64))
         if self.nominal.shape[0]:
             nominal_sets(words, level.starts, level.ends, best, out[1], out[2], self.is_nominal,
                          self.n_categories, self.s.missing_rank, self.shifts, self.weights,
                          self.unit_weight, level.counts.shape[1], sets)
+            used = int(sets[3][0])
+            self.category_buffers[self.n_levels] = (sets[1][:used].copy(), sets[2][:used].copy())
+        self.n_levels += 1
         capacity = 2 * m
         children = (np.empty(capacity, np.int64), np.empty(capacity, np.int64),
                     np.empty(capacity, np.int64), np.empty((capacity, level.counts.shape[1])),
@@ -325,11 +332,13 @@ class _Growth:
                           bool(self.nominal.shape[0]), self.screen is not None)]
         # unscreened forms get the criterion itself as their (unused) screen: no new types
         screen = self.screen or (self.code, self.params, self.tables)
-        run_chunks(grower, len(roots), self.n_threads,
-                   int(sizes.sum()) * self.buffers[0].shape[0], self.buffers, table,
-                   roots.counts, order, self.numeric, self.nominal, self.is_nominal,
-                   self.n_categories, self.s.missing_rank, self.s.values, self.s.offsets,
-                   self.shifts, self.weights, self.unit_weight, self.code, self.params,
-                   self.tables, screen, self.rules, self.min_gain, self.random_key,
-                   self.goes_left, self.store,
-                   chunks_per_thread=SUBTREE_CHUNKS_PER_THREAD)
+        found = run_chunks(grower, len(roots), self.n_threads,
+                           int(sizes.sum()) * self.buffers[0].shape[0], self.buffers, table,
+                           roots.counts, order, self.numeric, self.nominal, self.is_nominal,
+                           self.n_categories, self.s.missing_rank, self.s.values, self.s.offsets,
+                           self.shifts, self.weights, self.unit_weight, self.code, self.params,
+                           self.tables, screen, self.rules, self.min_gain, self.random_key,
+                           self.goes_left, self.store,
+                           chunks_per_thread=SUBTREE_CHUNKS_PER_THREAD)
+        for source, codes, sides in found:
+            self.category_buffers[int(source)] = (codes, sides)

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from dtcli.engine.jit import inline_njit, njit
-from dtcli.engine.nodes import child_slots, write_leaf, write_node
+from dtcli.engine.nodes import child_slots, no_span, write_leaf, write_node
 from dtcli.engine.splitter import TIE_EPS, nominal_left_set
 
 
@@ -44,15 +44,23 @@ def midpoint(a, b):
 @njit
 def nominal_sets(words, starts, ends, best, out_cut, out_aux, is_nominal, n_categories,
                  missing_rank, shifts, weights, unit_weight, n_classes, sets):
-    """sets[j]: the categories node j sends left (1), right (0) or has none of (2), for
-    the nodes whose chosen feature is nominal. A kernel of its own, called only for
-    data with nominal features, so that numeric data never compiles it."""
+    """The categories present in each node whose chosen feature is nominal, with the
+    side each goes to, appended to a buffer. sets = (spans, codes, goes_left, state):
+    node j's categories go to codes and goes_left from state[0] (which advances),
+    spans[j] = (where, how many); state[1] names the buffer (nodes.py). The caller
+    leaves room for a category per row of the nodes. A kernel of its own, called only
+    for data with nominal features, so that numeric data never compiles it."""
+    spans, codes, goes_left, state = sets
     for j in range(starts.shape[0]):
         f = best[j]
         if f >= 0 and is_nominal[f] == 1:
-            nominal_left_set(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
-                             shifts, weights, unit_weight, n_classes, out_aux[f, j],
-                             out_cut[f, j], sets[j])
+            at = state[0]
+            n = nominal_left_set(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
+                                 shifts, weights, unit_weight, n_classes, out_aux[f, j],
+                                 out_cut[f, j], (codes[at:], goes_left[at:]))
+            spans[j, 0] = at
+            spans[j, 1] = n
+            state[0] = at + n
 
 
 @njit
@@ -64,7 +72,8 @@ def split_level(words, starts, ends, depth, counts, slots, best, out_score, out_
 
     best[j] is the feature chosen for node j (-1: no valid split); the node
     splits when that split's score is at least `min_gain`; `sets` are the
-    category sets of `nominal_sets` (not read for numeric splits). Fills `children`
+    category sets of `nominal_sets` (not read for numeric splits): a nominal split
+    records its span of them. Fills `children`
     = (starts, ends, depth, counts, slots) with the children that may split, and
     `moving` = (starts, ends, left sizes) with the split nodes that have such
     a child; returns how many of each.
@@ -74,18 +83,18 @@ def split_level(words, starts, ends, depth, counts, slots, best, out_score, out_
     move_starts, move_ends, move_left = moving
     n_classes = counts.shape[1]
     child_split = np.zeros((2, n_classes))  # class counts of the left and right child
-    no_set = np.zeros(0, np.uint8)
+    spans, set_codes, set_goes_left, set_state = sets
     n_children = 0
     n_moving = 0
     for j in range(starts.shape[0]):
         start, end, f = starts[j], ends[j], best[j]
         node_counts = counts[j]
         if f < 0 or not (out_score[f, j] >= min_gain - TIE_EPS):
-            write_leaf(store, slots[j], end - start, node_counts, no_set)
+            write_leaf(store, slots[j], end - start, node_counts)
             continue
         cut = out_cut[f, j]
         nominal = is_nominal[f] == 1
-        left_set = sets[j]
+        listed = spans[j, 0]  # the node's categories in increasing order (as its rows)
         if nominal:
             cut_value = math.nan
         elif out_aux[f, j] == missing_rank[f]:
@@ -105,7 +114,9 @@ def split_level(words, starts, ends, depth, counts, slots, best, out_score, out_
                 goes = missing_left
                 n_missing += 1
             elif nominal:
-                goes = left_set[rank] == 1
+                while set_codes[listed] < rank:
+                    listed += 1
+                goes = set_goes_left[listed] == 1
             else:
                 goes = rank <= cut
             row = np.int64(word & row_mask)
@@ -127,14 +138,10 @@ def split_level(words, starts, ends, depth, counts, slots, best, out_score, out_
             # No missing value in training: future ones go to the heavier child
             # (as scikit-learn does); unseen categories follow them.
             missing_left = left_weight >= right_weight
-        if nominal:
-            for c in range(n_categories[f]):
-                if left_set[c] == 2:  # absent from the node
-                    left_set[c] = missing_left
         split_row = start + n_left
-        write_node(store, slots[j], end - start, node_counts, f, cut_value, missing_left,
-                   left_set[:n_categories[f]] if nominal else no_set, split_row,
-                   out_score[f, j], n_missing)
+        span = (set_state[1], spans[j, 0], spans[j, 1]) if nominal else no_span()
+        write_node(store, slots[j], end - start, node_counts, f, cut_value, missing_left, span,
+                   split_row, out_score[f, j], n_missing)
         before = n_children
         for side in range(2):  # append the children that may split; the others are leaves
             child_start = start if side == 0 else split_row
@@ -142,7 +149,7 @@ def split_level(words, starts, ends, depth, counts, slots, best, out_score, out_
             slot = child_slots(split_row)[side]
             counts_of_child = child_split[side]
             if not can_split(child_end - child_start, depth[j] + 1, counts_of_child, rules):
-                write_leaf(store, slot, child_end - child_start, counts_of_child, no_set)
+                write_leaf(store, slot, child_end - child_start, counts_of_child)
                 continue
             child_starts[n_children], child_ends[n_children] = child_start, child_end
             child_depth[n_children], child_slots_[n_children] = depth[j] + 1, slot

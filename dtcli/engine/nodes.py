@@ -9,6 +9,13 @@ in use depend only on the splits. `compact` then numbers the nodes breadth-first
 (root 0, children after parents, left before right), as scikit-learn's
 arrays expect. The store is allocated with np.empty: pages of slots no node
 uses are never touched. Jitted: `write_node`, `_bfs_order`.
+
+A nominal split's categories are not stored per slot (that would be slots x
+categories): each driver call appends the categories seen at its split nodes,
+with their direction, to a buffer of its own (level.nominal_sets), and the slot
+records where: `category_span` = (source, offset, count). Source k >= 0 is the
+level driver's k-th level (builder), source -1 - lo the subtree call whose first
+root is lo (subtree.py). `compact` gathers them into the Tree's sets.
 """
 from __future__ import annotations
 
@@ -17,10 +24,10 @@ import math
 import numpy as np
 
 from dtcli.engine.jit import inline_njit, njit
-from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree, gather_sets
 
 
-def new_store(n_rows: int, n_classes: int, max_categories: int) -> tuple:
+def new_store(n_rows: int, n_classes: int) -> tuple:
     """Empty records for every slot of a tree over n_rows rows."""
     slots = max(2 * n_rows - 1, 1)
     return (np.empty(slots, np.int64),  # children_left (a slot, or TREE_LEAF)
@@ -28,7 +35,7 @@ def new_store(n_rows: int, n_classes: int, max_categories: int) -> tuple:
             np.empty(slots, np.int64),  # feature
             np.empty(slots),  # threshold
             np.empty(slots, np.uint8),  # missing_left
-            np.empty((slots, max(max_categories, 1)), np.uint8),  # category_left
+            np.empty((slots, 3), np.int64),  # category_span (see the module docstring)
             np.empty((slots, n_classes)),  # value
             np.empty(slots, np.int64),  # n_node_samples
             np.empty(slots),  # score
@@ -42,14 +49,14 @@ def child_slots(split_row):
 
 
 @njit
-def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, left_set,
+def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, set_span,
                split_row, split_score, n_missing):
     """Record the node at `slot`: n_rows rows, class counts `counts`, split at row
-    `split_row` on feature f (x <= cut_value left, or the nominal categories marked in
-    `left_set`; empty for numeric features), n_missing of its rows missing f, or a leaf
-    when f is TREE_UNDEFINED. One function for both: every jitted function adds to the
-    first run's compile time."""
-    (children_left, children_right, feature, threshold, missing_left, category_left, value,
+    `split_row` on feature f (x <= cut_value left, or the nominal categories that
+    `set_span` = (source, offset, count) points at; no_span() for numeric features),
+    n_missing of its rows missing f, or a leaf when f is TREE_UNDEFINED. One function
+    for both: every jitted function adds to the first run's compile time."""
+    (children_left, children_right, feature, threshold, missing_left, category_span, value,
      n_node_samples, score, n_node_missing) = store
     leaf = f == TREE_UNDEFINED
     left_child, right_child = child_slots(split_row)
@@ -58,8 +65,8 @@ def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, lef
     feature[slot] = f
     threshold[slot] = math.nan if leaf else cut_value
     missing_left[slot] = 0 if leaf else goes_missing_left
-    for c in range(category_left.shape[1]):
-        category_left[slot, c] = left_set[c] if c < left_set.shape[0] else 0
+    for k in range(3):
+        category_span[slot, k] = set_span[k]
     for k in range(value.shape[1]):
         value[slot, k] = counts[k]
     n_node_samples[slot] = n_rows
@@ -68,12 +75,17 @@ def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, lef
 
 
 @inline_njit
-def write_leaf(store, slot, n_rows, counts, no_set):
-    """write_node for a leaf; `no_set` is any empty uint8 array. (The arguments are
-    typed as at a split's call, n_rows < 0 for False: a literal would compile
-    write_node once more.)"""
+def no_span():
+    """The category span of a node that is not a nominal split."""
+    return (np.int64(-1), np.int64(0), np.int64(0))
+
+
+@inline_njit
+def write_leaf(store, slot, n_rows, counts):
+    """write_node for a leaf. (The arguments are typed as at a split's call, n_rows < 0
+    for False: a literal would compile write_node once more.)"""
     write_node(store, slot, n_rows, counts, np.int64(TREE_UNDEFINED), math.nan, n_rows < 0,
-               no_set, n_rows, math.nan, n_rows)
+               no_span(), n_rows, math.nan, n_rows)
 
 
 @njit
@@ -95,17 +107,27 @@ def _bfs_order(children_left, children_right, root):
     return order[:n], position
 
 
-def compact(store: tuple, max_categories: int) -> Tree:
-    """The grown nodes as a Tree, numbered breadth-first."""
-    (children_left, children_right, feature, threshold, missing_left, category_left, value,
+def compact(store: tuple, category_buffers: dict) -> Tree:
+    """The grown nodes as a Tree, numbered breadth-first. `category_buffers` maps each
+    source of category spans to its (codes, goes_left) (module docstring)."""
+    (children_left, children_right, feature, threshold, missing_left, category_span, value,
      n_node_samples, score, n_node_missing) = store
     order, position = _bfs_order(children_left, children_right, 0)
     kids_left, kids_right = children_left[order], children_right[order]
     split = kids_left != TREE_LEAF
     kids_left[split] = position[kids_left[split]]
     kids_right[split] = position[kids_right[split]]
+    spans = category_span[order]
+    spans[~(split & np.isnan(threshold[order]))] = 0  # only nominal splits have no threshold
+    sources = np.array(sorted(category_buffers), np.int64)
+    parts = [category_buffers[k] for k in sources.tolist()]
+    base = np.cumsum([0] + [codes.shape[0] for codes, _ in parts])[:-1].astype(np.int64)
+    source = np.minimum(np.searchsorted(sources, spans[:, 0]), max(sources.shape[0] - 1, 0))
+    starts = spans[:, 1] + (base[source] if parts else 0)
+    categories = gather_sets(starts, spans[:, 2],
+                             np.concatenate([c for c, _ in parts] or [np.zeros(0, np.int64)]),
+                             np.concatenate([g for _, g in parts] or [np.zeros(0, np.uint8)]))
     return Tree(children_left=kids_left, children_right=kids_right, feature=feature[order],
                 threshold=threshold[order], missing_left=missing_left[order],
-                category_left=category_left[order, :max_categories], value=value[order],
-                n_node_samples=n_node_samples[order], score=score[order],
-                n_node_missing=n_node_missing[order])
+                value=value[order], n_node_samples=n_node_samples[order], score=score[order],
+                n_node_missing=n_node_missing[order], **categories)

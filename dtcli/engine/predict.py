@@ -20,6 +20,10 @@ that waited, 18.5 and 41 ms; packed records, 11 and 21 ms; with lanes
 refilled, 8.4 and 16 ms; with unsigned indices, 6.0 and 13 ms
 (scikit-learn's apply: 16-25 and 22 ms).
 4, 12 or 16 lanes were not faster overall, breadth-first order 5-10% slower.
+
+A nominal split finds a row's category by binary search in the node's sorted
+list (tree.py's sets, `listed_side`); a category not listed goes where missing
+values go.
 """
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.engine.jit import njit
+from dtcli.engine.jit import inline_njit, njit
 
 LANES = 8
 # One step's whole view of a node. code = feature << 2 | nominal << 1 | missing goes right.
@@ -41,7 +45,9 @@ class Walk:
 
     nodes: np.ndarray  # NODE records
     node_id: np.ndarray  # int64
-    category_left: np.ndarray  # uint8 (n_nodes, max categories), rows in walk order
+    # the nominal splits' (category_offsets, category_codes, category_goes_left), in
+    # walk order (tree.py)
+    categories: tuple
 
 
 @njit
@@ -65,32 +71,50 @@ def walk_order(children_left, children_right):
     return position
 
 
-def pack(children_left, children_right, feature, threshold, missing_left, category_left,
-         is_nominal) -> Walk:
-    """The `Walk` of a tree given as scikit-learn-style parallel arrays."""
+def pack(tree, is_nominal) -> Walk:
+    """The `Walk` of a `Tree`."""
+    children_left = tree.children_left
     n = children_left.shape[0]
     if n >= 2**31 or is_nominal.shape[0] >= 2**29:
         raise ValueError("tree too large for 32-bit node records")
-    position = walk_order(children_left, children_right)
+    position = walk_order(children_left, tree.children_right)
     node_id = np.empty(n, np.int64)
     node_id[position] = np.arange(n)
     left = children_left[node_id]
     internal = left >= 0
-    split_feature = np.where(internal, feature[node_id], 0)
+    split_feature = np.where(internal, tree.feature[node_id], 0)
     nominal = internal & (is_nominal[split_feature] == 1)
-    missing_right = internal & (missing_left[node_id] == 0)
+    missing_right = internal & (tree.missing_left[node_id] == 0)
     nodes = np.empty(n, NODE)
-    nodes["threshold"] = np.where(internal, threshold[node_id], np.inf)
+    nodes["threshold"] = np.where(internal, tree.threshold[node_id], np.inf)
     nodes["first_child"] = np.where(internal, position[np.maximum(left, 0)], np.arange(n))
     nodes["code"] = ((split_feature << int(_FEATURE_SHIFT)) | (nominal * int(_NOMINAL))
                      | (missing_right * int(_MISSING_RIGHT)))
-    return Walk(nodes, node_id, np.ascontiguousarray(category_left[node_id]))
+    sets = tree.category_sets_of(node_id)
+    return Walk(nodes, node_id, tuple(sets[name] for name in type(tree).CATEGORY_ARRAYS))
+
+
+@inline_njit
+def listed_side(codes, goes_left, lo, hi, category):
+    """1 if codes[lo:hi] (sorted) lists `category` as going left, 0 as going right, -1
+    if it does not list it."""
+    end = hi
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if codes[mid] < category:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < end and codes[lo] == category:
+        return np.int64(goes_left[lo])
+    return np.int64(-1)
 
 
 @njit
-def apply_rows(X, nodes, node_id, category_left, leaves, lo, hi):
+def apply_rows(X, nodes, node_id, categories, leaves, lo, hi):
     """Leaf (tree node id) of rows lo..hi-1 of X (float64, NaN = missing, nominal = category)."""
     # Unsigned indices: numba then drops its negative-index wraparound, a quarter of the time.
+    offsets, codes, goes_left = categories
     m = min(LANES, hi - lo)
     lane_row = np.zeros(LANES, np.uint64)
     lane_node = np.zeros(LANES, np.uint64)
@@ -108,11 +132,10 @@ def apply_rows(X, nodes, node_id, category_left, leaves, lo, hi):
             v = X[row, code >> _FEATURE_SHIFT]
             if code & _NOMINAL:
                 cat = np.int64(v) if v == v else -1
-                # a category the tree never saw goes where missing values go
-                if 0 <= cat < category_left.shape[1]:
-                    right = np.uint64(category_left[node, cat] != 1)
-                else:
-                    right = code & _MISSING_RIGHT
+                side = listed_side(codes, goes_left, offsets[node],
+                                   offsets[node + np.uint64(1)], cat)
+                # a category the node never saw goes where missing values go
+                right = code & _MISSING_RIGHT if side < 0 else np.uint64(side == 0)
             else:
                 right = np.uint64(v > record.threshold) | (np.uint64(v != v) & code)
             child = np.uint64(record.first_child) + right

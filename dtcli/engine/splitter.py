@@ -678,8 +678,10 @@ def pick_screened(scores, screen):
 @njit
 def nominal_left_set(words, f, start, end, n_categories, missing_rank, shifts, weights,
                      unit_weight, n_classes, by_class, cut, out):
-    """Mark in `out` (uint8, one per category) the categories sent left (1), right (0)
-    and absent from the node (2; the builder sends those where missing values go)."""
+    """Write the categories present in the node, in increasing order, to out[0] and
+    their sides to out[1] (1 left, 0 right); return how many. Categories absent from
+    the node are not listed (they go where missing values go)."""
+    codes, goes_left = out
     miss = np.zeros(n_classes)
     stop, _, _ = _collect_missing(words, f, start, end, missing_rank, shifts, weights,
                                   unit_weight, miss)
@@ -691,7 +693,12 @@ def nominal_left_set(words, f, start, end, n_categories, missing_rank, shifts, w
     _category_table(words, f, start, stop, shifts, weights, unit_weight, n_categories, table,
                     cat_weight, cat_count)
     _order_categories(table, cat_weight, cat_count, n_categories, by_class, order, keys)
-    for cat in range(n_categories):
-        out[cat] = 2 if cat_count[cat] == 0 else 0
     for j in range(cut + 1):
-        out[order[j]] = 1
+        cat_count[order[j]] = -1  # marks the categories sent left
+    n = 0
+    for cat in range(n_categories):
+        if cat_count[cat] != 0:
+            codes[n] = cat
+            goes_left[n] = 1 if cat_count[cat] < 0 else 0
+            n += 1
+    return n

@@ -6,14 +6,16 @@ there, level by level, by one thread, with the same steps as the level loop
 over large nodes: split search (splitter), choice of feature, `split_level`,
 partition. Subtrees own disjoint rows of both buffers, of `goes_left` and of
 the node store (nodes.py), so threads grow them side by side without
-locks, and each comes out the same whichever thread grows it.
+locks, and each comes out the same whichever thread grows it. Each call
+appends its nominal splits' categories to a buffer of its own, which it returns
+(nodes.py: source -1 - lo).
 """
 import itertools
 
 import numpy as np
 
 from dtcli.engine import splitter
-from dtcli.engine.jit import njit_form
+from dtcli.engine.jit import njit, njit_form
 from dtcli.engine.level import nominal_sets, split_level
 from dtcli.engine.partition import partition
 from dtcli.engine.rng import draw_features
@@ -38,7 +40,8 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                       code, params, tables, screen, rules, min_gain, random_key, goes_left, store,
                       lo, hi):
         """Grow the subtrees of roots order[lo:hi]; roots[r] = (start, end, depth, slot,
-        buffer) with class counts root_counts[r], all nodes that may split."""
+        buffer) with class counts root_counts[r], all nodes that may split. Returns
+        the categories of the call's nominal splits: (source, codes, sides) (nodes.py)."""
         n_features = buffers[0].shape[0]
         n_classes = root_counts.shape[1]
         leaf_rule = (rules[2], rules[4])  # min_samples_leaf, min_weight (splitter)
@@ -50,7 +53,11 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
         counts = np.empty((2, capacity, n_classes))
         moving = (np.empty(capacity, np.int64), np.empty(capacity, np.int64),
                   np.empty(capacity, np.int64))
-        sets = np.zeros((capacity, store[5].shape[1]), np.uint8)
+        # the nominal splits' categories: at most a node's rows each, a level's rows in all
+        set_codes = np.empty(capacity if has_nominal else 0, np.int64)
+        set_sides = np.empty(capacity if has_nominal else 0, np.uint8)
+        set_state = np.array([0, -1 - lo], np.int64)  # (used, source)
+        set_spans = np.empty((capacity, 2), np.int64)
         for r in range(lo, hi):
             root = order[r]
             for field in range(4):
@@ -110,6 +117,13 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                 else:
                     best = splitter.pick_features(out_score)
                 if has_nominal:
+                    room = set_state[0]
+                    for j in range(m):
+                        room += ends[j] - starts[j]
+                    if room > set_codes.shape[0]:
+                        set_codes, set_sides = _grown(set_codes, set_sides, room)
+                sets = (set_spans, set_codes, set_sides, set_state)
+                if has_nominal:
                     nominal_sets(words, starts, ends, best, out_cut, out_aux, is_nominal,
                                  n_categories, missing_rank, shifts, weights, unit_weight,
                                  n_classes, sets)
@@ -126,9 +140,21 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                           FIRST, n_features * n_moving)
                 source = 1 - source
                 now = 1 - now
+        return set_state[1], set_codes[:set_state[0]], set_sides[:set_state[0]]
 
     flags = (two_classes, skip_runs, has_numeric, has_nominal, screened)
     return njit_form(grow_subtrees, "".join("1" if flag else "0" for flag in flags))
+
+
+@njit
+def _grown(codes, sides, at_least):
+    """codes and sides copied into arrays of twice at_least entries."""
+    bigger_codes = np.empty(2 * at_least, np.int64)
+    bigger_sides = np.empty(2 * at_least, np.uint8)
+    for i in range(codes.shape[0]):
+        bigger_codes[i] = codes[i]
+        bigger_sides[i] = sides[i]
+    return bigger_codes, bigger_sides
 
 
 # By (two classes, skip runs, numeric features, nominal features, screened); numba

@@ -26,15 +26,14 @@ def _pool(n_threads: int) -> ThreadPoolExecutor:
 
 
 def run_chunks(kernel, n_items: int, n_threads: int, work: int, *args,
-               chunks_per_thread: int = CHUNKS_PER_THREAD) -> None:
-    """kernel(*args, lo, hi) for contiguous chunks covering range(n_items)."""
+               chunks_per_thread: int = CHUNKS_PER_THREAD) -> list:
+    """kernel(*args, lo, hi) for contiguous chunks covering range(n_items); returns
+    what the calls returned, in the order of their chunks."""
     if n_threads <= 1 or work < MIN_PARALLEL_WORK or n_items <= 1:
-        kernel(*args, 0, n_items)
-        return
+        return [kernel(*args, 0, n_items)]
     # A few chunks per thread, so that a thread that drew cheap items takes more.
     chunks = min(n_items, chunks_per_thread * n_threads)
     bounds = [n_items * k // chunks for k in range(chunks + 1)]
     futures = [_pool(n_threads).submit(kernel, *args, lo, hi)
                for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
-    for future in futures:
-        future.result()
+    return [future.result() for future in futures]

@@ -1,6 +1,8 @@
-"""The forest kind of model file (format 2; docs/model-format.md): the fields every
-model has (model.py), a `forest` block of its options, and `trees`, each tree's
-parallel arrays in compact form.
+"""The forest kind of model file (format 2, or 3 for models with a nominal feature:
+docs/model-format.md): the fields every model has (model.py), a `forest` block of
+its options, and `trees`, each tree's parallel arrays in compact form; format 3
+stores the category sets sparse (model_categories.py), format 2 a dense
+`category_left`.
 
 A compact array is {"dtype": "int64"|"float64"|"uint8", "shape": [...], "data":
 base64 of its little-endian bytes}: a forest of 100 trees of 30k nodes would be
@@ -18,6 +20,7 @@ import numpy as np
 
 from dtcli.io.dataset import NOMINAL
 from dtcli.model import COUNT_TOLERANCE
+from dtcli.model_categories import SPARSE_VERSION, check_sets, from_dense, uses_sparse_layout
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 _DTYPES = {"int64": "<i8", "float64": "<f8", "uint8": "u1"}
@@ -29,11 +32,15 @@ _ARRAYS = {
     "feature": ("int64", lambda n, k, c: (n,)),
     "threshold": ("float64", lambda n, k, c: (n,)),
     "missing_left": ("uint8", lambda n, k, c: (n,)),
-    "category_left": ("uint8", lambda n, k, c: (n, c)),
     "value": ("float64", lambda n, k, c: (n, k)),
     "n_node_samples": ("int64", lambda n, k, c: (n,)),
     "score": ("float64", lambda n, k, c: (n,)),
 }
+# format 2's categories; format 3's (1 dimension: their shapes are checked together)
+_DENSE_CATEGORIES = ("category_left", "uint8", lambda n, k, c: (n, c))
+_SPARSE_CATEGORIES = {"category_offsets": ("int64", lambda n, k, c: (n + 1,)),
+                      "category_codes": ("int64", lambda n, k, c: 1),
+                      "category_goes_left": ("uint8", lambda n, k, c: 1)}
 
 
 def encode_array(array: np.ndarray, dtype: str) -> dict:
@@ -48,29 +55,27 @@ def forest_to_dict(forest, *, target: str, source: str | None) -> dict:
     from dtcli.ensemble.leaves import leaves_block
 
     trees = [e.tree_ for e in forest.estimators_]
-    max_categories = max((len(f.categories) for f in forest.features_ if f.kind == NOMINAL),
-                         default=0)
+    sparse = uses_sparse_layout(forest.features_)
+    header = header_fields(forest, "forest", target, source, forest._n_rows)
+    if sparse:
+        header["format_version"] = SPARSE_VERSION
     return {
-        **header_fields(forest, "forest", target, source, forest._n_rows),
+        **header,
         "forest": {"n_estimators": len(trees), "max_features": forest.max_features,
                    "bootstrap": bool(forest.bootstrap), "max_samples": forest.max_samples,
                    "seed": forest._seed,
                    "oob_score": getattr(forest, "oob_score_", None),
                    "leaf_model": forest.leaf_model},
         "trees": [{"node_count": t.node_count,
-                   **{name: encode_array(_widened(getattr(t, name), name, max_categories), dtype)
+                   **{name: encode_array(getattr(t, name), dtype)
                       for name, (dtype, _) in _ARRAYS.items()},
+                   **({name: encode_array(getattr(t, name), dtype)
+                       for name, (dtype, _) in _SPARSE_CATEGORIES.items()} if sparse
+                      else {"category_left": encode_array(np.zeros((t.node_count, 0)), "uint8")}),
                    **({"n_node_missing": encode_array(t.n_node_missing, "int64")}
                       if (t.n_node_missing >= 0).all() else {}),
                    **leaves_block(e)} for t, e in zip(trees, forest.estimators_)],
     }
-
-
-def _widened(array: np.ndarray, name: str, max_categories: int) -> np.ndarray:
-    """category_left is stored at the width of the widest nominal feature (0 for none)."""
-    if name != "category_left":
-        return array
-    return np.ascontiguousarray(array[:, :max_categories])
 
 
 def forest_from_dict(doc: dict, check):
@@ -104,7 +109,8 @@ def forest_from_dict(doc: dict, check):
     forest._seed, forest._n_rows = forest.random_state, doc["training"].get("n_samples")
     forest.estimators_ = [
         forest._estimator(_checked_tree(check, check.mapping(t, f"trees[{i}]"), f"trees[{i}]",
-                                        features, len(classes), max_categories),
+                                        features, len(classes), max_categories,
+                                        doc["format_version"] >= SPARSE_VERSION),
                           features, class_array)
         for i, t in enumerate(trees)]
     load_leaves(forest, block.get("leaf_model", "counts"), trees, check)
@@ -116,8 +122,8 @@ def forest_from_dict(doc: dict, check):
     return forest
 
 
-def _decode(check, tree: dict, where: str, name: str, shape: tuple) -> np.ndarray:
-    return decode_compact(tree.get(name), _ARRAYS[name][0], shape,
+def _decode(check, tree: dict, where: str, name: str, dtype: str, shape) -> np.ndarray:
+    return decode_compact(tree.get(name), dtype, shape,
                           lambda message: check.fail(f"{where}.{name}{message}"))
 
 
@@ -145,16 +151,19 @@ def decode_compact(value, dtype: str, shape, fail) -> np.ndarray:
 
 
 def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
-                  max_categories: int) -> Tree:
+                  max_categories: int, sparse: bool) -> Tree:
     """The checks of model._Checker.tree, on whole arrays."""
     n = tree.get("node_count")
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         check.fail(f"{where}.node_count must be a positive integer")
-    arrays = {name: _decode(check, tree, where, name, shape(n, n_classes, max_categories))
-              for name, (_, shape) in _ARRAYS.items()}
+    layout = {**_ARRAYS, **(_SPARSE_CATEGORIES if sparse
+                            else {_DENSE_CATEGORIES[0]: _DENSE_CATEGORIES[1:]})}
+    arrays = {name: _decode(check, tree, where, name, dtype, shape(n, n_classes, max_categories))
+              for name, (dtype, shape) in layout.items()}
     left, right, feature = arrays["children_left"], arrays["children_right"], arrays["feature"]
     threshold, value, samples = arrays["threshold"], arrays["value"], arrays["n_node_samples"]
-    categories = arrays["category_left"]
+    # format 3 lists categories only where check_sets allows them
+    categories = arrays.get("category_left", np.zeros((n, 0), np.uint8))
 
     def fail_at(bad: np.ndarray, message: str):
         if bad.any():
@@ -187,7 +196,7 @@ def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
     on_nominal = ~leaf & nominal[f]
     fail_at(~leaf & ~on_nominal & (np.isnan(threshold) | categories.any(axis=1)),
             "a numeric split needs a threshold and no categories")
-    beyond = np.arange(max_categories)[None, :] >= widths[f][:, None]
+    beyond = np.arange(categories.shape[1])[None, :] >= widths[f][:, None]
     fail_at(on_nominal & (~np.isnan(threshold) | (categories.astype(bool) & beyond).any(axis=1)
                           | (categories > 1).any(axis=1)),
             "a nominal split has no threshold and marks only its feature's categories")
@@ -202,6 +211,11 @@ def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
                                  lambda message: check.fail(f"{where}.n_node_missing{message}"))
         fail_at((missing < 0) | (missing > samples) | (leaf & (missing != 0)),
                 "n_node_missing must count at most each split's rows, 0 on leaves")
+    if sparse:
+        sets = check_sets(*(arrays[name] for name in _SPARSE_CATEGORIES), left, feature, features,
+                          lambda message: check.fail(f"{where}: {message}"))
+    else:
+        sets = from_dense(categories, left, feature, arrays["missing_left"], features)
     return Tree(children_left=left, children_right=right, feature=feature, threshold=threshold,
-                missing_left=arrays["missing_left"], category_left=categories, value=value,
-                n_node_samples=samples, score=arrays["score"], n_node_missing=missing)
+                missing_left=arrays["missing_left"], value=value, n_node_samples=samples,
+                score=arrays["score"], n_node_missing=missing, **sets)

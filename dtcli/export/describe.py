@@ -37,7 +37,7 @@ def category_test(feature, indices, missing: bool) -> str:
     (or missing); "is missing" when no category is left."""
     if not indices and missing:
         return f"{feature.name} is missing"
-    listed = ", ".join(c for i, c in enumerate(feature.categories) if i in indices)
+    listed = ", ".join(feature.categories[i] for i in sorted(indices))
     return f"{feature.name} in {{{listed}}}" + (OR_MISSING if missing else "")
 
 
@@ -48,16 +48,17 @@ def bound_test(name: str, op: str, value: float, missing: bool) -> str:
 def split_test(model, node: int, left: bool, bounds: Bounds) -> str:
     """The test that sends a row to the left (or right) child of `node`, given what the
     tests above allow of its feature (`bounds`, from `paths`): a nominal test lists only
-    the categories that can reach the node, and "(or missing)" marks the side that takes
-    the missing values, if they can reach the node and training rows there had some
-    (elsewhere they go to the larger child)."""
+    the categories that reached the node in training and can reach it (`Tree`'s sets),
+    and "(or missing)" marks the side that takes the missing values (and the
+    categories the node did not see), if they can reach the node and training rows
+    there had some (elsewhere they go to the larger child)."""
     tree = model.tree_
     feature = model.features_[tree.feature[node]]
     takes_missing = (bounds.missing and bool(tree.missing_left[node]) == left
                      and tree.saw_missing(node))
     if feature.kind == NOMINAL:
-        side = tree.category_left[node] == (1 if left else 0)
-        indices = {i for i in side.nonzero()[0].tolist()
+        codes, goes_left = tree.categories_at(node)
+        indices = {i for i in codes[goes_left == (1 if left else 0)].tolist()
                    if bounds.categories is None or i in bounds.categories}
         return category_test(feature, indices, takes_missing)
     if math.isinf(tree.threshold[node]):

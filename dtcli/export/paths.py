@@ -41,7 +41,8 @@ def narrow(model, bounds: Bounds, node: int, left: bool) -> Bounds:
     threshold = tree.threshold[node]
     bounds = bounds._replace(missing_seen=bounds.missing_seen and tree.saw_missing(node))
     if model.features_[tree.feature[node]].kind == NOMINAL:
-        sent = frozenset((tree.category_left[node] == (1 if left else 0)).nonzero()[0].tolist())
+        codes, goes_left = tree.categories_at(node)
+        sent = frozenset(codes[goes_left == (1 if left else 0)].tolist())
         categories = sent if bounds.categories is None else bounds.categories & sent
         bounds = bounds._replace(categories=categories)
     elif math.isinf(threshold):  # present (left) versus missing (right)

@@ -60,9 +60,7 @@ def dataset_from_table(table: Table, *, target: str | None = None,
                         f"missing class value in {table.source}")
 
     features = [_feature(column) for column in inputs]
-    check_node_records(len(y), len(classes), target_column.name,
-                       {f.name: len(f.categories) for f in features if f.kind == NOMINAL},
-                       table.source)
+    check_node_records(len(y), len(classes), target_column.name, table.source)
     encoded = [column.values[rows] if feature.kind == NUMERIC
                else encode_nominal(column.values[rows], feature.categories)
                for feature, column in zip(features, inputs)]

@@ -6,12 +6,12 @@ records, again by the estimators' fit(X, y)), before training allocates anything
   "continuous", regression data; and more distinct values than half the rows
   (with over 20 rows) look like a regression target or an identifier. Either is an
   error unless `force` (the CLI's --force) says the values really are classes.
-- Memory: the engine reserves a record for each of up to 2 x rows nodes, holding a
-  byte per category of the widest nominal feature (`category_left`) and 8 bytes per
-  class (`value`) (dtcli/engine/nodes.py, `new_store`). Those records may take at
-  most NODE_RECORD_BYTES; a feature or target beyond that is an error saying how
-  many categories or classes fit, whatever `force` says (the allocation would fail
-  or exhaust the machine).
+- Memory: the engine reserves a record for each of up to 2 x rows nodes, holding 8
+  bytes per class (`value`) (dtcli/engine/nodes.py, `new_store`). Those class counts
+  may take at most NODE_RECORD_BYTES; a target beyond that is an error saying how
+  many classes fit, whatever `force` says (the allocation would fail or exhaust the
+  machine). Nominal features need no limit: a tree keeps only the categories seen
+  at its nominal splits, at most a node's rows each (dtcli/tree.py).
 """
 from __future__ import annotations
 
@@ -45,24 +45,14 @@ def check_class_target(name: str, values: np.ndarray | None, n_classes: int, n_l
                         f"{_FORCE_HINT}")
 
 
-def check_node_records(n_rows: int, n_classes: int, target: str,
-                       categories: dict[str, int], source: str) -> None:
-    """Refuse data whose node records would exceed NODE_RECORD_BYTES (module docstring).
-
-    `categories` maps each nominal feature to its number of categories."""
+def check_node_records(n_rows: int, n_classes: int, target: str, source: str) -> None:
+    """Refuse a target whose class counts in the node records would exceed
+    NODE_RECORD_BYTES (module docstring)."""
     slots = 2 * max(n_rows, 1)
-    widest = max(categories, key=categories.get, default=None)
-    n_categories = categories[widest] if widest is not None else 0
-    if slots * (n_categories + 8 * n_classes) <= NODE_RECORD_BYTES:
+    if slots * 8 * n_classes <= NODE_RECORD_BYTES:
         return
-    why = (f"the tree's node records take (categories of the widest nominal feature + 8 x "
-           f"classes) bytes for each of 2 x {n_rows} rows, at most {NODE_RECORD_BYTES >> 30} GiB "
-           f"(dtcli/engine/nodes.py)")
-    if slots * 8 * n_classes > NODE_RECORD_BYTES // 2:
-        fit = NODE_RECORD_BYTES // 2 // (8 * slots)
-        raise DataError(f"{source}: target column '{target}' has {n_classes} classes; with "
-                        f"{n_rows} rows at most {fit} are supported: {why}")
-    fit = NODE_RECORD_BYTES // slots - 8 * n_classes
-    raise DataError(f"{source}: column '{widest}' has {n_categories} categories; with {n_rows} "
-                    f"rows at most {fit} are supported: {why}; --drop it or group its rare "
-                    "values")
+    fit = NODE_RECORD_BYTES // (8 * slots)
+    raise DataError(f"{source}: target column '{target}' has {n_classes} classes; with "
+                    f"{n_rows} rows at most {fit} are supported: the tree's node records take "
+                    f"8 bytes per class for each of 2 x {n_rows} rows, at most "
+                    f"{NODE_RECORD_BYTES >> 30} GiB (dtcli/engine/nodes.py)")

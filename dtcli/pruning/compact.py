@@ -32,6 +32,6 @@ def compact(tree: Tree, make_leaf: np.ndarray) -> Tree:
     arrays["threshold"][now_leaf] = np.nan
     arrays["score"][now_leaf] = np.nan
     arrays["missing_left"][now_leaf] = 0
-    arrays["category_left"][now_leaf] = 0
     arrays["n_node_missing"][now_leaf] = 0
-    return Tree(children_left=left, children_right=right, **arrays)
+    sets = tree.category_sets_of(np.flatnonzero(keep), emptied=now_leaf)
+    return Tree(children_left=left, children_right=right, **arrays, **sets)

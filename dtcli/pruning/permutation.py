@@ -37,6 +37,7 @@ import numpy as np
 from dtcli.criteria.kernels import NODE_ROWS, node_term, split_score
 from dtcli.engine import splitter
 from dtcli.engine.jit import inline_njit, njit, njit_form
+from dtcli.engine.predict import listed_side
 from dtcli.engine.rng import below, random_bits
 
 # A first-run argument of the searches: an int literal would compile them again.
@@ -333,17 +334,20 @@ def _shuffle(words, m, key_shift, seed, shuffle, key, labels, shuffled):
 
 
 @njit
-def _route(words, m, start, shifts, missing_rank, nominal, category_left, cut_rank,
+def _route(words, m, start, shifts, missing_rank, nominal, listed, cut_rank,
            missing_left, rows_out):
     """Write the node's rows to rows_out[start:start + m] as its split sends them,
-    left ones first; return how many go left."""
+    left ones first; return how many go left. A nominal split's categories are
+    codes[lo:hi] of listed = (codes, goes_left, lo, hi) (tree.py)."""
+    codes, sides, lo, hi = listed
     left, right = start, start + m
     for i in range(m):
         rank = np.int64(words[0, i] >> shifts[0])
         if rank == missing_rank:
             to_left = missing_left == 1
         elif nominal:
-            to_left = category_left[rank] == 1
+            side = listed_side(codes, sides, lo, hi, rank)
+            to_left = side == 1 if side >= 0 else missing_left == 1
         else:
             to_left = rank <= cut_rank
         row = np.int64(words[0, i] & shifts[3])
@@ -374,9 +378,10 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
         ln k! for k = 0..rows (`log_factorials`; the bound's), whether the scan
         compares the squares of the scores (HDDT; the bound's));
         level = (rows_in, rows_out, starts, ends, features, thresholds, missing_left,
-        category_left, counts, keys): node j's rows are rows_in[starts[j]:ends[j]],
-        its split sends present values <= thresholds[j] (numeric) or the categories
-        category_left[j] marks (nominal) left;
+        categories, counts, keys): node j's rows are rows_in[starts[j]:ends[j]],
+        its split sends present values <= thresholds[j] (numeric) left, or (nominal)
+        the categories its set in categories = the level's (category_offsets,
+        category_codes, category_goes_left) (tree.py) sends left;
         out = (observed score, shuffles scored, shuffles at least as good, the p-value
         computed without shuffles (the hypergeometric bound if it is at most s, else
         the lattice path p-value; inf if none), rows sent left, whether it splits).
@@ -387,8 +392,9 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
         code, params, tables = criterion
         seed, n_shuffles, significance, exact, split_at_most, leaf_from, log_fact, \
             squared = test
-        rows_in, rows_out, starts, ends, features, thresholds, missing_left, category_left, \
+        rows_in, rows_out, starts, ends, features, thresholds, missing_left, categories, \
             counts, keys = level
+        set_offsets, set_codes, set_sides = categories
         observed, shuffled, at_least, computed, n_left_out, split = out
         key_shift = shifts[0]
         n_classes = counts.shape[1]
@@ -497,7 +503,8 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
                 cut_rank = np.searchsorted(values[offsets[f]:offsets[f + 1]], thresholds[j],
                                            side="right") - 1
             n_left_out[j] = _route(words, m, start, shifts, missing_rank[f], nominal,
-                                   category_left[j], cut_rank, missing_left[j], rows_out)
+                                   (set_codes, set_sides, set_offsets[j], set_offsets[j + 1]),
+                                   cut_rank, missing_left[j], rows_out)
 
     flags = (two_classes, skip_runs, has_numeric, has_nominal, bound)
     return njit_form(test_level, "".join("1" if flag else "0" for flag in flags))

@@ -157,6 +157,7 @@ class _Pruner:
         left[split] = new_id[self.kids[order[split], 0]]
         right[split] = new_id[self.kids[order[split], 1]]
         arrays = {name: getattr(self.tree, name)[order].copy() for name in Tree.ARRAYS}
+        arrays.update(self.tree.category_sets_of(order))
         arrays.update(children_left=left, children_right=right, value=self.value[order],
                       n_node_samples=self.n_samples[order], n_node_missing=self.n_missing[order])
         return compact(Tree(**arrays), self.leaf[order])

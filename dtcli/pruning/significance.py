@@ -167,7 +167,7 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
         features = tree.feature[ids]
         level = (buffers[source], buffers[1 - source], starts, ends, features,
                  tree.threshold[ids], tree.missing_left[ids],
-                 np.ascontiguousarray(tree.category_left[ids]),
+                 tuple(tree.category_sets_of(ids).values()),
                  np.ascontiguousarray(tree.value[ids]), keys[ids])
         out = (np.empty(m), np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m),
                np.empty(m, np.int64), np.empty(m, np.uint8))
