@@ -45,7 +45,7 @@ NODE_ROWS = 6
 PARAM_SLOTS = 3
 
 
-def param_tuple(vector) -> tuple[float, ...]:
+def param_tuple(vector: np.ndarray) -> tuple[float, ...]:
     """A parameter vector as the engine takes it (PARAM_SLOTS floats)."""
     if len(vector) > PARAM_SLOTS:
         raise ValueError(f"at most {PARAM_SLOTS} criterion parameters, not {len(vector)}")
