@@ -129,7 +129,8 @@ def run_data(draw):
 # the engine's, the same for every criterion. Renyi and PR at gamma <= 1, which skip
 # too, are left to test_criteria_reference's run-ends test and to the search away
 # from the defaults below: another compiled form costs the suite about a minute.)
-@pytest.mark.parametrize("name", [name for name, c in CRITERIA.items() if c.boundary_points])
+@pytest.mark.parametrize("name", [name for name, c in CRITERIA.items()
+                                  if c.flags.boundary_points])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=run_data(), min_leaf=st.integers(2, 5))
 def test_skipped_runs_never_hide_the_best_split_min_samples_leaf_allows(name, data, min_leaf):

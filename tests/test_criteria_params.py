@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 import subprocess
 from pathlib import Path
 
@@ -50,6 +51,17 @@ def test_codes_are_distinct_ints():
     codes = [c.code for c in CRITERIA.values()]
     assert len(set(codes)) == len(codes)
     assert all(isinstance(code, int) for code in codes)
+
+
+def test_each_code_is_alone_in_a_class_that_carries_its_entrys_kernel():
+    """numba compiles the engine once per code class, with the class's kernel inlined;
+    numba's cache index and worker processes find the class again by its name."""
+    for criterion in CRITERIA.values():
+        code_class = type(criterion.code)
+        assert list(code_class) == [criterion.code]
+        assert code_class.kernel is criterion.kernel
+        assert pickle.loads(pickle.dumps(criterion.code)) is criterion.code
+    assert len({type(c.code) for c in CRITERIA.values()}) == len(CRITERIA)
 
 
 @pytest.mark.parametrize("name,param", PARAMETERS)

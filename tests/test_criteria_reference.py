@@ -16,7 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dtcli.criteria import CRITERIA, score
-from dtcli.criteria.kernels import CCP_TIE_WEIGHT
+from dtcli.criteria.hellinger import CCP_TIE_WEIGHT
 
 # --- impurities: parameterised-impurities-s-pruning.txt eq. (1)-(10),
 # --- tsallis-unified-criterion.txt eq. (1); logarithms natural.
@@ -293,7 +293,7 @@ def test_zero_for_a_split_that_keeps_the_class_distribution(name, params, parent
 # The engine skips thresholds inside runs of one class for the criteria that set
 # boundary_points; this is the property it relies on, on the reference scores.
 RUN_ENDS = [(i, (name, params)) for i, (name, params) in zip(CASE_IDS, CASES)
-            if CRITERIA[name].for_engine(params)[0].boundary_points]
+            if CRITERIA[name].for_engine(params)[0].flags.boundary_points]
 
 
 @st.composite

@@ -3,15 +3,14 @@
 numba compiles math.exp and math.log to calls of the C library, one value at a
 time: a scan that calls one does not vectorise. These versions are a range
 reduction (by the float's exponent bits for the log) plus a polynomial,
-branch-free, so a scan that uses them can: DCSM's exp per class (100k x 20,
-one thread: 4.0 s with math.exp, 1.2 s with exp_unit) and Renyi's log per
-child (3.05 -> 2.0 s at gamma = 2, with count tables), and two-class PG's
-power per child (fast_power: 0.93 -> 0.49 s at alpha = 0.5). Where count tables
-keep the scan from vectorising anyway (gathers do not pay on this hardware),
-the C library's functions are as fast, and stay. Accuracy: within 8 units in
-the last place (fast_power: 8 units times |exponent ln x|, the rounding of its
-logarithm carried into the power; tests/test_criteria_elementary.py checks
-against math).
+branch-free, so a scan that uses them can: DCSM's exp per class, Renyi's log
+per child (with count tables), two-class CCPDT's logs and two-class PG's power
+per child (docs/criteria.md, "Speed and compilation", has the measurements).
+Where count tables keep the scan from vectorising anyway (gathers do not pay on
+this hardware), the C library's functions are as fast, and stay. Accuracy:
+within 8 units in the last place (fast_power: 8 units times |exponent ln x|,
+the rounding of its logarithm carried into the power;
+tests/test_criteria_elementary.py checks against math).
 """
 import math
 

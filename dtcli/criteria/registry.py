@@ -1,19 +1,28 @@
-"""Names, parameters and sources of the split criteria.
+"""Names, parameters, sources and kernels of the split criteria.
 
-The registry is the only place that maps a criterion's name to its kernel
-code; the engine sees an int code (an IntEnum member: see kernels) and a
-float64 parameter vector. docs/criteria.md explains every entry.
+A criterion is defined by one entry here: its name, summary and paper, its
+parameters, its kernel (the scoring functions of its family module, as a
+kernels.Kernel) and its engine flags (`EngineFlags`). The registry gives each
+criterion its code: an int, the only member of an IntEnum class generated for
+it (`_with_code`), which carries the kernel; the engine sees that code and a
+float64 parameter vector. docs/criteria.md explains every entry and says how
+to add a criterion.
 """
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import Mapping, NamedTuple
 
 import numpy as np
 
-from dtcli.criteria import kernels
+from dtcli.criteria import dcsm, hellinger, impurity
+from dtcli.criteria.counts import NO_TABLES, count_tables
+from dtcli.criteria.impurity import impurity_decrease, tsallis_gain_ratio
+from dtcli.criteria.kernels import ByForm, Kernel, score_split
 from dtcli.errors import ParameterError
 
 
@@ -56,9 +65,9 @@ def _fmt(x: float) -> str:
 
 class EngineCriterion(NamedTuple):
     """A criterion as the engine runs it, at given parameters (`Criterion.engine`)."""
-    code: int  # kernels code (an IntEnum member)
+    code: int  # the registry's code (an IntEnum member)
     params: np.ndarray  # float64 parameter vector
-    tables: tuple[str, ...]  # count tables its kernel reads (kernels.TABLE_KINDS)
+    tables: tuple[str, ...]  # count tables its kernel reads (counts.TABLE_KINDS)
     skip_runs: bool  # thresholds inside runs of one class cannot win (boundary points)
     score_all_two_class: bool  # but two-class fits score every threshold anyway
     screen: "EngineCriterion | None"  # the criterion screening features (C4.5), if any
@@ -71,12 +80,11 @@ class EngineCriterion(NamedTuple):
 
 
 @dataclass(frozen=True)
-class Criterion:
-    name: str
-    code: int  # a kernels code: an int whose class tells numba which kernel to compile
-    summary: str  # one line: what it is and when to use it
-    source: str  # paper file and equation
-    params: tuple[Param, ...] = ()
+class EngineFlags:
+    """How the engine runs a criterion, besides its kernel."""
+    # The count tables its kernel reads (counts.TABLE_KINDS), made once per fit with
+    # integer weights.
+    tables: tuple[str, ...] = ()
     # Only thresholds between value groups of different classes can win: true
     # when the score is (quasi-)convex along a run of one class, e.g. the decrease of a
     # concave impurity or a gain ratio (tests check it per criterion, on the reference
@@ -86,42 +94,52 @@ class Criterion:
     # (Renyi entropy is concave for gamma <= 1 only).
     boundary_points_up_to: tuple[str, float] | None = None
     # Two-class fits score every threshold instead of skipping runs: finding the runs
-    # costs more than the score when it is cheap and vectorised (measured per criterion,
-    # 100k x 20, one thread: gini 0.32 s against 0.50 s skipping; iHDw 0.45 against
-    # 0.48 s; iHD 0.38-0.40 against 0.41 s; but CCPDT 0.63 against 0.47 s and DCSM
-    # 1.07 against 0.94 s, whose scores vectorise too, skip).
+    # costs more than the score when it is cheap and vectorised (measured per
+    # criterion: docs/criteria.md, "Boundary points" under "Speed and compilation").
     score_all_two_class: bool = False
     # Parameter values at which the criterion is a classic one, exactly (Tsallis
     # q = 2 is Gini): ((("q", 2.0),), "gini"). The engine then runs the classic
     # criterion, so the trees are identical and as fast; the model keeps the name.
     reduces_to: tuple[tuple[tuple[tuple[str, float], ...], str], ...] = ()
-    # The count tables its kernel reads (kernels.TABLE_KINDS), made once per unweighted fit.
-    tables: tuple[str, ...] = ()
     # C4.5's average-gain rule, behind a switch parameter: (switch, screening criterion).
     # With the switch at 1, only the features whose best split scores at least the
-    # average under the screening criterion compete (see `screen_for`).
+    # average under the screening criterion compete (see `Criterion.screen_for`).
     screen: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Criterion:
+    name: str
+    summary: str  # one line: what it is and when to use it
+    source: str  # paper file and equation
+    kernel: Kernel  # its scoring functions (kernels: the engine inlines them)
+    params: tuple[Param, ...] = ()
+    flags: EngineFlags = EngineFlags()
+    # Given by the registry (`_with_code`): an int whose class tells numba which
+    # kernel to compile.
+    code: IntEnum | None = None
 
     def for_engine(self, values: Mapping[str, float] | None = None) -> tuple[Criterion, np.ndarray]:
         """The criterion the engine runs for these parameters, and its parameter vector."""
         vector = self.param_vector(values)
         given = {p.name: float(v) for p, v in zip(self.params, vector)}
-        for point, classic in self.reduces_to:
+        for point, classic in self.flags.reduces_to:
             if all(given[name] == value for name, value in point):
                 engine = CRITERIA[classic]
                 return engine, engine.param_vector()
-        if self.boundary_points_up_to is not None:
-            name, bound = self.boundary_points_up_to
+        if self.flags.boundary_points_up_to is not None:
+            name, bound = self.flags.boundary_points_up_to
             if given[name] <= bound:
-                return dataclasses.replace(self, boundary_points=True), vector
+                flags = dataclasses.replace(self.flags, boundary_points=True)
+                return dataclasses.replace(self, flags=flags), vector
         return self, vector
 
     def engine(self, values: Mapping[str, float] | None = None) -> EngineCriterion:
         """What the engine runs for these parameters: `for_engine` and `screen_for`."""
         runs, vector = self.for_engine(values)
         screen = self.screen_for(values)
-        return EngineCriterion(runs.code, vector, runs.tables, runs.boundary_points,
-                               runs.score_all_two_class, screen and screen.engine())
+        return EngineCriterion(runs.code, vector, runs.flags.tables, runs.flags.boundary_points,
+                               runs.flags.score_all_two_class, screen and screen.engine())
 
     def screen_for(self, values: Mapping[str, float] | None = None) -> Criterion | None:
         """The criterion that screens features for these parameters, if any.
@@ -133,9 +151,9 @@ class Criterion:
         over its features with a valid split drop out, and the best of the rest
         wins (engine.splitter.pick_screened).
         """
-        if self.screen is None:
+        if self.flags.screen is None:
             return None
-        switch, by = self.screen
+        switch, by = self.flags.screen
         vector = self.param_vector(values)
         on = vector[[p.name for p in self.params].index(switch)] == 1.0
         return CRITERIA[by] if on else None
@@ -185,100 +203,142 @@ def _exponent(name: str) -> Param:
     return Param(name, 1.0, low=0.0, high=1.0, low_open=True)
 
 
-CRITERIA: dict[str, Criterion] = {c.name: c for c in (
-    Criterion("gini", kernels.GINI,
+def _with_code(value: int, criterion: Criterion) -> Criterion:
+    """The criterion with its code `value`: the only member of an IntEnum class
+    generated for it, which carries its kernel (numba types an IntEnum member by its
+    class: the engine is compiled once per criterion, with its kernel inlined). The
+    class lives in this module, where numba's cache index finds it again by name."""
+    class_name = "".join(part.capitalize() for part in criterion.name.split("-")) + "Code"
+    code_class = IntEnum(class_name, {criterion.name.upper().replace("-", "_"): value},
+                         module=__name__, qualname=class_name)
+    code_class.kernel = criterion.kernel
+    globals()[class_name] = code_class
+    return dataclasses.replace(criterion, code=code_class(value))
+
+
+# Every criterion; its code is its position.
+CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_code, enumerate((
+    Criterion("gini",
               "Gini index gain (CART); the usual default.",
               "L. Breiman, J. H. Friedman, R. A. Olshen and C. J. Stone, Classification and "
-              f"Regression Trees, Wadsworth 1984; as in {_IHD}, eq. (1), (3)", boundary_points=True,
-              score_all_two_class=True),
-    Criterion("entropy", kernels.ENTROPY,
+              f"Regression Trees, Wadsworth 1984; as in {_IHD}, eq. (1), (3)",
+              impurity_decrease(impurity.gini),
+              flags=EngineFlags(boundary_points=True, score_all_two_class=True)),
+    Criterion("entropy",
               "Shannon information gain in nats (ID3).",
               "J. R. Quinlan, Induction of decision trees, Machine Learning 1, 1986; as in "
-              f"{_IHD}, eq. (1)-(2)", boundary_points=True,
-              tables=("xlogx",)),
-    Criterion("gain-ratio", kernels.GAIN_RATIO,
+              f"{_IHD}, eq. (1)-(2)",
+              impurity_decrease(impurity.entropy),
+              flags=EngineFlags(("xlogx",), boundary_points=True)),
+    Criterion("gain-ratio",
               "Information gain over split information (C4.5); on large noisy data cap "
               "the depth or set average_gain=1 (C4.5's rule: only features with at least "
               "the average information gain compete), else trees grow very deep.",
               f"{_IHD}, eq. (4)-(5); {_TSALLIS}, eq. (4); "
               "J. R. Quinlan, C4.5: Programs for Machine Learning, Morgan Kaufmann 1993, ch. 2, "
               "for average_gain",
+              tsallis_gain_ratio(impurity.order_one),
               params=(Param("average_gain", 0.0, low=0.0, high=1.0, choices=(0.0, 1.0)),),
-              boundary_points=True, tables=("xlogx",), screen=("average_gain", "entropy")),
-    Criterion("tsallis", kernels.TSALLIS,
+              flags=EngineFlags(("xlogx",), boundary_points=True,
+                                screen=("average_gain", "entropy"))),
+    Criterion("tsallis",
               "Tsallis entropy gain (q=1 entropy, q=2 gini); tune q per data set by grid search.",
-              f"{_TSALLIS}, eq. (1), (5)", params=(_order("q", 2.0),), boundary_points=True,
-              reduces_to=(((("q", 1.0),), "entropy"), ((("q", 2.0),), "gini")),
-              tables=("power0",)),
-    Criterion("tsallis-gain-ratio", kernels.TSALLIS_GAIN_RATIO,
+              f"{_TSALLIS}, eq. (1), (5)",
+              impurity_decrease(impurity.tsallis),
+              params=(_order("q", 2.0),),
+              flags=EngineFlags(("power0",), boundary_points=True,
+                                reduces_to=(((("q", 1.0),), "entropy"),
+                                            ((("q", 2.0),), "gini")))),
+    Criterion("tsallis-gain-ratio",
               "Tsallis gain over Tsallis split information (q=1 gain ratio); smaller trees.",
-              f"{_TSALLIS}, eq. (4)", params=(_order("q", 1.0),), boundary_points=True,
-              reduces_to=(((("q", 1.0),), "gain-ratio"),),
-              tables=("xlogx", "power0")),
-    Criterion("renyi", kernels.RENYI,
+              f"{_TSALLIS}, eq. (4)",
+              tsallis_gain_ratio(impurity.order_q),
+              params=(_order("q", 1.0),),
+              flags=EngineFlags(("xlogx", "power0"), boundary_points=True,
+                                reduces_to=(((("q", 1.0),), "gain-ratio"),))),
+    Criterion("renyi",
               "Renyi entropy gain (gamma=1 entropy); not concave for gamma > 1, may stop early.",
-              f"{_PIDT}, eq. (3)", params=(_order("gamma", 1.0),),
-              boundary_points_up_to=("gamma", 1.0),
-              reduces_to=(((("gamma", 1.0),), "entropy"),),
-              tables=("power0",)),
-    Criterion("pe", kernels.PE,
+              f"{_PIDT}, eq. (3)",
+              impurity_decrease(impurity.renyi),
+              params=(_order("gamma", 1.0),),
+              flags=EngineFlags(("power0",), boundary_points_up_to=("gamma", 1.0),
+                                reduces_to=(((("gamma", 1.0),), "entropy"),))),
+    Criterion("pe",
               "Parameterised entropy E^alpha gain (alpha=1 entropy); tune alpha by CV.",
-              f"{_PIDT}, eq. (5)", params=(_exponent("alpha"),), boundary_points=True,
-              reduces_to=(((("alpha", 1.0),), "entropy"),),
-              tables=("xlogx",)),
-    Criterion("pg", kernels.PG,
+              f"{_PIDT}, eq. (5)",
+              impurity_decrease(impurity.pe),
+              params=(_exponent("alpha"),),
+              flags=EngineFlags(("xlogx",), boundary_points=True,
+                                reduces_to=(((("alpha", 1.0),), "entropy"),))),
+    Criterion("pg",
               "Parameterised Gini G^alpha gain (alpha=1 gini); tune alpha by CV.",
-              f"{_PIDT}, eq. (6)", params=(_exponent("alpha"),), boundary_points=True,
-              reduces_to=(((("alpha", 1.0),), "gini"),)),
-    Criterion("pt", kernels.PT,
+              f"{_PIDT}, eq. (6)",
+              impurity_decrease(impurity.pg, pair_mass=impurity.pg_pair),
+              params=(_exponent("alpha"),),
+              flags=EngineFlags(boundary_points=True,
+                                reduces_to=(((("alpha", 1.0),), "gini"),))),
+    Criterion("pt",
               "Parameterised Tsallis T_gamma^alpha gain (defaults: gini); tune by CV.",
-              f"{_PIDT}, eq. (4), (8)", params=(_exponent("alpha"), _order("gamma", 2.0)),
-              boundary_points=True,
-              reduces_to=(((("alpha", 1.0), ("gamma", 2.0)), "gini"),
-                          ((("alpha", 1.0), ("gamma", 1.0)), "entropy")),
-              tables=("xlogx", "power1")),
-    Criterion("pr", kernels.PR,
+              f"{_PIDT}, eq. (4), (8)",
+              impurity_decrease(impurity.pt),
+              params=(_exponent("alpha"), _order("gamma", 2.0)),
+              flags=EngineFlags(("xlogx", "power1"), boundary_points=True,
+                                reduces_to=(((("alpha", 1.0), ("gamma", 2.0)), "gini"),
+                                            ((("alpha", 1.0), ("gamma", 1.0)), "entropy")))),
+    Criterion("pr",
               "Parameterised Renyi R_gamma^alpha gain (defaults: entropy); tune by CV.",
-              f"{_PIDT}, eq. (3), (7)", params=(_exponent("alpha"), _order("gamma", 1.0)),
-              boundary_points_up_to=("gamma", 1.0),
-              reduces_to=(((("alpha", 1.0), ("gamma", 1.0)), "entropy"),),
-              tables=("xlogx", "power1")),
-    Criterion("ge", kernels.GE,
+              f"{_PIDT}, eq. (3), (7)",
+              impurity_decrease(impurity.pr),
+              params=(_exponent("alpha"), _order("gamma", 1.0)),
+              flags=EngineFlags(("xlogx", "power1"), boundary_points_up_to=("gamma", 1.0),
+                                reduces_to=(((("alpha", 1.0), ("gamma", 1.0)), "entropy"),))),
+    Criterion("ge",
               "Gini^alpha + entropy^beta gain (entropy in nats); two shape parameters.",
-              f"{_PIDT}, eq. (9)", params=(_exponent("alpha"), _exponent("beta")),
-              boundary_points=True,
-              tables=("xlogx",)),
-    Criterion("abi", kernels.ABI,
+              f"{_PIDT}, eq. (9)",
+              impurity_decrease(impurity.ge),
+              params=(_exponent("alpha"), _exponent("beta")),
+              flags=EngineFlags(("xlogx",), boundary_points=True)),
+    Criterion("abi",
               "Alpha-beta impurity sum p^alpha (1-p)^beta gain (defaults: gini).",
-              f"{_PIDT}, eq. (10)", params=(_exponent("alpha"), _exponent("beta")),
-              boundary_points=True,
-              reduces_to=(((("alpha", 1.0), ("beta", 1.0)), "gini"),),
-              tables=("power0", "power1")),
-    Criterion("dcsm", kernels.DCSM,
+              f"{_PIDT}, eq. (10)",
+              impurity_decrease(impurity.abi),
+              params=(_exponent("alpha"), _exponent("beta")),
+              flags=EngineFlags(("power0", "power1"), boundary_points=True,
+                                reduces_to=(((("alpha", 1.0), ("beta", 1.0)), "gini"),))),
+    Criterion("dcsm",
               "Distinct class based split measure, M(node) - M(split); small trees, "
               "skew-sensitive.",
-              f"{_IHD}, eq. (6)", boundary_points=True),
-    Criterion("hddt", kernels.HDDT,
+              f"{_IHD}, eq. (6)",
+              Kernel(dcsm.dcsm_node_term,
+                     ByForm(dcsm.dcsm_split_score_pair, dcsm.dcsm_split_score_many)),
+              flags=EngineFlags(boundary_points=True)),
+    Criterion("hddt",
               "Hellinger distance (one-versus-all maximum for >2 classes); "
               "skew-insensitive, for imbalanced classes.",
-              f"{_IHD}, eq. (7), section 2.3", boundary_points=True, score_all_two_class=True,
-              tables=("sqrt",)),
-    Criterion("ccpdt", kernels.CCPDT,
+              f"{_IHD}, eq. (7), section 2.3",
+              Kernel(hellinger.hddt_node_term, hellinger.hddt_split_score,
+                     finish=hellinger.hellinger_distance),
+              flags=EngineFlags(("sqrt",), boundary_points=True, score_all_two_class=True)),
+    Criterion("ccpdt",
               "Information gain of class confidence proportions, ties by HDDT; "
               "skew-insensitive, for imbalanced classes.",
-              f"{_IHD}, eq. (8)-(9), section 2.4", boundary_points=True,
-              tables=("xlogx", "sqrt")),
-    Criterion("ihd", kernels.IHD,
+              f"{_IHD}, eq. (8)-(9), section 2.4",
+              Kernel(hellinger.ccpdt_node_term, hellinger.ccpdt_split_score,
+                     hellinger.ccpdt_tie_score, hellinger.CCP_TIE_BOUND),
+              flags=EngineFlags(("xlogx", "sqrt"), boundary_points=True)),
+    Criterion("ihd",
               "Inter-node Hellinger distance; prefers mutually exclusive children, "
               "balanced or imbalanced classes.",
-              f"{_IHD}, eq. (12)-(13)", boundary_points=True, score_all_two_class=True,
-              tables=("sqrt",)),
-    Criterion("ihdw", kernels.IHDW,
+              f"{_IHD}, eq. (12)-(13)",
+              Kernel(hellinger.ihd_node_term, hellinger.inter_node_score(False)),
+              flags=EngineFlags(("sqrt",), boundary_points=True, score_all_two_class=True)),
+    Criterion("ihdw",
               "Weighted iHD; purer children, best on imbalanced classes in its paper.",
+              f"{_IHD}, eq. (15)-(16)",
+              Kernel(hellinger.ihd_node_term, hellinger.inter_node_score(True)),
               # boundary points: no proof, and no counterexample found (docs/criteria.md)
-              f"{_IHD}, eq. (15)-(16)", boundary_points=True, score_all_two_class=True,
-              tables=("sqrt",)),
-)}
+              flags=EngineFlags(("sqrt",), boundary_points=True, score_all_two_class=True)),
+)))}
 
 
 def get(name: str) -> Criterion:
@@ -301,7 +361,7 @@ def score(name: str, parent, left, right, params: Mapping[str, float] | None = N
     unweighted fit, when the counts are integers."""
     criterion, vector = get(name).for_engine(params)
     parent, left, right = (np.asarray(c, dtype=np.float64) for c in (parent, left, right))
-    tables = kernels.NO_TABLES
+    tables = NO_TABLES
     if all(np.array_equal(c, np.round(c)) and (c >= 0).all() for c in (parent, left, right)):
-        tables = kernels.count_tables(criterion.tables, int(parent.sum()), vector)
-    return kernels.score_split(criterion.code, vector, tables, parent, left, right)
+        tables = count_tables(criterion.flags.tables, int(parent.sum()), vector)
+    return score_split(criterion.code, vector, tables, parent, left, right)

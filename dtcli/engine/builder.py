@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.criteria.kernels import NO_TABLES, count_tables, param_tuple
+from dtcli.criteria.counts import NO_TABLES, count_tables
+from dtcli.criteria.kernels import param_tuple
 from dtcli.engine import splitter
 from dtcli.engine.dispatch import remember_types
 from dtcli.engine.level import can_split, nominal_sets, split_level

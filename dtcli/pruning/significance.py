@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.criteria.kernels import ENTROPY, GINI, HDDT
+from dtcli.criteria.registry import CRITERIA
 from dtcli.engine.builder import Prepared, StopRules, count_weights, engine_form, skips_runs
 from dtcli.engine.threads import run_chunks
 from dtcli.errors import ParameterError
@@ -74,7 +74,8 @@ RISK = 1e-3
 # geometric means of counts, each concave). The hypergeometric bound and the exact
 # lattice count hold for them. Whether the scan compares squares (HDDT's finish is
 # the square root).
-BOUNDED_CODES = {GINI: False, ENTROPY: False, HDDT: True}
+BOUNDED_CODES = {CRITERIA[name].code: bounded
+                 for name, bounded in (("gini", False), ("entropy", False), ("hddt", True))}
 # Units of parallel work (threads.run_chunks: about a row scanned) per row of a
 # tested node without shuffles (the bound and the lattice count); with shuffles,
 # one per shuffle.
