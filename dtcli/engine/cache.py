@@ -37,11 +37,12 @@ JITTED = b"from dtcli.engine.jit import"  # how a module that defines kernels st
 
 
 def _keyed_files() -> list[Path]:
-    """jit.py (the compilation flags) and every module of the engine and the criteria
-    that defines kernels."""
+    """jit.py (the compilation flags), every module of the engine and the criteria that
+    defines kernels, and the criteria's registry, whose entries name the kernel each
+    criterion's code compiles (registry._with_code)."""
     files = [path for folder in KEYED_SOURCES for path in sorted((PACKAGE / folder).glob("*.py"))
              if path != Path(__file__).resolve() and JITTED in path.read_bytes()]
-    return [PACKAGE / "engine" / "jit.py", *files]
+    return [PACKAGE / "engine" / "jit.py", *files, PACKAGE / "criteria" / "registry.py"]
 
 
 @functools.lru_cache(maxsize=None)
