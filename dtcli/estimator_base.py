@@ -16,7 +16,7 @@ from dtcli import criteria
 from dtcli.errors import ParameterError
 from dtcli.io.arrays import column_names, columns_of, default_names, encode_columns, encode_training
 from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
-from dtcli.params import Parameters, integer_param
+from dtcli.params import Parameters, count_or_fraction, integer_param
 from dtcli.validation import class_labels
 
 
@@ -163,11 +163,9 @@ class TreeEstimatorBase(Classifier):
         if value in ("sqrt", "log2"):
             root = math.sqrt(n_features) if value == "sqrt" else math.log2(max(n_features, 1))
             return max(1, int(root))
-        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            if 1 <= value <= n_features:
-                return int(value)
-        elif isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
-            return max(1, int(value * n_features))
+        count = count_or_fraction(value, n_features)
+        if count is not None:
+            return count
         raise ParameterError(f"max_features must be None, 'sqrt', 'log2', an integer in "
                              f"[1, {n_features}] or a fraction in (0, 1], got {value!r}")
 

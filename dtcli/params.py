@@ -36,6 +36,17 @@ def is_default(value, default) -> bool:
         return False
 
 
+def count_or_fraction(value, total: int, round_fraction=int) -> int | None:
+    """scikit-learn's count-or-fraction parameters (max_features, max_samples): an
+    integer in [1, total] as it is, a fraction in (0, 1] of total (rounded by
+    `round_fraction`, at least 1); None for anything else."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value) if 1 <= value <= total else None
+    if isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
+        return max(1, round_fraction(value * total))
+    return None
+
+
 def integer_param(estimator, name: str, low: int, allow_none: bool = False) -> int | None:
     """The estimator's parameter `name` as an integer >= low (or None, if allowed)."""
     value = getattr(estimator, name)

@@ -22,7 +22,7 @@ import numpy as np
 from dtcli.criteria import dcsm, hellinger, impurity
 from dtcli.criteria.counts import NO_TABLES, count_tables
 from dtcli.criteria.impurity import impurity_decrease, tsallis_gain_ratio
-from dtcli.criteria.kernels import ByForm, Kernel, score_split
+from dtcli.criteria.kernels import ByForm, Kernel, param_tuple, score_split
 from dtcli.errors import ParameterError
 
 
@@ -358,10 +358,12 @@ def resolve(name: str, params: Mapping[str, float] | None = None) -> tuple[int, 
 def score(name: str, parent, left, right, params: Mapping[str, float] | None = None) -> float:
     """Score one split from count vectors as the engine does: through the classic
     criterion at its special parameters, and with the count tables, as in an
-    unweighted fit, when the counts are integers."""
+    unweighted fit, when the counts are integers. The parameters go in as the engine
+    passes them (a tuple), so that the criterion's functions compiled for the engine's
+    search serve here too."""
     criterion, vector = get(name).for_engine(params)
     parent, left, right = (np.asarray(c, dtype=np.float64) for c in (parent, left, right))
     tables = NO_TABLES
     if all(np.array_equal(c, np.round(c)) and (c >= 0).all() for c in (parent, left, right)):
         tables = count_tables(criterion.flags.tables, int(parent.sum()), vector)
-    return score_split(criterion.code, vector, tables, parent, left, right)
+    return score_split(criterion.code, param_tuple(vector), tables, parent, left, right)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import numbers
 import time
 import warnings
+
 import numpy as np
 
 from dtcli.errors import ParameterError
 from dtcli.estimator import DecisionTreeClassifier, prepare_encoded
 from dtcli.estimator_base import TreeEstimatorBase
+from dtcli.params import count_or_fraction
 from dtcli.validation import not_fitted, row_weights
 
 _TREE_PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
@@ -147,11 +149,9 @@ class RandomForestClassifier(TreeEstimatorBase):
         value = self.max_samples
         if value is None:
             return n_rows
-        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            if 1 <= value <= n_rows:
-                return int(value)
-        elif isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
-            return max(1, round(value * n_rows))
+        count = count_or_fraction(value, n_rows, round)
+        if count is not None:
+            return count
         raise ParameterError(f"max_samples must be None, an integer in [1, {n_rows}] or a "
                              f"fraction in (0, 1], got {value!r}")
 
