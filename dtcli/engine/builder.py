@@ -38,7 +38,8 @@ from dtcli.criteria.counts import NO_TABLES, count_tables
 from dtcli.criteria.kernels import param_tuple
 from dtcli.engine import splitter
 from dtcli.engine.dispatch import remember_types
-from dtcli.engine.level import can_split, nominal_sets, split_level
+from dtcli.engine.level import (Choice, Columns, Level, Rows, can_split, nominal_sets,
+                                split_level)
 from dtcli.engine.nodes import compact, new_store, write_leaf
 from dtcli.engine.partition import partition
 from dtcli.engine.presort import Presorted, keep_rows
@@ -238,6 +239,9 @@ class _Growth:
         self.nominal = np.flatnonzero(is_nominal == 1).astype(np.int64)
         self.shifts = (np.uint64(sorted_.key_shift), np.uint64(sorted_.class_shift),
                        np.uint64(sorted_.class_mask), np.uint64(sorted_.row_mask))
+        self.columns = Columns(is_nominal, n_categories, sorted_.missing_rank, sorted_.values,
+                               sorted_.offsets)
+        self.rows = Rows(self.shifts, self.weights, self.unit_weight)
         self.subtree_rows = max(SUBTREE_BYTES // (16 * max(n_features, 1)), 1)
         self.goes_left = np.empty(n_samples, np.uint8)  # by row of the prepared data
         self.store = new_store(n_rows, n_classes)
@@ -281,10 +285,10 @@ class _Growth:
         room = int((level.ends - level.starts).sum()) if self.nominal.shape[0] else 0
         sets = (np.empty((m, 2), np.int64), np.empty(room, np.int64), np.empty(room, np.uint8),
                 np.array([0, self.n_levels], np.int64))
+        nodes = Level(level.starts, level.ends, level.depth, level.counts, level.slots)
+        choice = Choice(best, *out)
         if self.nominal.shape[0]:
-            nominal_sets(words, level.starts, level.ends, best, out[1], out[2], self.is_nominal,
-                         self.n_categories, self.s.missing_rank, self.shifts, self.weights,
-                         self.unit_weight, level.counts.shape[1], sets)
+            nominal_sets(words, nodes, choice, self.columns, self.rows, sets)
             used = int(sets[3][0])
             self.category_buffers[self.n_levels] = (sets[1][:used].copy(), sets[2][:used].copy())
         self.n_levels += 1
@@ -293,11 +297,9 @@ class _Growth:
                     np.empty(capacity, np.int64), np.empty((capacity, level.counts.shape[1])),
                     np.empty(capacity, np.int64))
         moving = (np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.int64))
-        n_children, n_moving = split_level(
-            words, level.starts, level.ends, level.depth, level.counts, level.slots, best, *out,
-            sets, self.is_nominal, self.n_categories, self.s.missing_rank, self.s.values,
-            self.s.offsets, self.shifts, self.weights, self.unit_weight, self.rules,
-            self.min_gain, self.goes_left, self.store, children, moving)
+        n_children, n_moving = split_level(words, nodes, choice, sets, self.columns, self.rows,
+                                           self.rules, self.min_gain, self.goes_left, self.store,
+                                           children, moving)
         starts, ends, left_sizes = (a[:n_moving] for a in moving)
         run_chunks(partition, n_features * n_moving, self.n_threads,
                    n_features * int((ends - starts).sum()), words, self.buffers[1 - source],
@@ -335,11 +337,9 @@ class _Growth:
         screen = self.screen or (self.code, self.params, self.tables)
         found = run_chunks(grower, len(roots), self.n_threads,
                            int(sizes.sum()) * self.buffers[0].shape[0], self.buffers, table,
-                           roots.counts, order, self.numeric, self.nominal, self.is_nominal,
-                           self.n_categories, self.s.missing_rank, self.s.values, self.s.offsets,
-                           self.shifts, self.weights, self.unit_weight, self.code, self.params,
-                           self.tables, screen, self.rules, self.min_gain, self.random_key,
-                           self.goes_left, self.store,
+                           roots.counts, order, self.numeric, self.nominal, self.columns,
+                           self.rows, (self.code, self.params, self.tables), screen, self.rules,
+                           self.min_gain, self.random_key, self.goes_left, self.store,
                            chunks_per_thread=SUBTREE_CHUNKS_PER_THREAD)
         for source, codes, sides in found:
             self.category_buffers[int(source)] = (codes, sides)

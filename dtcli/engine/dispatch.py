@@ -24,9 +24,9 @@ def _key(value):
         flags = value.flags
         return (np.ndarray, value.dtype.str, value.ndim, flags.c_contiguous,
                 flags.f_contiguous, flags.writeable, flags.aligned)
-    if isinstance(value, tuple):
+    if isinstance(value, tuple):  # a named tuple is typed by its class
         keys = tuple(map(_key, value))
-        return None if None in keys else (tuple, *keys)
+        return None if None in keys else (type(value), *keys)
     if isinstance(value, enum.Enum) or value is None or isinstance(value, (float, np.generic)):
         return (type(value),)
     if isinstance(value, int):  # bool too; numba types a Python int by its range

@@ -13,12 +13,56 @@ loop over large nodes (builder) and the subtree loop over small ones
 (subtree).
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from dtcli.engine.jit import inline_njit, njit
 from dtcli.engine.nodes import child_slots, no_span, write_leaf, write_node
 from dtcli.engine.splitter import TIE_EPS, nominal_left_set
+
+
+class Level(NamedTuple):
+    """The nodes of a level that may split: rows [starts, ends) of one word buffer,
+    their depth, class counts (node x class) and slot in the node store."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    depth: np.ndarray
+    counts: np.ndarray
+    slots: np.ndarray
+
+
+class Choice(NamedTuple):
+    """The search's results, per (feature, node) (splitter.search_numeric), and each
+    node's chosen feature (`best`, -1 for none: splitter.pick_features)."""
+
+    best: np.ndarray
+    score: np.ndarray
+    cut: np.ndarray
+    aux: np.ndarray
+    missing_left: np.ndarray
+
+
+class Columns(NamedTuple):
+    """What the prepared data says of each feature (presort.py): nominal or not, its
+    categories, the rank of its missing values, and a numeric feature's values by rank
+    (values[offsets[f] + rank])."""
+
+    is_nominal: np.ndarray
+    n_categories: np.ndarray
+    missing_rank: np.ndarray
+    values: np.ndarray
+    offsets: np.ndarray
+
+
+class Rows(NamedTuple):
+    """How to read a packed word (shifts = key, class, class mask, row mask) and weigh
+    its row (weights by row, or every row 1 when unit_weight)."""
+
+    shifts: tuple
+    weights: np.ndarray
+    unit_weight: bool
 
 
 @inline_njit
@@ -42,8 +86,7 @@ def midpoint(a, b):
 
 
 @njit
-def nominal_sets(words, starts, ends, best, out_cut, out_aux, is_nominal, n_categories,
-                 missing_rank, shifts, weights, unit_weight, n_classes, sets):
+def nominal_sets(words, level, choice, columns, rows, sets):
     """The categories present in each node whose chosen feature is nominal, with the
     side each goes to, appended to a buffer. sets = (spans, codes, goes_left, state):
     node j's categories go to codes and goes_left from state[0] (which advances),
@@ -51,26 +94,26 @@ def nominal_sets(words, starts, ends, best, out_cut, out_aux, is_nominal, n_cate
     leaves room for a category per row of the nodes. A kernel of its own, called only
     for data with nominal features, so that numeric data never compiles it."""
     spans, codes, goes_left, state = sets
+    starts, ends, counts = level.starts, level.ends, level.counts
+    best, n_categories, missing_rank = choice.best, columns.n_categories, columns.missing_rank
     for j in range(starts.shape[0]):
         f = best[j]
-        if f >= 0 and is_nominal[f] == 1:
+        if f >= 0 and columns.is_nominal[f] == 1:
             at = state[0]
             n = nominal_left_set(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
-                                 shifts, weights, unit_weight, n_classes, out_aux[f, j],
-                                 out_cut[f, j], (codes[at:], goes_left[at:]))
+                                 rows.shifts, rows.weights, rows.unit_weight, counts.shape[1],
+                                 choice.aux[f, j], choice.cut[f, j], (codes[at:], goes_left[at:]))
             spans[j, 0] = at
             spans[j, 1] = n
             state[0] = at + n
 
 
 @njit
-def split_level(words, starts, ends, depth, counts, slots, best, out_score, out_cut, out_aux,
-                out_missing_left, sets, is_nominal, n_categories, missing_rank, values, offsets,
-                shifts, weights, unit_weight, rules, min_gain, goes_left, store, children,
-                moving):
+def split_level(words, level, choice, sets, columns, rows, rules, min_gain, goes_left, store,
+                children, moving):
     """Record every node of the level and route the rows of those that split.
 
-    best[j] is the feature chosen for node j (-1: no valid split); the node
+    choice.best[j] is the feature chosen for node j (-1: no valid split); the node
     splits when that split's score is at least `min_gain`; `sets` are the
     category sets of `nominal_sets` (not read for numeric splits): a nominal split
     records its span of them. Fills `children`
@@ -78,6 +121,10 @@ def split_level(words, starts, ends, depth, counts, slots, best, out_score, out_
     `moving` = (starts, ends, left sizes) with the split nodes that have such
     a child; returns how many of each.
     """
+    starts, ends, depth, counts, slots = level
+    best, out_score, out_cut, out_aux, out_missing_left = choice
+    is_nominal, n_categories, missing_rank, values, offsets = columns
+    shifts, weights, unit_weight = rows
     key_shift, class_shift, class_mask, row_mask = shifts
     child_starts, child_ends, child_depth, child_counts, child_slots_ = children
     move_starts, move_ends, move_left = moving

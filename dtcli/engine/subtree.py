@@ -16,7 +16,7 @@ import numpy as np
 
 from dtcli.engine import splitter
 from dtcli.engine.jit import njit, njit_form
-from dtcli.engine.level import nominal_sets, split_level
+from dtcli.engine.level import Choice, Level, nominal_sets, split_level
 from dtcli.engine.partition import partition
 from dtcli.engine.rng import draw_features
 
@@ -35,16 +35,19 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
     by a second criterion (`screen` = its code, parameters and tables;
     splitter.pick_screened); unscreened forms are given the criterion itself there."""
 
-    def grow_subtrees(buffers, roots, root_counts, order, numeric, nominal, is_nominal,
-                      n_categories, missing_rank, values, offsets, shifts, weights, unit_weight,
-                      code, params, tables, screen, rules, min_gain, random_key, goes_left, store,
-                      lo, hi):
+    def grow_subtrees(buffers, roots, root_counts, order, numeric, nominal, columns, rows,
+                      criterion, screen, rules, min_gain, random_key, goes_left, store, lo, hi):
         """Grow the subtrees of roots order[lo:hi]; roots[r] = (start, end, depth, slot,
-        buffer) with class counts root_counts[r], all nodes that may split. Returns
-        the categories of the call's nominal splits: (source, codes, sides) (nodes.py)."""
+        buffer) with class counts root_counts[r], all nodes that may split; `columns`
+        and `rows` are level.Columns and level.Rows, `criterion` and `screen` (code,
+        params, tables). Returns the categories of the call's nominal splits: (source,
+        codes, sides) (nodes.py)."""
         n_features = buffers[0].shape[0]
         n_classes = root_counts.shape[1]
         leaf_rule = (rules[2], rules[4])  # min_samples_leaf, min_weight (splitter)
+        n_categories, missing_rank = columns.n_categories, columns.missing_rank
+        shifts, weights, unit_weight = rows
+        code, params, tables = criterion
         capacity = 1
         for r in range(lo, hi):
             capacity = max(capacity, roots[order[r], 1] - roots[order[r], 0])
@@ -123,18 +126,14 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                     if room > set_codes.shape[0]:
                         set_codes, set_sides = _grown(set_codes, set_sides, room)
                 sets = (set_spans, set_codes, set_sides, set_state)
+                level = Level(starts, ends, ints[now, 2, :m], counts[now, :m], ints[now, 3, :m])
+                choice = Choice(best, out_score, out_cut, out_aux, out_missing_left)
                 if has_nominal:
-                    nominal_sets(words, starts, ends, best, out_cut, out_aux, is_nominal,
-                                 n_categories, missing_rank, shifts, weights, unit_weight,
-                                 n_classes, sets)
+                    nominal_sets(words, level, choice, columns, rows, sets)
                 children = (ints[1 - now, 0], ints[1 - now, 1], ints[1 - now, 2],
                             counts[1 - now], ints[1 - now, 3])
-                m, n_moving = split_level(words, starts, ends, ints[now, 2, :m], counts[now, :m],
-                                          ints[now, 3, :m], best, out_score, out_cut, out_aux,
-                                          out_missing_left, sets, is_nominal, n_categories,
-                                          missing_rank, values, offsets, shifts, weights,
-                                          unit_weight, rules, min_gain, goes_left, store,
-                                          children, moving)
+                m, n_moving = split_level(words, level, choice, sets, columns, rows, rules,
+                                          min_gain, goes_left, store, children, moving)
                 partition(words, buffers[1 - source], moving[0][:n_moving],
                           moving[1][:n_moving], moving[2][:n_moving], goes_left, shifts[3],
                           FIRST, n_features * n_moving)
