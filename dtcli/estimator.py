@@ -120,7 +120,7 @@ class DecisionTreeClassifier(TreeEstimatorBase):
         from dtcli.engine.builder import grow
         from dtcli.engine.rng import seed_of
 
-        rules, engine = self._check_training(X, features, classes)
+        rules, engine = self._check_training(X, classes)
         # rows of weight zero are left out by the engine (builder.grow)
         weights = row_weights(sample_weight, self.class_weight, y, classes)
         method = self._pruning_method()

@@ -169,7 +169,7 @@ class TreeEstimatorBase(Classifier):
         raise ParameterError(f"max_features must be None, 'sqrt', 'log2', an integer in "
                              f"[1, {n_features}] or a fraction in (0, 1], got {value!r}")
 
-    def _check_training(self, X, features, classes):
+    def _check_training(self, X, classes):
         """The stopping rules and the engine's criterion, after checking the parameters
         and the data (with the readers' limit on the engine's node records: fit(X, y)
         does not pass through the readers)."""

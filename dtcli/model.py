@@ -225,6 +225,12 @@ def _is_number(value) -> bool:
     return isinstance(value, float) or -_FLOAT_MAX <= value <= _FLOAT_MAX
 
 
+def missing_counts_valid(counts: np.ndarray, n_samples: np.ndarray, left: np.ndarray) -> bool:
+    """Whether `n_node_missing` counts are possible: per split at most its rows, 0 on
+    leaves (tree and forest files alike)."""
+    return not ((counts < 0) | (counts > n_samples) | ((left == TREE_LEAF) & (counts != 0))).any()
+
+
 _FLOAT_MAX = sys.float_info.max
 # Children's class counts must add up to the parent's up to float rounding (weighted counts).
 COUNT_TOLERANCE = 1e-9
@@ -521,7 +527,6 @@ class _Checker:
         if "n_node_missing" not in tree:
             return None
         counts = self._ints(tree, "n_node_missing", n)
-        if (counts < 0).any() or (counts > n_samples).any() or (counts[left == TREE_LEAF]
-                                                                  != 0).any():
+        if not missing_counts_valid(counts, n_samples, left):
             self.fail("tree.n_node_missing must count at most each split's rows, 0 on leaves")
         return counts

@@ -134,11 +134,12 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
 def _load_kernels(model, dataset) -> None:
     """Load (or compile) the kernels that fitting `model` on `dataset` runs, so that the
     reported fit time is the fit's alone: the same tree on rows spread over the dataset
-    (warm.fit_spread) and, for data large enough for the level driver, a warm fit of
+    (runner.fit_spread) and, for data large enough for the level driver, a warm fit of
     that form."""
     import numpy as np
 
-    from dtcli.engine.warm import WarmTask, fit_spread, form_of, run_task
+    from dtcli.engine.warm import WarmTask, form_of, run_task
+    from dtcli.evaluate.runner import fit_spread
     from dtcli.io.dataset import NOMINAL
 
     fit_spread(dataset, model.get_params(deep=False), _SPREAD_ROWS)

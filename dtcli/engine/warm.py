@@ -85,31 +85,6 @@ def run_task(task: WarmTask) -> None:
     tree.apply(X, is_nominal, 1)
 
 
-def fit_spread(dataset, params: dict, n_rows: int) -> None:
-    """Load (or compile), in this process, the kernels a fit of `params` (the
-    estimator's, class_weight included) on `dataset` runs: fit and apply that tree on
-    up to n_rows rows spread over the dataset (class-sorted files still give every
-    class), weighted as the whole dataset's class weights weigh them (weights that are
-    not whole numbers run kernels of their own). Pruning and leaf models are left out:
-    they add no kernels of the tree's."""
-    import dataclasses
-
-    from dtcli.estimator import DecisionTreeClassifier
-    from dtcli.validation import row_weights
-
-    rows = np.unique(np.linspace(0, len(dataset.y) - 1, n_rows).astype(np.int64))
-    weights = row_weights(None, params.get("class_weight"), dataset.y,
-                          np.array(dataset.classes, dtype=object))
-    weights = None if weights is None else weights[rows]
-    small = dataclasses.replace(dataset, X=np.ascontiguousarray(dataset.X[rows]),
-                                y=dataset.y[rows], warnings=[])
-    if np.unique(small.y).shape[0] < 2 or (weights is not None and weights.sum() <= 0):
-        return
-    model = DecisionTreeClassifier(**{**params, "class_weight": None, "n_jobs": 1,
-                                      "pruning": None, "leaf_model": "counts"})
-    model.fit_dataset(small, sample_weight=weights).proba_from_matrix(small.X)
-
-
 def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
     """Compile what `tasks` need, in up to `jobs` processes (default: all cores); return
     how many were not warm yet. Nothing to do (all marked) costs no process."""

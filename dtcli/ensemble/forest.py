@@ -136,7 +136,7 @@ class RandomForestClassifier(TreeEstimatorBase):
         subsample = isinstance(self.class_weight, str) and self.class_weight == "balanced_subsample"
         class_weight = ("balanced" if subsample and not self.bootstrap
                         else None if subsample else self.class_weight)
-        rules, engine = self._check_training(X, features, classes)
+        rules, engine = self._check_training(X, classes)
         checked_leaf_options(self)  # before the trees grow
         return ForestPlan(engine=engine, rules=rules,
                           weights=row_weights(sample_weight, class_weight, y, classes),

@@ -19,7 +19,7 @@ import numbers
 import numpy as np
 
 from dtcli.io.dataset import NOMINAL
-from dtcli.model import COUNT_TOLERANCE
+from dtcli.model import COUNT_TOLERANCE, missing_counts_valid
 from dtcli.model_categories import SPARSE_VERSION, check_sets, from_dense, uses_sparse_layout
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
@@ -209,8 +209,9 @@ def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
     if "n_node_missing" in tree:
         missing = decode_compact(tree["n_node_missing"], "int64", (n,),
                                  lambda message: check.fail(f"{where}.n_node_missing{message}"))
-        fail_at((missing < 0) | (missing > samples) | (leaf & (missing != 0)),
-                "n_node_missing must count at most each split's rows, 0 on leaves")
+        if not missing_counts_valid(missing, samples, left):
+            check.fail(f"{where}.n_node_missing must count at most each split's rows, 0 on "
+                       "leaves")
     if sparse:
         sets = check_sets(*(arrays[name] for name in _SPARSE_CATEGORIES), left, feature, features,
                           lambda message: check.fail(f"{where}: {message}"))

@@ -189,7 +189,6 @@ def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
     one dataset of each form runs every kernel the real fits will, so no fold's
     time includes a compilation.
     """
-    from dtcli.engine.warm import fit_spread
     from dtcli.evaluate.methods import tree_criterion
 
     # default stopping rules with the tasks' class weights (FDF has no kernels)
@@ -206,6 +205,28 @@ def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
         for name, params, weighted in choices:
             fit_spread(dataset, {**weighted.estimator_params(), "criterion": name,
                                  "criterion_params": dict(params)}, _WARM_ROWS)
+
+
+def fit_spread(dataset: Dataset, params: dict, n_rows: int) -> None:
+    """Load (or compile), in this process, the kernels a fit of `params` (the
+    estimator's, class_weight included) on `dataset` runs: fit and apply that tree on
+    up to n_rows rows spread over the dataset (class-sorted files still give every
+    class), weighted as the whole dataset's class weights weigh them (weights that are
+    not whole numbers run kernels of their own). Pruning and leaf models are left out:
+    they add no kernels of the tree's."""
+    from dtcli.estimator import DecisionTreeClassifier
+    from dtcli.validation import row_weights
+
+    rows = np.unique(np.linspace(0, len(dataset.y) - 1, n_rows).astype(np.int64))
+    weights = row_weights(None, params.get("class_weight"), dataset.y,
+                          np.array(dataset.classes, dtype=object))
+    weights = None if weights is None else weights[rows]
+    small = _subset(dataset, rows)
+    if np.unique(small.y).shape[0] < 2 or (weights is not None and weights.sum() <= 0):
+        return
+    model = DecisionTreeClassifier(**{**params, "class_weight": None, "n_jobs": 1,
+                                      "pruning": None, "leaf_model": "counts"})
+    model.fit_dataset(small, sample_weight=weights).proba_from_matrix(small.X)
 
 
 # --------------------------------------------------------------------------
