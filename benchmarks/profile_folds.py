@@ -49,9 +49,10 @@ def main() -> None:
 
     def chunks(kernel, n_items, n_threads, work, *rest, **options):
         name = "grower kernel" if kernel in growers else "other kernels"
-        timed(name, run_chunks)(kernel, n_items, n_threads, work, *rest, **options)
+        found = timed(name, run_chunks)(kernel, n_items, n_threads, work, *rest, **options)
         if kernel in growers:
             timed("  of it, dispatch", kernel)(*rest, 0, 0)
+        return found
 
     builder.run_chunks = chunks
     builder.grow = timed("builder.grow, all of it", builder.grow)

@@ -8,8 +8,9 @@ the other. Growth has two phases, running the same jitted steps:
 
 - Nodes with more rows than fit in a core's cache are grown level by level
   here: every (feature, node) pair of a level is searched on all threads
-  (splitter), each node's best feature picked, the level recorded and its
-  rows routed (level.split_level), and the rows partitioned on all threads.
+  (splitter), then the growth step (level.grow_step) picks each node's
+  feature, accepts or rejects the split, records the level and routes its
+  rows, and the rows are partitioned on all threads.
 - A node small enough that both buffers' words of it fit in the cache
   (`SUBTREE_BYTES`) is deferred, and its whole subtree is then grown in one
   jitted call (subtree.py) without leaving the cache; threads take whole
@@ -28,7 +29,6 @@ segments, so such a tree is the tree of the subset).
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from dataclasses import dataclass
 
@@ -38,13 +38,14 @@ from dtcli.criteria.counts import NO_TABLES, count_tables
 from dtcli.criteria.kernels import param_tuple
 from dtcli.engine import splitter
 from dtcli.engine.dispatch import remember_types
-from dtcli.engine.level import (Choice, Columns, Level, Rows, can_split, nominal_sets,
-                                split_level)
+from dtcli.engine.level import (Columns, Level, Rows, Step, can_split, grow_step_nominal,
+                                grow_step_numeric)
 from dtcli.engine.nodes import compact, new_store, write_leaf
 from dtcli.engine.partition import partition
 from dtcli.engine.presort import Presorted, keep_rows
 from dtcli.engine.small_presort import presort_small
 from dtcli.engine.rng import draw_features
+from dtcli.engine.splitter import new_found
 from dtcli.engine.subtree import GROWERS
 from dtcli.engine.threads import run_chunks
 from dtcli.tree import Tree
@@ -59,7 +60,8 @@ NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 # Integer weights keep the count tables while their sum is at most this many per row.
 MAX_TABLE_COUNT_PER_ROW = 16
 
-for _kernel in (*GROWERS.values(), *splitter.NUMERIC_SEARCH.values(), splitter.search_nominal):
+for _kernel in (*GROWERS.values(), *splitter.NUMERIC_SEARCH.values(), splitter.search_nominal,
+                grow_step_nominal, grow_step_numeric):
     remember_types(_kernel)
 
 
@@ -266,64 +268,58 @@ class _Growth:
             self._grow_subtrees(_Nodes.concat(deferred))
 
     def _split(self, level: _Nodes, source: int) -> _Nodes:
-        """One level of large nodes: search, record, partition; returns the next level."""
+        """One level of large nodes: search, the growth step, partition; returns the next
+        level."""
         words = self.buffers[source]
         n_features = words.shape[0]
         m = len(level)
-        out = (np.full((n_features, m), -math.inf), np.empty((n_features, m), np.int64),
-               np.empty((n_features, m), np.int64), np.empty((n_features, m), np.uint8))
+        nodes = Level(level.starts, level.ends, level.depth, level.counts, level.slots)
         mask = np.empty((n_features, m), np.uint8)
         draw_features(self.random_key, level.slots, self.rules[3], mask)
-        self._search(level, words, mask, (self.code, self.params, self.tables), out)
-        if self.screen is None:
-            best = splitter.pick_features(out[0])
-        else:
-            screen_out = (np.full((n_features, m), -math.inf),) + tuple(np.empty_like(a)
-                                                                       for a in out[1:])
-            self._search(level, words, mask, self.screen, screen_out)
-            best = splitter.pick_screened(out[0], screen_out[0])
+        found = new_found(n_features, m)
+        self._search(nodes, words, mask, (self.code, self.params, self.tables), found)
+        screen_found = found
+        if self.screen is not None:
+            screen_found = new_found(n_features, m)
+            self._search(nodes, words, mask, self.screen, screen_found)
         room = int((level.ends - level.starts).sum()) if self.nominal.shape[0] else 0
         sets = (np.empty((m, 2), np.int64), np.empty(room, np.int64), np.empty(room, np.uint8),
                 np.array([0, self.n_levels], np.int64))
-        nodes = Level(level.starts, level.ends, level.depth, level.counts, level.slots)
-        choice = Choice(best, *out)
-        if self.nominal.shape[0]:
-            nominal_sets(words, nodes, choice, self.columns, self.rows, sets)
-            used = int(sets[3][0])
-            self.category_buffers[self.n_levels] = (sets[1][:used].copy(), sets[2][:used].copy())
-        self.n_levels += 1
         capacity = 2 * m
         children = (np.empty(capacity, np.int64), np.empty(capacity, np.int64),
                     np.empty(capacity, np.int64), np.empty((capacity, level.counts.shape[1])),
                     np.empty(capacity, np.int64))
         moving = (np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.int64))
-        n_children, n_moving = split_level(words, nodes, choice, sets, self.columns, self.rows,
-                                           self.rules, self.min_gain, self.goes_left, self.store,
-                                           children, moving)
+        step = Step(sets, self.goes_left, self.store, children, moving)
+        grow_step = grow_step_nominal if self.nominal.shape[0] else grow_step_numeric
+        n_children, n_moving = grow_step(words, nodes, found, self.screen is not None,
+                                         screen_found.score, self.columns, self.rows,
+                                         self.rules, self.min_gain, step)
+        if self.nominal.shape[0]:
+            used = int(sets[3][0])
+            self.category_buffers[self.n_levels] = (sets[1][:used].copy(), sets[2][:used].copy())
+        self.n_levels += 1
         starts, ends, left_sizes = (a[:n_moving] for a in moving)
         run_chunks(partition, n_features * n_moving, self.n_threads,
                    n_features * int((ends - starts).sum()), words, self.buffers[1 - source],
                    starts, ends, left_sizes, self.goes_left, self.shifts[3])
         return _Nodes(*(a[:n_children] for a in children))
 
-    def _search(self, level: _Nodes, words: np.ndarray, mask: np.ndarray, criterion,
-                out) -> None:
-        """Every feature's best split of every node of `level` under `criterion`
+    def _search(self, nodes: Level, words: np.ndarray, mask: np.ndarray, criterion,
+                found) -> None:
+        """Every feature's best split of every node of `nodes` under `criterion`
         ((code, params, tables)), among the features `mask` marks, on all threads,
-        into `out`."""
-        m = len(level)
-        work = int((level.ends - level.starts).sum())
-        common = (self.s.missing_rank, self.shifts, self.weights, self.unit_weight, *criterion,
-                  self.leaf_rule)
+        into `found`."""
+        m = nodes.starts.shape[0]
+        work = int((nodes.ends - nodes.starts).sum())
+        common = (self.columns, self.rows, criterion, self.leaf_rule, found)
         if self.numeric.shape[0]:
             run_chunks(splitter.NUMERIC_SEARCH[self.two_classes, self.skip_runs],
                        self.numeric.shape[0] * m, self.n_threads, self.numeric.shape[0] * work,
-                       words, level.starts, level.ends, level.counts, self.numeric, mask,
-                       *common, *out)
+                       words, nodes, self.numeric, mask, *common)
         if self.nominal.shape[0]:
             run_chunks(splitter.search_nominal, self.nominal.shape[0] * m, self.n_threads,
-                       self.nominal.shape[0] * work, words, level.starts, level.ends,
-                       level.counts, self.nominal, mask, self.n_categories, *common, *out)
+                       self.nominal.shape[0] * work, words, nodes, self.nominal, mask, *common)
 
     def _grow_subtrees(self, roots: _Nodes) -> None:
         """Grow every deferred root's whole subtree, largest first, on all threads."""

@@ -1,25 +1,34 @@
-"""One level of growth after the split search (jitted, serial).
+"""The growth step: one level of growth after the split search (jitted, serial).
 
 A level is a list of nodes that may split, each the rows [start, end) of
 the segments of one word buffer, with its depth, class counts and slot in
-the node store (nodes.py). After the
-split search (splitter) and the choice of a feature per node
-(`splitter.pick_features`), `split_level` records every node of the level
-(its split, or a leaf when no split qualifies), routes the rows of the split
-nodes (`goes_left`), records the children that cannot split as leaves at
-once, and lists the others (the next level) with the nodes whose rows must
-be partitioned into the children's order. Both drivers use it: the level
-loop over large nodes (builder) and the subtree loop over small ones
-(subtree).
+the node store (nodes.py). After the split search (splitter), `grow_step`
+is the rest of a level's growth, the one step both drivers take (the level
+loop over large nodes, builder, after searching on all threads; the subtree
+loop over small ones, subtree):
+
+1. pick each node's feature (`splitter.pick_features`, or C4.5's screened
+   pick);
+2. `accept_splits`, the extension point where a node's chosen split may be
+   rejected (today the `min_gain` rule; a per-node test plugs in here);
+3. list the categories of the nominal splits (`nominal_sets`);
+4. `split_level`: record every node (its split, or a leaf), route the rows
+   of the split nodes (`goes_left`), record the children that cannot split
+   as leaves at once, and list the others (the next level) with the nodes
+   whose rows must be partitioned into the children's order.
+
+The partition follows, on all threads in the level loop. A test grows every
+criterion's trees through each driver alone and requires identical trees
+(tests/test_grow_many.py).
 """
 import math
 from typing import NamedTuple
 
 import numpy as np
 
-from dtcli.engine.jit import inline_njit, njit
+from dtcli.engine.jit import inline_njit, njit, njit_form
 from dtcli.engine.nodes import child_slots, no_span, write_leaf, write_node
-from dtcli.engine.splitter import TIE_EPS, nominal_left_set
+from dtcli.engine.splitter import TIE_EPS, nominal_left_set, pick_features, pick_screened
 
 
 class Level(NamedTuple):
@@ -34,14 +43,11 @@ class Level(NamedTuple):
 
 
 class Choice(NamedTuple):
-    """The search's results, per (feature, node) (splitter.search_numeric), and each
-    node's chosen feature (`best`, -1 for none: splitter.pick_features)."""
+    """Each node's chosen feature (`best`, -1 for none: splitter.pick_features) and the
+    search's results per (feature, node) (`found`, a splitter.Found)."""
 
     best: np.ndarray
-    score: np.ndarray
-    cut: np.ndarray
-    aux: np.ndarray
-    missing_left: np.ndarray
+    found: tuple
 
 
 class Columns(NamedTuple):
@@ -63,6 +69,20 @@ class Rows(NamedTuple):
     shifts: tuple
     weights: np.ndarray
     unit_weight: bool
+
+
+class Step(NamedTuple):
+    """What a growth step writes besides the level's own records: the nominal splits'
+    category sets (`nominal_sets`: spans, codes, goes_left, state), where each row goes
+    (by row of the prepared data), the node store (nodes.py), the next level's nodes
+    (`children`: starts, ends, depth, counts, slots) and the split nodes whose rows move
+    (`moving`: starts, ends, left sizes)."""
+
+    sets: tuple
+    goes_left: np.ndarray
+    store: tuple
+    children: tuple
+    moving: tuple
 
 
 @inline_njit
@@ -95,37 +115,37 @@ def nominal_sets(words, level, choice, columns, rows, sets):
     for data with nominal features, so that numeric data never compiles it."""
     spans, codes, goes_left, state = sets
     starts, ends, counts = level.starts, level.ends, level.counts
-    best, n_categories, missing_rank = choice.best, columns.n_categories, columns.missing_rank
+    best, found = choice
+    n_categories, missing_rank = columns.n_categories, columns.missing_rank
     for j in range(starts.shape[0]):
         f = best[j]
         if f >= 0 and columns.is_nominal[f] == 1:
             at = state[0]
             n = nominal_left_set(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
                                  rows.shifts, rows.weights, rows.unit_weight, counts.shape[1],
-                                 choice.aux[f, j], choice.cut[f, j], (codes[at:], goes_left[at:]))
+                                 found.aux[f, j], found.cut[f, j], (codes[at:], goes_left[at:]))
             spans[j, 0] = at
             spans[j, 1] = n
             state[0] = at + n
 
 
 @njit
-def split_level(words, level, choice, sets, columns, rows, rules, min_gain, goes_left, store,
-                children, moving):
+def split_level(words, level, choice, columns, rows, rules, step):
     """Record every node of the level and route the rows of those that split.
 
-    choice.best[j] is the feature chosen for node j (-1: no valid split); the node
-    splits when that split's score is at least `min_gain`; `sets` are the
-    category sets of `nominal_sets` (not read for numeric splits): a nominal split
-    records its span of them. Fills `children`
+    choice.best[j] is the feature chosen for node j (-1: a leaf; `accept_splits` has
+    had its say); step.sets are the category sets of `nominal_sets` (not read for
+    numeric splits): a nominal split records its span of them. Fills step.children
     = (starts, ends, depth, counts, slots) with the children that may split, and
-    `moving` = (starts, ends, left sizes) with the split nodes that have such
+    step.moving = (starts, ends, left sizes) with the split nodes that have such
     a child; returns how many of each.
     """
     starts, ends, depth, counts, slots = level
-    best, out_score, out_cut, out_aux, out_missing_left = choice
+    best, (out_score, out_cut, out_aux, out_missing_left) = choice
     is_nominal, n_categories, missing_rank, values, offsets = columns
     shifts, weights, unit_weight = rows
     key_shift, class_shift, class_mask, row_mask = shifts
+    sets, goes_left, store, children, moving = step
     child_starts, child_ends, child_depth, child_counts, child_slots_ = children
     move_starts, move_ends, move_left = moving
     n_classes = counts.shape[1]
@@ -136,7 +156,7 @@ def split_level(words, level, choice, sets, columns, rows, rules, min_gain, goes
     for j in range(starts.shape[0]):
         start, end, f = starts[j], ends[j], best[j]
         node_counts = counts[j]
-        if f < 0 or not (out_score[f, j] >= min_gain - TIE_EPS):
+        if f < 0:
             write_leaf(store, slots[j], end - start, node_counts)
             continue
         cut = out_cut[f, j]
@@ -209,3 +229,48 @@ def split_level(words, level, choice, sets, columns, rows, rules, min_gain, goes
             move_left[n_moving] = n_left
             n_moving += 1
     return n_children, n_moving
+
+
+@inline_njit
+def accept_splits(level, choice, min_gain):
+    """The growth step's extension point, between the pick of each node's best split and
+    the split itself: node j's chosen split stands unless a rule here makes the node a
+    leaf (choice.best[j] = -1). The rule today is the stopping rule `min_gain` (the
+    split's score must reach it, up to the tie tolerance). A per-node test belongs here,
+    with the node's rows (level.starts/ends), its counts and its slot (level.slots, which
+    also keys its random numbers: rng.py) at hand, and an array indexed by slot for
+    what it computes (a p-value, say): S-pruning's permutation test (now run after
+    growth, pruning/permutation.py) and Fayyad-Irani's MDL acceptance rule."""
+    best, found = choice
+    for j in range(best.shape[0]):
+        f = best[j]
+        if f >= 0 and not (found.score[f, j] >= min_gain - TIE_EPS):
+            best[j] = -1
+
+
+def _growth_step(has_nominal: bool):
+    """grow_step for data with nominal features or without (the flag is the closure's
+    only variable: numeric data never compiles `nominal_sets`)."""
+
+    def grow_step(words, level, found, screened, screen, columns, rows, rules, min_gain, step):
+        """One level's growth after its split search, the step both drivers take: pick
+        each node's feature from the search's `found` (a splitter.Found; C4.5's
+        average-gain screen on `screen`'s scores when `screened`), let
+        `accept_splits` reject splits, list the nominal splits' categories, and record
+        the level and route its rows (`split_level`: returns the numbers of children
+        and of moving nodes written to `step`)."""
+        if screened:
+            best = pick_screened(found.score, screen)
+        else:
+            best = pick_features(found.score)
+        choice = Choice(best, found)
+        accept_splits(level, choice, min_gain)
+        if has_nominal:
+            nominal_sets(words, level, choice, columns, rows, step.sets)
+        return split_level(words, level, choice, columns, rows, rules, step)
+
+    return njit_form(grow_step, "nominal" if has_nominal else "numeric")
+
+
+grow_step_numeric = _growth_step(False)
+grow_step_nominal = _growth_step(True)

@@ -32,6 +32,7 @@ array costs an atomic reference-count update, and threads updating the same
 counts slow each other down badly.
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -40,6 +41,26 @@ from dtcli.criteria.kernels import (NODE_ROWS, finish_score, node_term, split_sc
 from dtcli.engine.jit import inline_njit, njit, njit_form
 
 TIE_EPS = 1e-12
+
+
+class Found(NamedTuple):
+    """A search's results, arrays of (n_features, n_nodes): per (feature, node), the best
+    score (-inf: no split), the cut and aux that place it (`search_numeric`,
+    `search_nominal`) and whether its missing rows go left (uint8)."""
+
+    score: np.ndarray
+    cut: np.ndarray
+    aux: np.ndarray
+    missing_left: np.ndarray
+
+
+@inline_njit
+def new_found(n_features, n_nodes):
+    """Found arrays for a level, every score -inf until searched."""
+    return Found(np.full((n_features, n_nodes), -math.inf),
+                 np.empty((n_features, n_nodes), np.int64),
+                 np.empty((n_features, n_nodes), np.int64),
+                 np.empty((n_features, n_nodes), np.uint8))
 
 
 @inline_njit
@@ -365,21 +386,22 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
     every process (no cache hit, ever).
     """
 
-    def search_numeric(words, starts, ends, parents, features, mask, missing_rank, shifts,
-                       weights, unit_weight, code, params, tables, leaf_rule, out_score, out_cut,
-                       out_aux, out_missing_left, lo, hi):
+    def search_numeric(words, nodes, features, mask, columns, rows, criterion, leaf_rule,
+                       found, lo, hi):
         """Best split of the (numeric feature, node) pairs lo..hi-1, numbered feature-major,
         of those that `mask` (features x nodes, uint8) marks: the others keep the score
         the caller filled in (-inf, no split).
 
-        Results go to row f (the feature's index) of (n_features, n_nodes)
-        arrays: out_score the best score, out_cut the rank cut (rows with rank
-        <= cut go left), out_aux the next rank present (missing_rank when the
-        split is present-vs-missing), for the midpoint threshold, and
-        out_missing_left where the missing rows go. Numeric and nominal
-        features have kernels of their own so that data without nominal
-        features never compiles the nominal search. leaf_rule = (min_samples_leaf,
+        `nodes` is a level.Level (the nodes' rows [starts, ends) and class counts),
+        `columns` a level.Columns (its missing_rank is read), `rows` a level.Rows,
+        `criterion` the (code, params, tables) record, leaf_rule = (min_samples_leaf,
         the least weight of a child: min_weight_fraction_leaf times the fit's weight).
+        Results go to row f (the feature's index) of the (n_features, n_nodes) arrays
+        of `found` (a Found): the best score, the rank cut (rows with rank <= cut go
+        left), the next rank present (aux: missing_rank when the split is
+        present-vs-missing), for the midpoint threshold, and where the missing rows
+        go. Numeric and nominal features have kernels of their own so that data
+        without nominal features never compiles the nominal search.
 
         A segment is read in blocks of BLOCK rows: `_gather_two` finds the
         candidate thresholds and `_score_two` scores them (two classes), or
@@ -397,6 +419,11 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
         the run's ends or at the first or last threshold the leaf rules allow
         (Fayyad & Irani 1992, extended to ties, missing values and leaf sizes).
         """
+        starts, ends, parents = nodes.starts, nodes.ends, nodes.counts
+        missing_rank = columns.missing_rank
+        shifts, weights, unit_weight = rows
+        code, params, tables = criterion
+        out_score, out_cut, out_aux, out_missing_left = found
         n_nodes = starts.shape[0]
         n_classes = parents.shape[1]
         key_shift = shifts[0]
@@ -601,11 +628,15 @@ def _store(out_score, out_cut, out_aux, out_missing_left, f, j, result):
 
 
 @njit
-def search_nominal(words, starts, ends, parents, features, mask, n_categories, missing_rank,
-                   shifts, weights, unit_weight, code, params, tables, leaf_rule, out_score,
-                   out_cut, out_aux, out_missing_left, lo, hi):
-    """As `search_numeric` for nominal features: out_cut is the cut position in
-    the category ordering, out_aux the class that ordering is by."""
+def search_nominal(words, nodes, features, mask, columns, rows, criterion, leaf_rule, found, lo,
+                   hi):
+    """As `search_numeric` for nominal features: found.cut is the cut position in
+    the category ordering, found.aux the class that ordering is by."""
+    starts, ends, parents = nodes.starts, nodes.ends, nodes.counts
+    n_categories, missing_rank = columns.n_categories, columns.missing_rank
+    shifts, weights, unit_weight = rows
+    code, params, tables = criterion
+    out_score, out_cut, out_aux, out_missing_left = found
     n_nodes = starts.shape[0]
     n_classes = parents.shape[1]
     max_cat = 1

@@ -3,8 +3,9 @@
 Below `builder.SUBTREE_BYTES` of packed words, a node's segments in both
 buffers fit in a core's second-level cache, so its whole subtree is grown
 there, level by level, by one thread, with the same steps as the level loop
-over large nodes: split search (splitter), choice of feature, `split_level`,
-partition. Subtrees own disjoint rows of both buffers, of `goes_left` and of
+over large nodes: split search (splitter), the growth step (level.grow_step:
+choice of feature, acceptance, category sets, `split_level`), partition.
+Subtrees own disjoint rows of both buffers, of `goes_left` and of
 the node store (nodes.py), so threads grow them side by side without
 locks, and each comes out the same whichever thread grows it. Each call
 appends its nominal splits' categories to a buffer of its own, which it returns
@@ -16,9 +17,10 @@ import numpy as np
 
 from dtcli.engine import splitter
 from dtcli.engine.jit import njit, njit_form
-from dtcli.engine.level import Choice, Level, nominal_sets, split_level
+from dtcli.engine.level import Level, Step, grow_step_nominal, grow_step_numeric
 from dtcli.engine.partition import partition
 from dtcli.engine.rng import draw_features
+from dtcli.engine.splitter import new_found
 
 
 # The first work item of the kernels' ranges: an int literal would make numba compile
@@ -45,9 +47,7 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
         n_features = buffers[0].shape[0]
         n_classes = root_counts.shape[1]
         leaf_rule = (rules[2], rules[4])  # min_samples_leaf, min_weight (splitter)
-        n_categories, missing_rank = columns.n_categories, columns.missing_rank
-        shifts, weights, unit_weight = rows
-        code, params, tables = criterion
+        shifts = rows.shifts
         capacity = 1
         for r in range(lo, hi):
             capacity = max(capacity, roots[order[r], 1] - roots[order[r], 0])
@@ -71,21 +71,14 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
             now = 0
             m = 1
             while m > 0:
-                starts, ends = ints[now, 0, :m], ints[now, 1, :m]
                 words = buffers[source]
-                out_score = np.full((n_features, m), -np.inf)
-                out_cut = np.empty((n_features, m), np.int64)
-                out_aux = np.empty((n_features, m), np.int64)
-                out_missing_left = np.empty((n_features, m), np.uint8)
+                level = Level(ints[now, 0, :m], ints[now, 1, :m], ints[now, 2, :m],
+                              counts[now, :m], ints[now, 3, :m])
+                found = new_found(n_features, m)
                 mask = np.empty((n_features, m), np.uint8)
-                draw_features(random_key, ints[now, 3, :m], rules[3], mask)
-                if screened:  # the screening criterion's results: only its scores are read
-                    screen_out = (np.full((n_features, m), -np.inf),
-                                  np.empty((n_features, m), np.int64),
-                                  np.empty((n_features, m), np.int64),
-                                  np.empty((n_features, m), np.uint8))
-                else:
-                    screen_out = (out_score, out_cut, out_aux, out_missing_left)  # unused
+                draw_features(random_key, level.slots, rules[3], mask)
+                # the screening criterion's results: only its scores are read
+                screen_found = new_found(n_features, m) if screened else found
                 if has_numeric and two_classes and skip_runs:
                     search = splitter.search_numeric_two_skip
                 elif has_numeric and two_classes:
@@ -95,45 +88,36 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                 else:
                     search = splitter.search_numeric_many
                 if has_numeric:
-                    search(words, starts, ends, counts[now, :m], numeric, mask, missing_rank,
-                           shifts, weights, unit_weight, code, params, tables, leaf_rule,
-                           out_score, out_cut, out_aux, out_missing_left, FIRST,
-                           numeric.shape[0] * m)
+                    search(words, level, numeric, mask, columns, rows, criterion, leaf_rule,
+                           found, FIRST, numeric.shape[0] * m)
                     if screened:
-                        search(words, starts, ends, counts[now, :m], numeric, mask, missing_rank,
-                               shifts, weights, unit_weight, screen[0], screen[1], screen[2],
-                               leaf_rule, *screen_out, FIRST, numeric.shape[0] * m)
+                        search(words, level, numeric, mask, columns, rows, screen, leaf_rule,
+                               screen_found, FIRST, numeric.shape[0] * m)
                 if has_nominal:
-                    splitter.search_nominal(words, starts, ends, counts[now, :m], nominal,
-                                            mask, n_categories, missing_rank, shifts, weights,
-                                            unit_weight, code, params, tables, leaf_rule,
-                                            out_score, out_cut, out_aux, out_missing_left,
-                                            FIRST, nominal.shape[0] * m)
+                    splitter.search_nominal(words, level, nominal, mask, columns, rows,
+                                            criterion, leaf_rule, found, FIRST,
+                                            nominal.shape[0] * m)
                     if screened:
-                        splitter.search_nominal(words, starts, ends, counts[now, :m], nominal,
-                                                mask, n_categories, missing_rank, shifts, weights,
-                                                unit_weight, screen[0], screen[1], screen[2],
-                                                leaf_rule, *screen_out, FIRST,
+                        splitter.search_nominal(words, level, nominal, mask, columns, rows,
+                                                screen, leaf_rule, screen_found, FIRST,
                                                 nominal.shape[0] * m)
-                if screened:
-                    best = splitter.pick_screened(out_score, screen_out[0])
-                else:
-                    best = splitter.pick_features(out_score)
-                if has_nominal:
                     room = set_state[0]
                     for j in range(m):
-                        room += ends[j] - starts[j]
+                        room += level.ends[j] - level.starts[j]
                     if room > set_codes.shape[0]:
                         set_codes, set_sides = _grown(set_codes, set_sides, room)
-                sets = (set_spans, set_codes, set_sides, set_state)
-                level = Level(starts, ends, ints[now, 2, :m], counts[now, :m], ints[now, 3, :m])
-                choice = Choice(best, out_score, out_cut, out_aux, out_missing_left)
-                if has_nominal:
-                    nominal_sets(words, level, choice, columns, rows, sets)
                 children = (ints[1 - now, 0], ints[1 - now, 1], ints[1 - now, 2],
                             counts[1 - now], ints[1 - now, 3])
-                m, n_moving = split_level(words, level, choice, sets, columns, rows, rules,
-                                          min_gain, goes_left, store, children, moving)
+                step = Step((set_spans, set_codes, set_sides, set_state), goes_left, store,
+                            children, moving)
+                if has_nominal:
+                    m, n_moving = grow_step_nominal(words, level, found, screened,
+                                                    screen_found.score, columns, rows, rules,
+                                                    min_gain, step)
+                else:
+                    m, n_moving = grow_step_numeric(words, level, found, screened,
+                                                    screen_found.score, columns, rows, rules,
+                                                    min_gain, step)
                 partition(words, buffers[1 - source], moving[0][:n_moving],
                           moving[1][:n_moving], moving[2][:n_moving], goes_left, shifts[3],
                           FIRST, n_features * n_moving)

@@ -37,8 +37,10 @@ import numpy as np
 from dtcli.criteria.kernels import NODE_ROWS, node_term, split_score
 from dtcli.engine import splitter
 from dtcli.engine.jit import inline_njit, njit, njit_form
+from dtcli.engine.level import Columns, Level, Rows
 from dtcli.engine.predict import listed_side
 from dtcli.engine.rng import below, random_bits
+from dtcli.engine.splitter import new_found
 
 # A first-run argument of the searches: an int literal would compile them again.
 FIRST = np.int64(0)
@@ -411,10 +413,12 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
         mask = np.ones((1, 1), np.uint8)
         node_missing = np.empty(1, np.int64)
         node_categories = np.empty(1, np.int64)
-        score = np.full((1, 1), -math.inf)
-        cut = np.empty((1, 1), np.int64)
-        aux = np.empty((1, 1), np.int64)
-        goes_left = np.empty((1, 1), np.uint8)
+        # the search's records for one node and one feature (feature 0 of `words`)
+        node = Level(one_start, one_end, np.zeros(1, np.int64), parents, np.zeros(1, np.int64))
+        columns = Columns(is_nominal, node_categories, node_missing, values, offsets)
+        rows = Rows(shifts, weights, unit_weight)
+        found = new_found(1, 1)
+        score = found.score
         limit = significance * n_shuffles  # the exact test splits when g <= limit
         for j in range(lo, hi):
             start, end, f = starts[j], ends[j], features[j]
@@ -447,30 +451,24 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
                              shuffled_words)
                 score[0, 0] = -math.inf
                 if has_nominal and nominal:
-                    splitter.search_nominal(shuffled_words, one_start, one_end, parents,
-                                            feature_zero, mask, node_categories, node_missing,
-                                            shifts, weights, unit_weight, code, params, tables,
-                                            leaf_rule, score, cut, aux, goes_left, FIRST, ONE)
+                    splitter.search_nominal(shuffled_words, node, feature_zero, mask, columns,
+                                            rows, criterion, leaf_rule, found, FIRST, ONE)
                 elif has_numeric and two_classes and skip_runs:
-                    splitter.search_numeric_two_skip(
-                        shuffled_words, one_start, one_end, parents, feature_zero, mask,
-                        node_missing, shifts, weights, unit_weight, code, params, tables,
-                        leaf_rule, score, cut, aux, goes_left, FIRST, ONE)
+                    splitter.search_numeric_two_skip(shuffled_words, node, feature_zero, mask,
+                                                     columns, rows, criterion, leaf_rule, found,
+                                                     FIRST, ONE)
                 elif has_numeric and two_classes:
-                    splitter.search_numeric_two(
-                        shuffled_words, one_start, one_end, parents, feature_zero, mask,
-                        node_missing, shifts, weights, unit_weight, code, params, tables,
-                        leaf_rule, score, cut, aux, goes_left, FIRST, ONE)
+                    splitter.search_numeric_two(shuffled_words, node, feature_zero, mask,
+                                                columns, rows, criterion, leaf_rule, found,
+                                                FIRST, ONE)
                 elif has_numeric and skip_runs:
-                    splitter.search_numeric_many_skip(
-                        shuffled_words, one_start, one_end, parents, feature_zero, mask,
-                        node_missing, shifts, weights, unit_weight, code, params, tables,
-                        leaf_rule, score, cut, aux, goes_left, FIRST, ONE)
+                    splitter.search_numeric_many_skip(shuffled_words, node, feature_zero, mask,
+                                                      columns, rows, criterion, leaf_rule,
+                                                      found, FIRST, ONE)
                 elif has_numeric:
-                    splitter.search_numeric_many(
-                        shuffled_words, one_start, one_end, parents, feature_zero, mask,
-                        node_missing, shifts, weights, unit_weight, code, params, tables,
-                        leaf_rule, score, cut, aux, goes_left, FIRST, ONE)
+                    splitter.search_numeric_many(shuffled_words, node, feature_zero, mask,
+                                                 columns, rows, criterion, leaf_rule, found,
+                                                 FIRST, ONE)
                 if trial >= 0:
                     if score[0, 0] >= bar:
                         n_hits += 1
