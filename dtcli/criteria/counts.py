@@ -18,6 +18,7 @@ Count vectors come in two forms: a 2-tuple in registers (two classes) or an
 array; `is_pair` tells them apart as a constant of each compilation.
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba.core import types
@@ -26,7 +27,20 @@ from numba.extending import overload
 from dtcli.criteria.elementary import fast_log
 from dtcli.engine.jit import inline_njit, njit
 
-TABLE_KINDS = ("xlogx", "power0", "power1", "sqrt")  # powerK: c ** params[K]
+
+
+class CountTables(NamedTuple):
+    """A fit's tables for counts 0..n (each an array, or None where the kernels compute):
+    c ln c, c ** params[0], c ** params[1], sqrt(c). A registry entry names the ones its
+    criterion reads (TABLE_KINDS)."""
+
+    xlogx: object
+    power0: object
+    power1: object
+    sqrt: object
+
+
+TABLE_KINDS = CountTables._fields
 
 # Near q = 1 the tabled Tsallis form (1 - sum c^q / n^q) / (q - 1) cancels;
 # closer than this the expm1 form (impurity.tsallis_term) is used.
@@ -88,7 +102,7 @@ def _has_table(table):
 @inline_njit
 def xlogx(c, tables):
     """c ln c (0 at 0)."""
-    return table_or(tables[0], c, xlogx_computed)
+    return table_or(tables.xlogx, c, xlogx_computed)
 
 
 @inline_njit
@@ -109,7 +123,7 @@ def sqrt_count(c):
 @inline_njit
 def sqrt_of_count(c, tables):
     """sqrt(c), from the count table when there is one."""
-    return table_or(tables[3], c, sqrt_count)
+    return table_or(tables.sqrt, c, sqrt_count)
 
 
 @inline_njit
@@ -122,7 +136,7 @@ def distinct_classes(counts):
 
 
 def count_power(c, table, exponent):
-    """c ** exponent, from `table` (tables[1] or tables[2], made for this exponent)."""
+    """c ** exponent, from `table` (tables.power0 or power1, made for this exponent)."""
     return c ** exponent if table is None else table[int(c)]
 
 
@@ -145,7 +159,7 @@ def _fill_table(kind, params, out):
             out[i] = c ** params[kind - 1]
 
 
-def count_tables(kinds, n_max: int, params: np.ndarray) -> tuple[np.ndarray | None, ...]:
+def count_tables(kinds, n_max: int, params: np.ndarray) -> CountTables:
     """The tables named in `kinds` for counts 0..n_max, None for the others. No power
     table for an exponent within TABLE_ORDER_GAP of 1 (the tabled Tsallis form
     would cancel there) or whose powers leave the float range: those compute."""
@@ -159,7 +173,7 @@ def count_tables(kinds, n_max: int, params: np.ndarray) -> tuple[np.ndarray | No
             if not np.isfinite(table).all():
                 table = None
         tables.append(table)
-    return tuple(tables)
+    return CountTables(*tables)
 
 
-NO_TABLES = (None,) * len(TABLE_KINDS)
+NO_TABLES = CountTables(None, None, None, None)

@@ -58,7 +58,7 @@ def class_constants(parent, node):
 
 
 def roots_of_count_and_rest(c, total, table):
-    """(sqrt(c), sqrt(total - c)), from the square-root table (tables[3]) when there is
+    """(sqrt(c), sqrt(total - c)), from the square-root table (tables.sqrt) when there is
     one: the rest's index is the difference of the two indices, so a count costs one
     conversion to an index, not two."""
     return sqrt_count(c), sqrt_count(total - c)
@@ -100,8 +100,8 @@ def hellinger_ova_squared(parent, left, right, n_parent, n_left, n_right, node, 
         return best
     for j in range(len(parent)):
         inv_j, inv_rest = node[ROWS.inv_sqrt_class, j], node[ROWS.inv_sqrt_rest, j]
-        root_left, root_left_rest = roots_of_count_and_rest(left[j], n_left, tables[3])
-        root_right, root_right_rest = roots_of_count_and_rest(right[j], n_right, tables[3])
+        root_left, root_left_rest = roots_of_count_and_rest(left[j], n_left, tables.sqrt)
+        root_right, root_right_rest = roots_of_count_and_rest(right[j], n_right, tables.sqrt)
         d_left = root_left * inv_j - root_left_rest * inv_rest
         d_right = root_right * inv_j - root_right_rest * inv_rest
         node[ROWS.class_terms, j] = d_left * d_left + d_right * d_right

@@ -93,7 +93,7 @@ def shannon_entropy(counts, total, tables):
 @inline_njit
 def tsallis_entropy(counts, total, q, tables, power):
     """Tsallis entropy S_q = (1 - sum p_i^q) / (q - 1), q > 0 (tsallis-unified-criterion.txt,
-    eq. 1); `power` is the table of c ** q (tables[1] or tables[2]) or None. q = 1 is
+    eq. 1); `power` is the table of c ** q (tables.power0 or tables.power1) or None. q = 1 is
     Shannon's -sum p_i ln p_i exactly (Theorem 1) and q = 2 is the Gini index exactly
     (Theorem 2), with their own arithmetic."""
     if q == 2.0:
@@ -140,9 +140,9 @@ def alpha_beta_mass(counts, total, alpha, beta, tables):
     for i in range(len(counts)):
         c = counts[i]
         if c > 0.0:
-            s += (count_power(c, tables[1], alpha)
-                  * count_power(max(total - c, 0.0), tables[2], beta))
-    return s * total / (count_power(total, tables[1], alpha) * count_power(total, tables[2], beta))
+            s += (count_power(c, tables.power0, alpha)
+                  * count_power(max(total - c, 0.0), tables.power1, beta))
+    return s * total / (count_power(total, tables.power0, alpha) * count_power(total, tables.power1, beta))
 
 
 # --- each criterion's mass f(counts, total, params, tables) ----------------------------
@@ -159,12 +159,12 @@ def entropy(counts, total, params, tables):
 
 @inline_njit
 def tsallis(counts, total, params, tables):
-    return total * tsallis_entropy(counts, total, params[0], tables, tables[1])
+    return total * tsallis_entropy(counts, total, params[0], tables, tables.power0)
 
 
 @inline_njit
 def renyi(counts, total, params, tables):
-    return total * renyi_entropy(counts, total, params[0], tables, tables[1])
+    return total * renyi_entropy(counts, total, params[0], tables, tables.power0)
 
 
 @inline_njit
@@ -191,13 +191,13 @@ def pg_pair(counts, total, params, tables):
 @inline_njit
 def pt(counts, total, params, tables):
     """PT = T_gamma^alpha, eq. (8); params (alpha, gamma)."""
-    return total * power(tsallis_entropy(counts, total, params[1], tables, tables[2]), params[0])
+    return total * power(tsallis_entropy(counts, total, params[1], tables, tables.power1), params[0])
 
 
 @inline_njit
 def pr(counts, total, params, tables):
     """PR = R_gamma^alpha, eq. (7); params (alpha, gamma)."""
-    return total * power(renyi_entropy(counts, total, params[1], tables, tables[2]), params[0])
+    return total * power(renyi_entropy(counts, total, params[1], tables, tables.power1), params[0])
 
 
 @inline_njit
@@ -263,7 +263,7 @@ def tsallis_gain_ratio(order):
     def node_term(code, params, tables, parent, n_parent, node):
         if order(params) == 1.0:
             return child_class_xlogx(parent, tables)
-        return tsallis_entropy(parent, n_parent, order(params), tables, tables[1])
+        return tsallis_entropy(parent, n_parent, order(params), tables, tables.power0)
 
     def split_score(code, params, tables, parent, left, right, n_parent, n_left, n_right, node,
                     term):
@@ -276,9 +276,9 @@ def tsallis_gain_ratio(order):
             gain_mass = (split_mass - term + child_class_xlogx(left, tables)
                          + child_class_xlogx(right, tables))
             return gain_mass / split_mass if split_mass > 0.0 else 0.0
-        gain = term - (n_left * tsallis_entropy(left, n_left, q, tables, tables[1])
-                       + n_right * tsallis_entropy(right, n_right, q, tables, tables[1])) / n_parent
-        split_info = tsallis_entropy((n_left, n_right), n_parent, q, tables, tables[1])
+        gain = term - (n_left * tsallis_entropy(left, n_left, q, tables, tables.power0)
+                       + n_right * tsallis_entropy(right, n_right, q, tables, tables.power0)) / n_parent
+        split_info = tsallis_entropy((n_left, n_right), n_parent, q, tables, tables.power0)
         return gain / split_info if split_info > 0.0 else 0.0
 
     return Kernel(node_term, split_score)

@@ -45,6 +45,15 @@ NODE_ROWS = 6
 PARAM_SLOTS = 3
 
 
+class KernelCriterion(NamedTuple):
+    """A criterion as the kernels take it: its code (the one-member IntEnum that picks
+    its functions), its parameters (`param_tuple`) and its count tables (counts.py)."""
+
+    code: object
+    params: tuple
+    tables: tuple
+
+
 def param_tuple(vector: np.ndarray) -> tuple[float, ...]:
     """A parameter vector as the engine takes it (PARAM_SLOTS floats)."""
     if len(vector) > PARAM_SLOTS:

@@ -35,11 +35,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.criteria.counts import NO_TABLES, count_tables
-from dtcli.criteria.kernels import param_tuple
+from dtcli.criteria.kernels import KernelCriterion, param_tuple
 from dtcli.engine import splitter
 from dtcli.engine.dispatch import remember_types
-from dtcli.engine.level import (Columns, Level, Rows, Step, can_split, grow_step_nominal,
-                                grow_step_numeric)
+from dtcli.engine.level import (Columns, Level, Rows, Rules, Step, can_split,
+                                grow_step_nominal, grow_step_numeric)
 from dtcli.engine.nodes import compact, new_store, write_leaf
 from dtcli.engine.partition import partition
 from dtcli.engine.presort import Presorted, keep_rows
@@ -56,7 +56,7 @@ SUBTREE_BYTES = 1 << 19
 # Subtrees are handed to threads in this many chunks per thread, largest first,
 # so that no thread is left with the last big one.
 SUBTREE_CHUNKS_PER_THREAD = 16
-NO_DEPTH_LIMIT = np.iinfo(np.int64).max
+NO_LIMIT = np.iinfo(np.int64).max
 # Integer weights keep the count tables while their sum is at most this many per row.
 MAX_TABLE_COUNT_PER_ROW = 16
 
@@ -76,17 +76,17 @@ class StopRules:
     # a child must weigh at least this share of the fit's total weight (scikit-learn's)
     min_weight_fraction_leaf: float = 0.0
 
-    def as_tuple(self, total_weight: float) -> tuple:
-        """(max_depth, min_samples_split, min_samples_leaf, max_features, min_weight), as
-        the kernels take them, for a fit whose rows weigh `total_weight` in all."""
-        max_depth = NO_DEPTH_LIMIT if self.max_depth is None else self.max_depth
-        max_features = NO_DEPTH_LIMIT if self.max_features is None else self.max_features
-        return (np.int64(max_depth), np.int64(self.min_samples_split),
-                np.int64(self.min_samples_leaf), np.int64(max_features),
-                np.float64(self.min_weight_fraction_leaf * total_weight))
+    def for_fit(self, total_weight: float) -> Rules:
+        """The rules as the kernels take them (level.Rules), for a fit whose rows weigh
+        `total_weight` in all."""
+        max_depth = NO_LIMIT if self.max_depth is None else self.max_depth
+        max_features = NO_LIMIT if self.max_features is None else self.max_features
+        return Rules(np.int64(max_depth), np.int64(self.min_samples_split),
+                     np.int64(self.min_samples_leaf), np.int64(max_features),
+                     np.float64(self.min_weight_fraction_leaf * total_weight))
 
 
-class _Nodes:
+class Nodes:
     """Nodes that may split, as parallel arrays (a level, or the deferred subtree roots)."""
 
     def __init__(self, starts, ends, depth, counts, slots, buffer=None):
@@ -97,16 +97,16 @@ class _Nodes:
     def __len__(self):
         return self.starts.shape[0]
 
-    def select(self, mask: np.ndarray, buffer: int | None = None) -> "_Nodes":
-        chosen = _Nodes(self.starts[mask], self.ends[mask], self.depth[mask],
+    def select(self, mask: np.ndarray, buffer: int | None = None) -> "Nodes":
+        chosen = Nodes(self.starts[mask], self.ends[mask], self.depth[mask],
                         self.counts[mask], self.slots[mask])
         if buffer is not None:
             chosen.buffer = np.full(len(chosen), buffer, np.int64)
         return chosen
 
     @staticmethod
-    def concat(parts: list["_Nodes"]) -> "_Nodes":
-        return _Nodes(*(np.concatenate([getattr(p, name) for p in parts])
+    def concat(parts: list["Nodes"]) -> "Nodes":
+        return Nodes(*(np.concatenate([getattr(p, name) for p in parts])
                         for name in ("starts", "ends", "depth", "counts", "slots", "buffer")))
 
 
@@ -155,13 +155,13 @@ def count_weights(weights: np.ndarray | None):
     return (None if unit else weights), (None if keep.all() else keep.view(np.uint8)), tables
 
 
-def engine_form(criterion, use_tables: bool, table_size: int) -> tuple:
-    """(code, parameter tuple, count tables) of a registry.EngineCriterion, as the kernels
-    take it; the tables (count_weights says whether they apply) for counts up to
+def engine_form(criterion, use_tables: bool, table_size: int) -> KernelCriterion:
+    """A registry.EngineCriterion as the kernels take it (its code, parameter tuple and
+    count tables); the tables (count_weights says whether they apply) for counts up to
     `table_size`, the total weight."""
     tables = (count_tables(criterion.tables, table_size, criterion.params) if use_tables
               else NO_TABLES)
-    return (criterion.code, param_tuple(criterion.params), tables)
+    return KernelCriterion(criterion.code, param_tuple(criterion.params), tables)
 
 
 def skips_runs(criterion, n_classes: int) -> bool:
@@ -200,11 +200,11 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
               else engine_form(criterion.screen, use_tables, table_size))
     if sorted_ is prepared.sorted and reuse:  # the partition writes into both buffers
         sorted_ = dataclasses.replace(sorted_, words=sorted_.words.copy())
-    growth = _Growth(sorted_, prepared, weights, engine_form(criterion, use_tables, table_size),
+    growth = Growth(sorted_, prepared, weights, engine_form(criterion, use_tables, table_size),
                      screen, rules, float(root_counts.sum()), n_threads,
                      skips_runs(criterion, prepared.n_classes),
                      (np.int64(seed), np.int64(stream)))
-    root = _Nodes(np.zeros(1, np.int64), np.array([n_rows], np.int64),
+    root = Nodes(np.zeros(1, np.int64), np.array([n_rows], np.int64),
                   np.zeros(1, np.int64), root_counts, np.zeros(1, np.int64))
     if can_split(n_rows, 0, root_counts[0], growth.rules):
         growth.grow_levels(root)
@@ -213,7 +213,7 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
     return compact(growth.store, growth.category_buffers)
 
 
-class _Growth:
+class Growth:
     """What both phases need besides the nodes themselves, and the two phases."""
 
     def __init__(self, sorted_: Presorted, prepared: Prepared, weights, criterion, screen,
@@ -229,29 +229,33 @@ class _Growth:
         self.is_nominal, self.n_categories = is_nominal, n_categories
         self.unit_weight = weights is None
         self.weights = np.ones(1) if weights is None else weights
-        self.code, self.params, self.tables = criterion
+        self.criterion = criterion  # a KernelCriterion
         self.screen = screen  # (code, params, tables) or None
-        self.rules = stop_rules.as_tuple(total_weight)
+        self.rules = stop_rules.for_fit(total_weight)
         self.min_gain = float(stop_rules.min_gain)
-        self.leaf_rule = (self.rules[2], self.rules[4])  # as splitter's search reads it
+        self.leaf_rule = (self.rules.min_samples_leaf, self.rules.min_weight)  # the search's
         self.two_classes = n_classes == 2
         self.skip_runs = bool(skip_runs)
         self.n_threads = n_threads
         self.numeric = np.flatnonzero(is_nominal == 0).astype(np.int64)
         self.nominal = np.flatnonzero(is_nominal == 1).astype(np.int64)
-        self.shifts = (np.uint64(sorted_.key_shift), np.uint64(sorted_.class_shift),
-                       np.uint64(sorted_.class_mask), np.uint64(sorted_.row_mask))
+        self.shifts = sorted_.layout()
         self.columns = Columns(is_nominal, n_categories, sorted_.missing_rank, sorted_.values,
                                sorted_.offsets)
         self.rows = Rows(self.shifts, self.weights, self.unit_weight)
-        self.subtree_rows = max(SUBTREE_BYTES // (16 * max(n_features, 1)), 1)
+        self.subtree_rows = self.subtree_rows_of(n_features)
         self.goes_left = np.empty(n_samples, np.uint8)  # by row of the prepared data
         self.store = new_store(n_rows, n_classes)
         # source -> (codes, sides) of the nominal splits' categories (nodes.py)
         self.category_buffers: dict[int, tuple] = {}
         self.n_levels = 0
 
-    def grow_levels(self, level: _Nodes) -> None:
+    @staticmethod
+    def subtree_rows_of(n_features: int) -> int:
+        """Rows of a node below which its whole subtree is grown in one call."""
+        return max(SUBTREE_BYTES // (16 * max(n_features, 1)), 1)
+
+    def grow_levels(self, level: Nodes) -> None:
         """Grow `level` (nodes that may split) and all below it."""
         deferred = []
         source = 0
@@ -265,9 +269,9 @@ class _Growth:
             level = self._split(level, source)
             source = 1 - source
         if deferred:
-            self._grow_subtrees(_Nodes.concat(deferred))
+            self.grow_subtrees(Nodes.concat(deferred))
 
-    def _split(self, level: _Nodes, source: int) -> _Nodes:
+    def _split(self, level: Nodes, source: int) -> Nodes:
         """One level of large nodes: search, the growth step, partition; returns the next
         level."""
         words = self.buffers[source]
@@ -275,9 +279,9 @@ class _Growth:
         m = len(level)
         nodes = Level(level.starts, level.ends, level.depth, level.counts, level.slots)
         mask = np.empty((n_features, m), np.uint8)
-        draw_features(self.random_key, level.slots, self.rules[3], mask)
+        draw_features(self.random_key, level.slots, self.rules.max_features, mask)
         found = new_found(n_features, m)
-        self._search(nodes, words, mask, (self.code, self.params, self.tables), found)
+        self._search(nodes, words, mask, self.criterion, found)
         screen_found = found
         if self.screen is not None:
             screen_found = new_found(n_features, m)
@@ -302,8 +306,8 @@ class _Growth:
         starts, ends, left_sizes = (a[:n_moving] for a in moving)
         run_chunks(partition, n_features * n_moving, self.n_threads,
                    n_features * int((ends - starts).sum()), words, self.buffers[1 - source],
-                   starts, ends, left_sizes, self.goes_left, self.shifts[3])
-        return _Nodes(*(a[:n_children] for a in children))
+                   starts, ends, left_sizes, self.goes_left, self.shifts.row_mask)
+        return Nodes(*(a[:n_children] for a in children))
 
     def _search(self, nodes: Level, words: np.ndarray, mask: np.ndarray, criterion,
                 found) -> None:
@@ -321,7 +325,7 @@ class _Growth:
             run_chunks(splitter.search_nominal, self.nominal.shape[0] * m, self.n_threads,
                        self.nominal.shape[0] * work, words, nodes, self.nominal, mask, *common)
 
-    def _grow_subtrees(self, roots: _Nodes) -> None:
+    def grow_subtrees(self, roots: Nodes) -> None:
         """Grow every deferred root's whole subtree, largest first, on all threads."""
         sizes = roots.ends - roots.starts
         order = np.argsort(-sizes, kind="stable")
@@ -330,11 +334,11 @@ class _Growth:
         grower = GROWERS[(self.two_classes, self.skip_runs, bool(self.numeric.shape[0]),
                           bool(self.nominal.shape[0]), self.screen is not None)]
         # unscreened forms get the criterion itself as their (unused) screen: no new types
-        screen = self.screen or (self.code, self.params, self.tables)
+        screen = self.screen or self.criterion
         found = run_chunks(grower, len(roots), self.n_threads,
                            int(sizes.sum()) * self.buffers[0].shape[0], self.buffers, table,
                            roots.counts, order, self.numeric, self.nominal, self.columns,
-                           self.rows, (self.code, self.params, self.tables), screen, self.rules,
+                           self.rows, self.criterion, screen, self.rules,
                            self.min_gain, self.random_key, self.goes_left, self.store,
                            chunks_per_thread=SUBTREE_CHUNKS_PER_THREAD)
         for source, codes, sides in found:

@@ -71,6 +71,18 @@ class Rows(NamedTuple):
     unit_weight: bool
 
 
+class Rules(NamedTuple):
+    """The stopping rules as the kernels read them (builder.StopRules.for_fit): no
+    feature limit is NO_LIMIT (the largest int64); min_weight is the least weight of a
+    child, min_weight_fraction_leaf times the fit's total weight (0: no such rule)."""
+
+    max_depth: np.int64
+    min_samples_split: np.int64
+    min_samples_leaf: np.int64
+    max_features: np.int64
+    min_weight: np.float64
+
+
 class Step(NamedTuple):
     """What a growth step writes besides the level's own records: the nominal splits'
     category sets (`nominal_sets`: spans, codes, goes_left, state), where each row goes
@@ -87,15 +99,15 @@ class Step(NamedTuple):
 
 @inline_njit
 def can_split(n_rows, depth, counts, rules):
-    """The stopping rules that need no search; rules = builder.StopRules.as_tuple's
-    (max_depth, min_samples_split, min_samples_leaf, _, min_weight)."""
+    """The stopping rules (a Rules) that need no search."""
     classes = 0
     weight = 0.0
     for k in range(counts.shape[0]):
         classes += counts[k] > 0.0
         weight += counts[k]
-    return (depth < rules[0] and n_rows >= rules[1] and n_rows >= 2 * rules[2]
-            and classes > 1 and (rules[4] == 0.0 or weight >= 2.0 * rules[4]))
+    return (depth < rules.max_depth and n_rows >= rules.min_samples_split
+            and n_rows >= 2 * rules.min_samples_leaf and classes > 1
+            and (rules.min_weight == 0.0 or weight >= 2.0 * rules.min_weight))
 
 
 @inline_njit

@@ -20,6 +20,7 @@ root is lo (subtree.py). `compact` gathers them into the Tree's sets.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,19 +28,29 @@ from dtcli.engine.jit import inline_njit, njit
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree, gather_sets
 
 
-def new_store(n_rows: int, n_classes: int) -> tuple:
+class Store(NamedTuple):
+    """The node records, by slot: a Tree's arrays before compaction, with children as
+    slots (or TREE_LEAF) and a nominal split's categories as a span (module docstring)."""
+
+    children_left: np.ndarray
+    children_right: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    missing_left: np.ndarray  # uint8
+    category_span: np.ndarray  # (slots, 3): source, offset, count
+    value: np.ndarray  # (slots, classes)
+    n_node_samples: np.ndarray
+    score: np.ndarray
+    n_node_missing: np.ndarray
+
+
+def new_store(n_rows: int, n_classes: int) -> Store:
     """Empty records for every slot of a tree over n_rows rows."""
     slots = max(2 * n_rows - 1, 1)
-    return (np.empty(slots, np.int64),  # children_left (a slot, or TREE_LEAF)
-            np.empty(slots, np.int64),  # children_right
-            np.empty(slots, np.int64),  # feature
-            np.empty(slots),  # threshold
-            np.empty(slots, np.uint8),  # missing_left
-            np.empty((slots, 3), np.int64),  # category_span (see the module docstring)
-            np.empty((slots, n_classes)),  # value
-            np.empty(slots, np.int64),  # n_node_samples
-            np.empty(slots),  # score
-            np.empty(slots, np.int64))  # n_node_missing
+    return Store(np.empty(slots, np.int64), np.empty(slots, np.int64), np.empty(slots, np.int64),
+                 np.empty(slots), np.empty(slots, np.uint8), np.empty((slots, 3), np.int64),
+                 np.empty((slots, n_classes)), np.empty(slots, np.int64), np.empty(slots),
+                 np.empty(slots, np.int64))
 
 
 @inline_njit
@@ -107,12 +118,13 @@ def _bfs_order(children_left, children_right, root):
     return order[:n], position
 
 
-def compact(store: tuple, category_buffers: dict) -> Tree:
-    """The grown nodes as a Tree, numbered breadth-first. `category_buffers` maps each
-    source of category spans to its (codes, goes_left) (module docstring)."""
+def compact(store: Store, category_buffers: dict, root: int = 0) -> Tree:
+    """The nodes grown from slot `root` as a Tree, numbered breadth-first.
+    `category_buffers` maps each source of category spans to its (codes, goes_left)
+    (module docstring)."""
     (children_left, children_right, feature, threshold, missing_left, category_span, value,
      n_node_samples, score, n_node_missing) = store
-    order, position = _bfs_order(children_left, children_right, 0)
+    order, position = _bfs_order(children_left, children_right, np.int64(root))
     kids_left, kids_right = children_left[order], children_right[order]
     split = kids_left != TREE_LEAF
     kids_left[split] = position[kids_left[split]]

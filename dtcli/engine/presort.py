@@ -33,11 +33,23 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from dtcli.engine.jit import njit
 from dtcli.engine.threads import run_chunks
 from dtcli.errors import DtreeError
+
+
+class WordLayout(NamedTuple):
+    """Where a packed word keeps its parts, as the kernels read it (uint64 each): the
+    rank above key_shift, the class above class_shift (class_mask once shifted down),
+    the row in the bits of row_mask."""
+
+    key_shift: np.uint64
+    class_shift: np.uint64
+    class_mask: np.uint64
+    row_mask: np.uint64
 
 
 @dataclass
@@ -50,6 +62,10 @@ class Presorted:
     class_shift: int
     class_mask: int
     row_mask: int
+
+    def layout(self) -> WordLayout:
+        return WordLayout(np.uint64(self.key_shift), np.uint64(self.class_shift),
+                          np.uint64(self.class_mask), np.uint64(self.row_mask))
 
 
 # Radix digits of 11 bits (3 passes over the top 33 bits of the keys) while a

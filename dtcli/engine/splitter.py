@@ -106,14 +106,15 @@ def raise_bar(bar, score, pos, lowest, highest):
 
 @inline_njit
 def _decode(word, shifts):
-    """(rank, class, row) of a packed word; shifts = (key, class, class mask, row mask)."""
-    return (np.int64(word >> shifts[0]), np.int64((word >> shifts[1]) & shifts[2]),
-            np.int64(word & shifts[3]))
+    """(rank, class, row) of a packed word; shifts = its presort.WordLayout."""
+    return (np.int64(word >> shifts.key_shift),
+            np.int64((word >> shifts.class_shift) & shifts.class_mask),
+            np.int64(word & shifts.row_mask))
 
 
 @inline_njit
 def _rank(word, shifts):
-    return np.int64(word >> shifts[0])
+    return np.int64(word >> shifts.key_shift)
 
 
 @inline_njit
@@ -161,7 +162,7 @@ def _weight_limits(words, f, start, stop, shifts, weights, unit_weight, min_weig
         w_left = w_miss if missing_left else 0.0
         lowest, highest = stop, start - 1
         for i in range(start, stop):
-            w_left += _weight(np.int64(words[f, i] & shifts[3]), weights, unit_weight)
+            w_left += _weight(np.int64(words[f, i] & shifts.row_mask), weights, unit_weight)
             if w_left >= min_weight and lowest == stop:
                 lowest = i
             if n_parent - w_left >= min_weight:
@@ -426,7 +427,7 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
         out_score, out_cut, out_aux, out_missing_left = found
         n_nodes = starts.shape[0]
         n_classes = parents.shape[1]
-        key_shift = shifts[0]
+        key_shift = shifts.key_shift
         parent_array = np.zeros(n_classes)
         node = np.zeros((NODE_ROWS, n_classes))
         run, rest, saved_run, miss = (np.zeros(n_classes), np.zeros(n_classes),

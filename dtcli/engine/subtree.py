@@ -46,7 +46,7 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
         codes, sides) (nodes.py)."""
         n_features = buffers[0].shape[0]
         n_classes = root_counts.shape[1]
-        leaf_rule = (rules[2], rules[4])  # min_samples_leaf, min_weight (splitter)
+        leaf_rule = (rules.min_samples_leaf, rules.min_weight)  # as the search reads it
         shifts = rows.shifts
         capacity = 1
         for r in range(lo, hi):
@@ -76,7 +76,7 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                               counts[now, :m], ints[now, 3, :m])
                 found = new_found(n_features, m)
                 mask = np.empty((n_features, m), np.uint8)
-                draw_features(random_key, level.slots, rules[3], mask)
+                draw_features(random_key, level.slots, rules.max_features, mask)
                 # the screening criterion's results: only its scores are read
                 screen_found = new_found(n_features, m) if screened else found
                 if has_numeric and two_classes and skip_runs:
@@ -119,7 +119,7 @@ def _subtree_grower(two_classes: bool, skip_runs: bool, has_numeric: bool,
                                                     screen_found.score, columns, rows, rules,
                                                     min_gain, step)
                 partition(words, buffers[1 - source], moving[0][:n_moving],
-                          moving[1][:n_moving], moving[2][:n_moving], goes_left, shifts[3],
+                          moving[1][:n_moving], moving[2][:n_moving], goes_left, shifts.row_mask,
                           FIRST, n_features * n_moving)
                 source = 1 - source
                 now = 1 - now

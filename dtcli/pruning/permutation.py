@@ -218,7 +218,7 @@ def _lattice_p_value(words, m, min_leaf, shifts, code, params, tables, counts, b
     n, n1 = float(m), counts[1]
     n0 = counts[0]
     parent, node, term = _two_class_node(code, params, tables, counts)
-    key_shift = shifts[0]
+    key_shift = shifts.key_shift
     top = np.int64(n1)
     prob = np.zeros(top + 2)
     step = np.zeros(top + 2)
@@ -268,7 +268,7 @@ def _hypergeometric_bound(words, m, stop, n_miss, min_leaf, shifts, code, params
     the next, so they are walked, not searched."""
     n, n1 = float(m), counts[1]
     parent, node, term = _two_class_node(code, params, tables, counts)
-    key_shift = shifts[0]
+    key_shift = shifts.key_shift
     total = 0.0
     upper = np.zeros(2)  # per direction of the missing rows: the walked b and a
     lower = np.zeros(2)
@@ -313,8 +313,8 @@ def _gather(rank_of, y, rows_in, start, m, f, shifts, words):
     gathered = np.empty(m, np.uint64)
     for i in range(m):
         row = rows_in[start + i]
-        gathered[i] = ((np.uint64(rank_of[f, row]) << shifts[0])
-                       | (np.uint64(y[row]) << shifts[1]) | np.uint64(row))
+        gathered[i] = ((np.uint64(rank_of[f, row]) << shifts.key_shift)
+                       | (np.uint64(y[row]) << shifts.class_shift) | np.uint64(row))
     gathered = np.sort(gathered)
     for i in range(m):
         words[0, i] = gathered[i]
@@ -344,7 +344,7 @@ def _route(words, m, start, shifts, missing_rank, nominal, listed, cut_rank,
     codes, sides, lo, hi = listed
     left, right = start, start + m
     for i in range(m):
-        rank = np.int64(words[0, i] >> shifts[0])
+        rank = np.int64(words[0, i] >> shifts.key_shift)
         if rank == missing_rank:
             to_left = missing_left == 1
         elif nominal:
@@ -352,7 +352,7 @@ def _route(words, m, start, shifts, missing_rank, nominal, listed, cut_rank,
             to_left = side == 1 if side >= 0 else missing_left == 1
         else:
             to_left = rank <= cut_rank
-        row = np.int64(words[0, i] & shifts[3])
+        row = np.int64(words[0, i] & shifts.row_mask)
         if to_left:
             rows_out[left] = row
             left += 1
@@ -398,7 +398,7 @@ def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nom
             counts, keys = level
         set_offsets, set_codes, set_sides = categories
         observed, shuffled, at_least, computed, n_left_out, split = out
-        key_shift = shifts[0]
+        key_shift = shifts.key_shift
         n_classes = counts.shape[1]
         capacity = 1
         for j in range(lo, hi):

@@ -134,9 +134,8 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
     two_classes = prepared.n_classes == 2
     unit_weight = weights is None
     s = prepared.sorted
-    shifts = (np.uint64(s.key_shift), np.uint64(s.class_shift), np.uint64(s.class_mask),
-              np.uint64(s.row_mask))
-    ranks = ranks_by_row(s.words, shifts[0], shifts[3])
+    shifts = s.layout()
+    ranks = ranks_by_row(s.words, shifts.key_shift, shifts.row_mask)
     if ranks is None:
         raise ValueError("the prepared data was overwritten by a growth with reuse=False: "
                          "grow with reuse=True (the default) before S-pruning")
