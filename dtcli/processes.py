@@ -83,6 +83,11 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
+def spawn_context():
+    """The multiprocessing context of dtree's pools (and of what is shared with them)."""
+    return multiprocessing.get_context("spawn")
+
+
 def available_cores() -> int:
     """The cores this process may use (its CPU affinity where the system has one)."""
     try:
@@ -107,7 +112,7 @@ def process_pool(func: Callable, items: Sequence, workers: int, initializer: Cal
                  initargs: tuple = ()) -> Iterator[dict[Future, int]]:
     """func(item) for every item in `workers` processes: yields {future: item index}. Leaving
     the block with an exception (or a signal) ends the processes at once."""
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=spawn_context(),
                                initializer=_init_process,
                                initargs=(os.getpid(), initializer, initargs))
     finished = False

@@ -408,3 +408,26 @@ def test_workers_go_only_to_the_cores_other_processes_leave_idle(monkeypatch):
                        ((9.0, 0, 0), 1)]:
         monkeypatch.setattr(runner.os, "getloadavg", lambda load=load: load)
         assert runner.idle_cores(4) == idle
+
+
+def test_ctrl_c_keeps_every_fold_the_workers_finished(iris):
+    """The workers send each result as they finish it: a Ctrl-C in the parent still takes
+    every result already sent. The first result's handler waits until the workers must
+    be done (20 folds of iris take milliseconds) and then interrupts."""
+    import time
+
+    from dtcli.evaluate.workers import run_pool
+
+    plan_tasks, _ = runner.plan([iris], [GINI, ENTROPY], tasks.TreeOptions(),
+                                tasks.Protocol(10, 1, 0))
+    taken = []
+
+    def on_done(j, result):
+        taken.append(j)
+        if len(taken) == 1:
+            time.sleep(3.0)
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_pool([iris], plan_tasks, 2, on_done, str)
+    assert sorted(taken) == list(range(len(plan_tasks)))

@@ -3,55 +3,77 @@ outlive their parent and stop at once when it stops early). Each worker receives
 the datasets once, through the pool's initializer, and then only small lists of
 `Task` records, runs of tasks of one dataset (`runner.task_groups`), which it runs on
 one presort of that dataset (`batch.run_tasks`), kept for the next run of the same one.
+
+A worker sends each task's result to the parent as soon as it has it, on a queue
+of its own beside the pool: a run's future only says how the run ended. When the
+parent stops early (Ctrl-C), it takes what the queue holds before it ends the
+workers, so every fold finished by then is kept (`--results`).
 """
 from __future__ import annotations
 
+import queue as queue_module
+
 from dtcli.errors import DtreeError
-from dtcli.processes import process_pool
+from dtcli.processes import process_pool, spawn_context
 
 _WORKER_DATASETS: list = []
 _PREPARED: dict = {}  # dataset index -> batch.PreparedDataset, the last one used
+_RESULTS = None  # in a worker: the parent's queue of (run, position, result)
 
 # Tasks of one dataset sent to a worker at once: at most this much work (training rows
-# x features, summed), so that the workers stay evenly loaded and an interrupted run
-# loses little finished work; and at most MAX_CHUNK tasks.
+# x features, summed), so that the workers stay evenly loaded; and at most MAX_CHUNK
+# tasks.
 CHUNK_WORK = 2_000_000
 MAX_CHUNK = 64
+# How long the parent waits on the queue before looking at the runs' futures.
+POLL_SECONDS = 0.05
 
 
-def _init_worker(datasets: list, tasks: list) -> None:
-    """Keep the datasets (sent once per worker) and load the kernels."""
+def _init_worker(datasets: list, tasks: list, results) -> None:
+    """Keep the datasets (sent once per worker) and the results queue, and load the
+    kernels."""
     from dtcli.evaluate.runner import warm_up
 
-    global _WORKER_DATASETS
+    global _WORKER_DATASETS, _RESULTS
     _WORKER_DATASETS = datasets
+    _RESULTS = results
     warm_up(datasets, tasks)
 
 
-def _run_in_worker(tasks: list) -> list[tuple[dict | None, DtreeError | None]]:
-    """run_group on the worker's copy of the tasks' dataset, presorted once for as long
-    as its runs keep coming."""
+def _run_in_worker(run: tuple[int, list]) -> tuple[int, DtreeError] | None:
+    """Run `run` = (its index, tasks of one dataset) on the worker's copy of that dataset,
+    presorted once for as long as its runs keep coming; each result goes to the parent's
+    queue. Returns None, or (the failing task's position, its error)."""
     from dtcli.evaluate.batch import PreparedDataset
 
-    index = tasks[0].dataset
-    if index not in _PREPARED:
+    index, tasks = run
+    dataset = tasks[0].dataset
+    if dataset not in _PREPARED:
         _PREPARED.clear()
-        _PREPARED[index] = PreparedDataset.of(_WORKER_DATASETS[index])
-    return run_group(_PREPARED[index], tasks)
+        _PREPARED[dataset] = PreparedDataset.of(_WORKER_DATASETS[dataset])
+    for position, (result, error) in enumerate(group_results(_PREPARED[dataset], tasks)):
+        if error is not None:
+            return position, error
+        _RESULTS.put((index, position, result))
+    return None
+
+
+def group_results(dataset, tasks: list):
+    """Yield, for a run of tasks of one dataset (a Dataset, or a batch.PreparedDataset)
+    on one presort, (result, None) for each task, up to a failing one: (None, its
+    error)."""
+    from dtcli.evaluate.batch import run_tasks
+
+    try:
+        for result in run_tasks(dataset, tasks):
+            yield result, None
+    except DtreeError as exc:
+        yield None, exc
 
 
 def run_group(dataset, tasks: list) -> list[tuple[dict | None, DtreeError | None]]:
-    """A run of tasks of one dataset (a Dataset, or a batch.PreparedDataset) on one
-    presort: (result, None) for each task, up to a failing one: (None, its error)."""
-    from dtcli.evaluate.batch import run_tasks
-
-    done = []
-    try:
-        for result in run_tasks(dataset, tasks):
-            done.append((result, None))
-    except DtreeError as exc:
-        done.append((None, exc))
-    return done
+    """group_results as a list (a Dask task's return value)."""
+    return list(group_results(dataset, tasks))
 
 
 def chunk_size(dataset, cv: int, tasks: int, workers: int) -> int:
@@ -62,27 +84,58 @@ def chunk_size(dataset, cv: int, tasks: int, workers: int) -> int:
 
 
 def run_pool(datasets: list, tasks: list, workers: int, on_done, describe) -> None:
-    """Run `tasks` in `workers` processes; call on_done(task index, result) as each ends."""
-    from concurrent.futures import as_completed
+    """Run `tasks` in `workers` processes; call on_done(task index, result) as each ends.
+    On Ctrl-C, the results already sent are taken before the interrupt goes on."""
     from concurrent.futures.process import BrokenProcessPool
 
     from dtcli.evaluate.runner import task_failed, task_groups
 
     groups = task_groups(tasks, lambda task: chunk_size(datasets[task.dataset], task.cv,
                                                        len(tasks), workers))
-    runs = [[tasks[j] for j in group] for group in groups]
+    runs = [(r, [tasks[j] for j in group]) for r, group in enumerate(groups)]
     # one task per (criterion, options) is all warm_up reads: the workers' start-up data
     # stays small however many folds there are
     kinds = list({(t.criterion, t.params, t.options): t for t in tasks}.values())
-    with process_pool(_run_in_worker, runs, workers, _init_worker, (datasets, kinds)) as futures:
-        for future in as_completed(futures):
-            group = groups[futures[future]]
-            try:
-                results = future.result()
-            except BrokenProcessPool:
-                raise DtreeError("a worker process died (out of memory?); finished tasks are "
-                                 "kept with --results, rerun to continue") from None
-            for j, (result, error) in zip(group, results):
-                if error is not None:
-                    raise task_failed(error, describe(tasks[j])) from None
-                on_done(j, result)
+    results = spawn_context().Queue()
+    received = [0] * len(groups)  # results taken, per run
+    expected = [len(group) for group in groups]  # lowered to a failing task's position
+
+    def take(timeout: float | None) -> bool:
+        """on_done for one result from the queue; False if none came (timeout None: do
+        not wait)."""
+        try:
+            run, position, result = (results.get(timeout=timeout) if timeout is not None
+                                     else results.get_nowait())
+        except queue_module.Empty:
+            return False
+        received[run] += 1
+        on_done(groups[run][position], result)
+        return True
+
+    with process_pool(_run_in_worker, runs, workers, _init_worker,
+                      (datasets, kinds, results)) as futures:
+        try:
+            pending = dict(futures)
+            failure = None
+            while pending or received != expected:
+                take(POLL_SECONDS)
+                for future in [f for f in pending if f.done()]:
+                    run = pending.pop(future)
+                    try:
+                        outcome = future.result()
+                    except BrokenProcessPool:
+                        raise DtreeError("a worker process died (out of memory?); finished "
+                                         "tasks are kept with --results, rerun to "
+                                         "continue") from None
+                    if outcome is not None and failure is None:
+                        expected[run] = outcome[0]
+                        failure = run, outcome[1]
+                # a failed run's results before the failure are taken first
+                if failure is not None and received[failure[0]] == expected[failure[0]]:
+                    run, error = failure
+                    raise task_failed(error, describe(tasks[groups[run][expected[run]]])) \
+                        from None
+        except BaseException:
+            while take(None):  # what the workers finished before it stopped
+                pass
+            raise
