@@ -52,6 +52,9 @@ def fit_on_the_fold(dataset, task):
     ("imbalanced/new-thyroid1.dat", TreeOptions(class_weight="balanced")),
     ("imbalanced/new-thyroid1.dat", TreeOptions(class_weight={"positive": 3.0})),
     ("crx.csv", TreeOptions(min_samples_leaf=3)),  # nominal features, missing values
+    # unpruned folds are grown and predicted together (engine.folds), with any estimate
+    ("crx.csv", TreeOptions(leaf_estimate="m-estimate", m=5.0)),
+    ("imbalanced/new-thyroid1.dat", TreeOptions(leaf_estimate="laplace")),
     # pruned as the estimator prunes, with the leaf estimate's probabilities
     ("imbalanced/new-thyroid1.dat", TreeOptions(pruning="pessimistic", leaf_estimate="laplace")),
     ("crx.csv", TreeOptions(pruning="ccp", pruning_folds=3)),
@@ -146,3 +149,20 @@ def test_an_interrupted_run_says_what_it_saved(tmp_path):
     again = ResultStore(str(path))
     assert _saved(again) == ("no fold finished in this run, none was saved; "
                              f"{path} still holds the 2 folds of earlier runs")
+
+
+def test_a_runs_plain_folds_are_grown_and_predicted_together(load_example, monkeypatch):
+    """Unpruned folds without class weights take engine.folds (one grower call per
+    criterion), never builder.grow fold by fold, and give the fits' results."""
+    from dtcli.engine import builder
+
+    dataset = load_example("crx.csv")
+    tasks = [Task(0, criterion, (), TreeOptions(leaf_estimate="m-estimate"), 5, 7, 0, fold)
+             for criterion in ("gini", "entropy") for fold in range(5)]
+    expected = [without_timings(fit_on_the_fold(dataset, task)) for task in tasks]
+
+    def one_by_one(*args, **kwargs):
+        raise AssertionError("a fold grown on its own")
+
+    monkeypatch.setattr(builder, "grow", one_by_one)
+    assert [without_timings(r) for r in run_tasks(dataset, tasks)] == expected

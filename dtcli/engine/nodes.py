@@ -118,6 +118,28 @@ def _bfs_order(children_left, children_right, root):
     return order[:n], position
 
 
+@njit
+def subtree_sizes(children_left, children_right, roots, out):
+    """out[k] = (nodes, leaves, depth) of the tree rooted at slot roots[k] of a store."""
+    stack = np.empty(children_left.shape[0], np.int64)
+    depth = np.empty(children_left.shape[0], np.int64)
+    for k in range(roots.shape[0]):
+        stack[0], depth[0] = roots[k], 0
+        top, n_nodes, n_leaves, deepest = 1, 0, 0, 0
+        while top > 0:
+            top -= 1
+            slot, level = stack[top], depth[top]
+            n_nodes += 1
+            deepest = max(deepest, level)
+            if children_left[slot] == TREE_LEAF:
+                n_leaves += 1
+            else:
+                stack[top], depth[top] = children_left[slot], level + 1
+                stack[top + 1], depth[top + 1] = children_right[slot], level + 1
+                top += 2
+        out[k, 0], out[k, 1], out[k, 2] = n_nodes, n_leaves, deepest
+
+
 def compact(store: Store, category_buffers: dict, root: int = 0) -> Tree:
     """The nodes grown from slot `root` as a Tree, numbered breadth-first.
     `category_buffers` maps each source of category spans to its (codes, goes_left)

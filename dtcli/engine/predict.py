@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.engine.jit import inline_njit, njit
+from dtcli.tree import TREE_LEAF
 
 LANES = 8
 # One step's whole view of a node. code = feature << 2 | nominal << 1 | missing goes right.
@@ -148,3 +149,33 @@ def apply_rows(X, nodes, node_id, categories, leaves, lo, hi):
                 else:
                     done += 1
             lane_node[k] = child
+
+
+@njit
+def store_leaves(store, roots, X, rows, bounds, is_nominal, categories, leaves):
+    """Slot of the leaf that each of some rows of X reaches in trees still in a node
+    store (nodes.py; engine/folds.py), one row at a time: rows[bounds[k]:bounds[k + 1]]
+    walk the tree rooted at slot roots[k]. `categories` = (codes, goes_left), the one
+    buffer the store's category spans point into. The same routing as `apply_rows`:
+    x <= threshold goes left, a missing value where missing_left says, and a category
+    the node does not list where missing values go."""
+    children_left, children_right = store.children_left, store.children_right
+    codes, goes_left = categories
+    for k in range(roots.shape[0]):
+        for i in range(bounds[k], bounds[k + 1]):
+            row = rows[i]
+            node = roots[k]
+            while children_left[node] != TREE_LEAF:
+                f = store.feature[node]
+                v = X[row, f]
+                if v != v:
+                    left = store.missing_left[node] == 1
+                elif is_nominal[f] == 1:
+                    lo = store.category_span[node, 1]
+                    side = listed_side(codes, goes_left, lo, lo + store.category_span[node, 2],
+                                       np.int64(v))
+                    left = store.missing_left[node] == 1 if side < 0 else side == 1
+                else:
+                    left = v <= store.threshold[node]
+                node = children_left[node] if left else children_right[node]
+            leaves[i] = node

@@ -6,16 +6,20 @@ its training rows and 0 on the others (`builder.grow`: a row of weight 0 is left
 the tree is the one fitted on the training rows alone; tests/test_grow_many.py). Class
 weights are computed on the training rows, as a fit on them would, and multiplied in.
 The folds of a (cv, seed, repeat) are drawn once, the criteria's engine forms and the
-stopping rules resolved once. A pruned tree is pruned as the estimator prunes it
-(`pruning.methods`, on the fold's rows: their weights, the same presort), and
-its leaves' probabilities follow the task's leaf estimate. Each task's result is what a fit on its training fold
-gives (`runner.run_task`, which is this path for one task), timings aside:
-`fit_seconds` is the fold's growth, and the first fold's includes the dataset's presort
-(so that the seconds summed over the folds are all the fitting done).
+stopping rules resolved once. The unpruned, unweighted folds of a run that share a
+criterion, its parameters and the options are grown in one call of the engine, and
+their test rows routed in another (`engine.folds.predict_folds`). A pruned tree is pruned as the estimator prunes it
+(`pruning.methods`, on the fold's rows: their weights, the same presort), and its
+leaves' probabilities follow the task's leaf estimate. Each task's result is what a
+fit on its training fold gives (`runner.run_task`, which is this path for one task),
+timings aside: `fit_seconds` is the fold's growth and `predict_seconds` its
+prediction (each its share of a call that did several folds), and the first fold's includes the dataset's presort (so that the seconds
+summed over the folds are all the fitting done).
 """
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -119,6 +123,37 @@ def _fold_weights(data: PreparedDataset, train: np.ndarray, options: TreeOptions
     return weights
 
 
+def _folds_together(data: PreparedDataset, tasks: Sequence[Task],
+                    resolved: _Resolved) -> dict[int, tuple]:
+    """The run's plain folds (no pruning, no class weights: 0/1 weights), grown and
+    predicted per (criterion, parameters, options) in one call each
+    (`engine.folds.predict_folds`): task position -> (the FoldPredictions, the fold's
+    index in them). Folds that cannot share a call are not listed."""
+    from dtcli.engine.folds import predict_folds
+    from dtcli.evaluate import methods
+
+    together = defaultdict(list)
+    for i, task in enumerate(tasks):
+        if (not task.trees and not methods.is_method(task.criterion)
+                and task.options.class_weight is None and resolved.model(task.options)[2] is None):
+            together[task.criterion, task.params, task.options].append(i)
+    found = {}
+    for members in together.values():
+        first = tasks[members[0]]
+        keeps, tests = [], []
+        for i in members:
+            train, test = data.fold(tasks[i])
+            keep = np.zeros(data.dataset.y.shape[0], bool)
+            keep[train] = True
+            keeps.append(keep)
+            tests.append(test)
+        predicted = predict_folds(data.prepared, resolved.engine(first),
+                                  resolved.model(first.options)[1], keeps, data.dataset.X, tests)
+        if predicted is not None:
+            found.update({i: (predicted, k) for k, i in enumerate(members)})
+    return found
+
+
 def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterator[dict]:
     """The result of every task (all of one dataset), in order, as each is done."""
     from dtcli.engine.builder import grow
@@ -130,28 +165,39 @@ def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterato
         data = PreparedDataset.of(data)
     resolved = _Resolved()
     X, y = data.dataset.X, data.dataset.y
-    for task in tasks:
+    together = _folds_together(data, tasks, resolved)
+    for i, task in enumerate(tasks):
         if task.trees or methods.is_method(task.criterion):
             yield run_method_task(data.dataset, task)
             continue
         train, test = data.fold(task)
-        engine = resolved.engine(task)
         model, rules, method = resolved.model(task.options)
-        weights = _fold_weights(data, train, task.options)
-        start = time.perf_counter()
-        if method is None:
-            tree = grow(data.prepared, engine, rules, weights, 1, seed=0)
+        if i in together:
+            folds, k = together[i]
+            share = 1 / len(folds.leaf_values)
+            # the root first: the m-estimate's prior (leaf_estimate.node_proba)
+            values = np.vstack([folds.root_values[k], folds.leaf_values[k]])
+            proba = node_proba(values, model.leaf_estimate, model.m)[1:]
+            fit_seconds = folds.grow_seconds * share + data.unpaid
+            predict_seconds = folds.predict_seconds * share
+            n_nodes, n_leaves, depth = folds.sizes[k].tolist()
         else:
-            tree = _grow_pruned(data, task, engine, rules, model, method, weights)
-        fit_seconds = time.perf_counter() - start + data.unpaid
+            engine = resolved.engine(task)
+            weights = _fold_weights(data, train, task.options)
+            start = time.perf_counter()
+            if method is None:
+                tree = grow(data.prepared, engine, rules, weights, 1, seed=0)
+            else:
+                tree = _grow_pruned(data, task, engine, rules, model, method, weights)
+            fit_seconds = time.perf_counter() - start + data.unpaid
+            start = time.perf_counter()
+            leaf_proba = (tree.node_proba if model.leaf_estimate == "frequency"
+                          else node_proba(tree.value, model.leaf_estimate, model.m))
+            proba = leaf_proba[tree.apply(X[test], data.is_nominal, 1)]
+            predict_seconds = time.perf_counter() - start
+            n_nodes, n_leaves, depth = tree.node_count, tree.n_leaves, tree.max_depth
         data.unpaid = 0.0
-        start = time.perf_counter()
-        leaf_proba = (tree.node_proba if model.leaf_estimate == "frequency"
-                      else node_proba(tree.value, model.leaf_estimate, model.m))
-        proba = leaf_proba[tree.apply(X[test], data.is_nominal, 1)]
-        predict_seconds = time.perf_counter() - start
         result = score_predictions(y[test], proba)
-        result["metrics"].update(n_nodes=int(tree.node_count), n_leaves=int(tree.n_leaves),
-                                 depth=int(tree.max_depth), fit_seconds=fit_seconds,
-                                 predict_seconds=predict_seconds)
+        result["metrics"].update(n_nodes=int(n_nodes), n_leaves=int(n_leaves), depth=int(depth),
+                                 fit_seconds=fit_seconds, predict_seconds=predict_seconds)
         yield result

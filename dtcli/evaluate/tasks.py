@@ -11,6 +11,7 @@ and keeps their results under these keys.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from collections.abc import Sequence
@@ -233,12 +234,19 @@ def dataset_digest(dataset: Dataset) -> str:
     return digest.hexdigest()[:32]
 
 
+@functools.lru_cache(maxsize=256)
+def _method_identity(choice: CriterionChoice, options: TreeOptions) -> tuple[dict, dict]:
+    """(choice.resolved(), options.identity()): the same for every fold of a method, and
+    most of a task key's cost (a compare has tens of thousands of keys)."""
+    return choice.resolved(), options.identity()
+
+
 def task_key(digest: str, choice: CriterionChoice, options: TreeOptions, cv: int, seed: int,
              repeat: int, fold: int) -> str:
     """The identity of a task's result (see the module docstring)."""
+    params, options_identity = _method_identity(choice, options)
     identity = {"format": RESULTS_FORMAT, "dtree": __version__, "data": digest,
-                "criterion": choice.name,
-                "params": choice.resolved(), "options": options.identity(),
+                "criterion": choice.name, "params": params, "options": options_identity,
                 "cv": cv, "seed": seed, "repeat": repeat, "fold": fold}
     if choice.trees:  # single trees keep the keys they had before forests
         identity["trees"] = choice.trees
