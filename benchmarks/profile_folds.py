@@ -28,7 +28,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from dtcli import tree as tree_module
-    from dtcli.engine import builder, subtree
+    from dtcli.engine import builder, folds, subtree
     from dtcli.evaluate import batch, runner
     from dtcli.evaluate.tasks import Task, TreeOptions
     from dtcli.io import load_dataset
@@ -55,11 +55,14 @@ def main() -> None:
         return found
 
     builder.run_chunks = chunks
-    builder.grow = timed("builder.grow, all of it", builder.grow)
+    folds.predict_folds = timed("folds.predict_folds, all of it (growth, routing, sizes)",
+                                folds.predict_folds)
+    folds.store_leaves = timed("  routing the test rows", folds.store_leaves)
+    builder.grow = timed("builder.grow (folds grown one by one), all of it", builder.grow)
     builder.keep_rows = timed("  keep_rows", builder.keep_rows)
     builder.compact = timed("  compact", builder.compact)
     runner.score_predictions = timed("metrics", runner.score_predictions)
-    tree_module.Tree.apply = timed("prediction", tree_module.Tree.apply)
+    tree_module.Tree.apply = timed("Tree.apply (folds grown one by one)", tree_module.Tree.apply)
 
     datasets = [load_dataset(str(p)) for p in sorted((ROOT / "examples" / "imbalanced").glob("*.dat"))]
     criteria = args.criteria.split(",")
