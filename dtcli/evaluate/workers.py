@@ -127,12 +127,7 @@ def run_pool(datasets: list, tasks: list, workers: int, on_done, describe) -> No
                 while not ended.empty():
                     future = ended.get()
                     run = pending.pop(future)
-                    try:
-                        outcome = future.result()
-                    except BrokenProcessPool:
-                        raise DtreeError("a worker process died (out of memory?); finished "
-                                         "tasks are kept with --results, rerun to "
-                                         "continue") from None
+                    outcome = future.result()
                     if outcome is not None and failure is None:
                         expected[run] = outcome[0]
                         failure = run, outcome[1]
@@ -141,6 +136,10 @@ def run_pool(datasets: list, tasks: list, workers: int, on_done, describe) -> No
                     run, error = failure
                     raise task_failed(error, describe(tasks[groups[run][expected[run]]])) \
                         from None
+        except BrokenProcessPool:
+            # not read: a worker that died may have left half a result on the queue
+            raise DtreeError("a worker process died (out of memory?); finished tasks are "
+                             "kept with --results, rerun to continue") from None
         except BaseException:
             while take():  # what the workers finished before it stopped
                 pass
