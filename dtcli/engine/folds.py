@@ -18,7 +18,7 @@ call (`predict.store_leaves`) and measures every tree with another
   row, so the folds are grown one after the other, in one thread.
 
 The tree grown for a fold is the one `builder.grow` grows from the fold's weights,
-array for array (tests/test_grow_folds.py compacts it from its root to check): the
+array for array (tests/test_predict_folds.py compacts it from its root to check): the
 same steps, on the same words, with the same stopping rules and count tables. Folds
 that cannot share a call (a fold too large for one subtree call; features drawn at
 random, whose draws are keyed by slot; a weight rule, which depends on each fold's
