@@ -74,15 +74,21 @@ def _small_data(form: Form):
 
 
 def run_task(task: WarmTask) -> None:
-    """Fit and apply one tree of the task's criterion and form (compiling what it needs)."""
+    """Fit and apply one tree of the task's criterion and form, and grow and predict two
+    folds as cross-validation does (engine/folds.py), compiling what they need."""
     from dtcli import criteria
     from dtcli.engine import builder
+    from dtcli.engine.folds import predict_folds
 
     X, y, n_classes, is_nominal, n_categories = _small_data(task.form)
     prepared = builder.prepare(X, y, n_classes, is_nominal, n_categories, n_threads=1)
     engine = criteria.get(task.criterion).engine(dict(task.params))
-    tree = builder.grow(prepared, engine, builder.StopRules(max_depth=4), n_threads=1)
+    rules = builder.StopRules(max_depth=4)
+    tree = builder.grow(prepared, engine, rules, n_threads=1)
     tree.apply(X, is_nominal, 1)
+    even = np.arange(X.shape[0]) % 2 == 0
+    predict_folds(prepared, engine, rules, [even, ~even], X,
+                  [np.flatnonzero(~even), np.flatnonzero(even)])
 
 
 def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
