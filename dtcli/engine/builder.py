@@ -219,18 +219,14 @@ class Growth:
     def __init__(self, sorted_: Presorted, prepared: Prepared, weights, criterion, screen,
                  stop_rules: StopRules, total_weight: float, n_threads: int, skip_runs: bool,
                  random_key: tuple):
-        self.s = sorted_
         self.random_key = random_key  # (seed, stream): rng.py
         words = sorted_.words
         self.buffers = (words, np.empty_like(words))
         n_features, n_rows = words.shape
         n_samples, n_classes = prepared.n_samples, prepared.n_classes
         is_nominal, n_categories = prepared.is_nominal, prepared.n_categories
-        self.is_nominal, self.n_categories = is_nominal, n_categories
-        self.unit_weight = weights is None
-        self.weights = np.ones(1) if weights is None else weights
         self.criterion = criterion  # a KernelCriterion
-        self.screen = screen  # (code, params, tables) or None
+        self.screen = screen  # a KernelCriterion, or None
         self.rules = stop_rules.for_fit(total_weight)
         self.min_gain = float(stop_rules.min_gain)
         self.leaf_rule = (self.rules.min_samples_leaf, self.rules.min_weight)  # the search's
@@ -242,7 +238,8 @@ class Growth:
         self.shifts = sorted_.layout()
         self.columns = Columns(is_nominal, n_categories, sorted_.missing_rank, sorted_.values,
                                sorted_.offsets)
-        self.rows = Rows(self.shifts, self.weights, self.unit_weight)
+        self.rows = Rows(self.shifts, np.ones(1) if weights is None else weights,
+                         weights is None)
         self.subtree_rows = self.subtree_rows_of(n_features)
         self.goes_left = np.empty(n_samples, np.uint8)  # by row of the prepared data
         self.store = new_store(n_rows, n_classes)

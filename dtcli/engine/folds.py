@@ -37,6 +37,7 @@ from dtcli.criteria.counts import count_tables
 from dtcli.engine.builder import Growth, Nodes, Prepared, StopRules, engine_form, skips_runs
 from dtcli.engine.level import can_split
 from dtcli.engine.nodes import subtree_sizes, write_leaf
+from dtcli.engine.presort import keep_rows
 from dtcli.engine.predict import store_leaves
 
 
@@ -60,9 +61,7 @@ def _side_by_side(prepared: Prepared, criterion, rules: StopRules, keeps: Sequen
                   sizes: np.ndarray) -> tuple[Growth, np.ndarray]:
     """Every fold's tree grown in one node store (module docstring): the growth, and each
     fold's root slot."""
-    words = prepared.sorted.words
-    rows = (words & np.uint64(prepared.sorted.row_mask)).astype(np.int64)
-    side_by_side = np.concatenate([words[keep[rows]].reshape(words.shape[0], -1)
+    side_by_side = np.concatenate([keep_rows(prepared.sorted, keep.view(np.uint8), 1).words
                                    for keep in keeps], axis=1)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     counts = np.stack([np.bincount(prepared.y[keep], minlength=prepared.n_classes)
