@@ -44,7 +44,7 @@ def main() -> None:
                 spent[name] += time.perf_counter() - start
         return run
 
-    growers = set(subtree.GROWERS.values())
+    growers = {subtree.grow_subtrees}
     run_chunks = builder.run_chunks
 
     def chunks(kernel, n_items, n_threads, work, *rest, **options):

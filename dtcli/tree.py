@@ -143,7 +143,7 @@ class Tree:
     def apply(self, X: np.ndarray, is_nominal: np.ndarray, n_threads: int = 1) -> np.ndarray:
         """Leaf index of every row of X (float64, NaN = missing)."""
         from dtcli.engine.predict import apply_rows
-        from dtcli.engine.threads import run_chunks
+        from dtcli.jit.threads import run_chunks
 
         X = np.ascontiguousarray(X, dtype=np.float64)
         leaves = np.empty(X.shape[0], dtype=np.int64)

@@ -7,6 +7,7 @@ entropy) so that it shares no code and no shortcut with the numba kernels.
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections import Counter
 from itertools import combinations
@@ -14,6 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+# No "compiling ..." line on stderr (engine/forms.py): whether a test's command compiles
+# depends on the order the tests ran in. tests/test_compile_notice.py turns it on.
+os.environ["DTREE_COMPILE_NOTICE"] = "0"
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

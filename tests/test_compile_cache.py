@@ -1,7 +1,7 @@
 """numba's disk cache under concurrent first runs: processes that compile different
 specialisations of one function at once (workers of `dtree compare --jobs N`,
 `pytest -n`) must all find their code in the cache afterwards, each its own
-(dtcli.engine.jit._lock_cache_writes)."""
+(dtcli.jit.flags._lock_cache_writes)."""
 from __future__ import annotations
 
 import os
@@ -20,7 +20,7 @@ def scale(x):
 COMPILE = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-import dtcli.engine.jit  # noqa: F401  (what every dtree process imports first)
+import dtcli.jit.flags  # noqa: F401  (what every dtree process imports first)
 from numba.core import caching
 read = caching.IndexDataCacheFile._load_index
 def slow_read(self):

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from dtcli import criteria
-from dtcli.engine.subtree import GROWERS
+from dtcli.engine import searches
+from dtcli.engine.subtree import grow_subtrees
 from dtcli.engine.builder import StopRules, grow, prepare
 from dtcli.io.dataset import NOMINAL
 from dtcli.tree import Tree
@@ -68,13 +69,12 @@ def test_integer_weights_compile_no_form_an_unweighted_fit_lacks(load_example):
     prepared = prepared_of(data)
     engine = criteria.get("entropy").engine()
     grow(prepared, engine, StopRules())
-    grower = GROWERS[True, True, True, False, False]  # two classes, numeric, skipping runs
-    forms = len(grower.signatures)
+    forms = (searches.made_forms(), len(grow_subtrees.signatures))
     bootstrap = np.bincount(np.random.default_rng(9).integers(0, data.y.shape[0],
                                                               data.y.shape[0]),
                             minlength=data.y.shape[0]).astype(float)
     tree = grow(prepared, engine, StopRules(), weights=bootstrap)
-    assert len(grower.signatures) == forms
+    assert (searches.made_forms(), len(grow_subtrees.signatures)) == forms
     assert tree.value[0].sum() == data.y.shape[0]
 
 

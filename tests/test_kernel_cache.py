@@ -1,4 +1,4 @@
-"""Where the kernels are cached (dtcli.engine.cache): keyed on the sources compiled
+"""Where the kernels are cached (dtcli.jit.cache): keyed on the sources compiled
 into them, shared by checkouts, and a fallback when the home cannot be written."""
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import os
 import subprocess
 import sys
 
-from dtcli.engine.cache import _keyed_files
+from dtcli.jit.cache import _keyed_files
 
 WHERE = """
-from dtcli.engine import jit
-from dtcli.engine.cache import cache_root
+from dtcli.jit import flags as jit
+from dtcli.jit.cache import cache_root
 print(jit.CACHE, cache_root())
 """
 
@@ -18,8 +18,8 @@ print(jit.CACHE, cache_root())
 def test_the_key_covers_the_kernels_sources_and_not_the_drivers():
     names = {path.name for path in _keyed_files()}
     # registry.py: its entries choose the kernel each criterion's code compiles
-    assert {"jit.py", "splitter.py", "subtree.py", "level.py", "kernels.py",
-            "elementary.py", "impurity.py", "registry.py"} <= names
+    assert {"flags.py", "indirect.py", "splitter.py", "subtree.py", "level.py", "kernels.py",
+            "elementary.py", "impurity.py", "registry.py", "permutation.py", "nodes.py"} <= names
     assert not names & {"builder.py", "warm.py", "cache.py", "tree.py"}
 
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from dtcli.engine.jit import njit
+from dtcli.jit.flags import njit
 from dtcli.engine.rng import below, random_bits, seed_of, uniform
 from dtcli.errors import ParameterError
 

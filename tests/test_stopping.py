@@ -145,7 +145,7 @@ def big_mixed_data():
 
 
 def test_same_tree_for_one_and_two_threads(monkeypatch, same_tree):
-    from dtcli.engine import threads
+    from dtcli.jit import threads
 
     assert 20_000 * 12 >= threads.MIN_PARALLEL_WORK
     pools = []

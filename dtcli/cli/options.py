@@ -1,6 +1,8 @@
 """Option bundles shared by several commands (decorators), and small CLI helpers."""
 from __future__ import annotations
 
+import os
+
 import click
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -187,9 +189,15 @@ def output_format_option(choices, default: str, help_text: str, old_names=()):
                         help=help_text)
 
 
+def _quiet_compiling(ctx, param, quiet):
+    if quiet:  # no "compiling ..." line either, here and in worker processes (engine/forms.py)
+        os.environ["DTREE_COMPILE_NOTICE"] = "0"
+    return quiet
+
+
 def quiet_option(help_text: str = "No notes on stderr (errors are still reported)."):
     """-q/--quiet, accepted by every command so that scripts can pass it to any."""
-    return click.option("--quiet", "-q", is_flag=True, help=help_text)
+    return click.option("--quiet", "-q", is_flag=True, help=help_text, callback=_quiet_compiling)
 
 
 def make_tree(criterion, criterion_params, max_depth, min_samples_split, min_samples_leaf,

@@ -18,10 +18,11 @@ from dtcli.cli.options import CONTEXT, jobs_option, quiet_option, stderr_console
 def warm(criteria_entries, two_class, numeric, jobs, quiet):
     """Compile the kernels of the given criteria for every form of data, in parallel.
 
-    The first fit of a criterion on a form of data (two classes or more,
-    nominal features or not, large nodes or not) compiles its kernels, once,
-    into the cache; `warm` does it ahead, on all cores. Run it after
-    installing, or in a job script before timing anything.
+    The first fit compiles the engine's drivers, once for every criterion, and
+    the first fit of a criterion on a form of data (two classes or more,
+    nominal features or not) its split search, once, into the cache; `warm`
+    does it ahead, one unit per core. Run it after installing, or in a job
+    script before timing anything.
 
     \b
     Example:
@@ -42,6 +43,6 @@ def warm(criteria_entries, two_class, numeric, jobs, quiet):
     start = time.perf_counter()
     compiled = compile_ahead(tasks, jobs)
     if not quiet:
-        stderr_console().print(f"warm: {compiled} of {len(tasks)} (criterion, form) pairs "
-                               f"compiled in {time.perf_counter() - start:.1f} s; "
-                               "the others were warm already")
+        stderr_console().print(f"warm: {compiled} units compiled in "
+                               f"{time.perf_counter() - start:.1f} s for {len(tasks)} "
+                               "(criterion, form) pairs; the others were warm already")

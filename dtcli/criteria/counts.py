@@ -25,7 +25,7 @@ from numba.core import types
 from numba.extending import overload
 
 from dtcli.criteria.elementary import fast_log
-from dtcli.engine.jit import inline_njit, njit
+from dtcli.jit.flags import inline_njit, njit
 
 
 

@@ -13,7 +13,7 @@ import math
 from dtcli.criteria.counts import TINY, distinct_classes
 from dtcli.criteria.elementary import exp_unit
 from dtcli.criteria.kernels import scratch_rows
-from dtcli.engine.jit import inline_njit
+from dtcli.jit.flags import inline_njit
 
 # e^(k + 1) for k + 1 classes present (node_term); each class's term of the left and
 # the right child (the score, per threshold: summed after the loop that computes them,

@@ -19,7 +19,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
-from dtcli.engine.jit import inline_njit
+from dtcli.jit.flags import inline_njit
 
 
 @intrinsic

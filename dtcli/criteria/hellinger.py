@@ -18,7 +18,7 @@ from numba.extending import overload
 from dtcli.criteria.counts import (distinct_classes, is_pair, sqrt_count, sqrt_of_count,
                                    table_index, xlogx, xlogx_computed, xlogx_polynomial)
 from dtcli.criteria.kernels import scratch_rows
-from dtcli.engine.jit import inline_njit
+from dtcli.jit.flags import inline_njit
 
 # Per class of the parent: 1 / sqrt(N_j) and 1 / sqrt(N - N_j) (HDDT, CCPDT's
 # tie-break); sqrt(N_j), 1 / N_j and whether class j is absent (iHD, iHDw; 1 / N_j

@@ -15,7 +15,7 @@ import math
 from dtcli.criteria.counts import TINY, count_power, has_table, xlogx
 from dtcli.criteria.elementary import fast_log, fast_power
 from dtcli.criteria.kernels import ByForm, Kernel
-from dtcli.engine.jit import inline_njit
+from dtcli.jit.flags import inline_njit
 
 
 @inline_njit

@@ -18,11 +18,11 @@ A criterion's functions form a `Kernel` record, declared in its registry
 entry and written in the module of its family (impurity, dcsm, hellinger). Its
 code is an int, but the only member of an IntEnum class of its own, which the
 registry generates and which carries the kernel: numba types an IntEnum member
-by its class, so the engine is compiled once per criterion used, and the
-overloads below put only that criterion's arithmetic into the scan loop, at
-the price of a first compilation per criterion (docs/criteria.md, "Speed and
-compilation"). The disk cache is keyed on the sources of every module that
-defines kernels (engine/cache.py): an edit here recompiles what inlines it.
+by its class, so the split searches (engine/searches.py) are compiled once per
+criterion used, and the overloads below put only that criterion's arithmetic
+into the scan loop, at the price of a first compilation of each criterion's
+search (docs/criteria.md, "Speed and compilation"). The disk cache is keyed on the sources of every module that
+defines kernels (jit/cache.py): an edit here recompiles what inlines it.
 """
 from collections import namedtuple
 from typing import Callable, NamedTuple
@@ -32,7 +32,7 @@ from numba.core import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
-from dtcli.engine.jit import njit
+from dtcli.jit.flags import njit
 
 # The most scratch rows a criterion family uses (`scratch_rows`); the engine
 # allocates this many per node.
@@ -43,15 +43,6 @@ NODE_ROWS = 6
 # from an array is repeated at every threshold (a store to the scores might change
 # it, as far as the compiler knows), which kept scans from vectorising.
 PARAM_SLOTS = 3
-
-
-class KernelCriterion(NamedTuple):
-    """A criterion as the kernels take it: its code (the one-member IntEnum that picks
-    its functions), its parameters (`param_tuple`) and its count tables (counts.py)."""
-
-    code: object
-    params: tuple
-    tables: tuple
 
 
 def param_tuple(vector: np.ndarray) -> tuple[float, ...]:

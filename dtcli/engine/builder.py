@@ -34,20 +34,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.criteria.counts import NO_TABLES, count_tables
-from dtcli.criteria.kernels import KernelCriterion, param_tuple
-from dtcli.engine import splitter
-from dtcli.engine.dispatch import remember_types
-from dtcli.engine.level import (Columns, Level, Rows, Rules, Step, can_split,
-                                grow_step_nominal, grow_step_numeric)
+from dtcli.engine.forms import before_compiling
+from dtcli.engine.level import (Columns, Level, Rows, Rules, Step, can_split, grow_step,
+                                grow_step_calls)
 from dtcli.engine.nodes import compact, new_store, write_leaf
 from dtcli.engine.partition import partition
 from dtcli.engine.presort import Presorted, keep_rows
-from dtcli.engine.small_presort import presort_small
 from dtcli.engine.rng import draw_features
+from dtcli.engine.searches import NO_SEARCHES, Searches, searches_for
+from dtcli.engine.small_presort import presort_small
 from dtcli.engine.splitter import new_found
-from dtcli.engine.subtree import GROWERS
-from dtcli.engine.threads import run_chunks
+from dtcli.engine.subtree import grow_subtrees
+from dtcli.jit.dispatch import remember_types
+from dtcli.jit.threads import run_chunks
 from dtcli.tree import Tree
 
 # Words (8 bytes, both buffers) of a node below which its whole subtree is grown
@@ -60,8 +59,7 @@ NO_LIMIT = np.iinfo(np.int64).max
 # Integer weights keep the count tables while their sum is at most this many per row.
 MAX_TABLE_COUNT_PER_ROW = 16
 
-for _kernel in (*GROWERS.values(), *splitter.NUMERIC_SEARCH.values(), splitter.search_nominal,
-                grow_step_nominal, grow_step_numeric):
+for _kernel in (grow_subtrees, grow_step):
     remember_types(_kernel)
 
 
@@ -155,18 +153,18 @@ def count_weights(weights: np.ndarray | None):
     return (None if unit else weights), (None if keep.all() else keep.view(np.uint8)), tables
 
 
-def engine_form(criterion, use_tables: bool, table_size: int) -> KernelCriterion:
-    """A registry.EngineCriterion as the kernels take it (its code, parameter tuple and
-    count tables); the tables (count_weights says whether they apply) for counts up to
-    `table_size`, the total weight."""
-    tables = (count_tables(criterion.tables, table_size, criterion.params) if use_tables
-              else NO_TABLES)
-    return KernelCriterion(criterion.code, param_tuple(criterion.params), tables)
+def fit_searches(prepared: Prepared, criterion, use_tables: bool,
+                 table_size: int) -> tuple[Searches, Searches | None]:
+    """The searches of a registry.EngineCriterion and of its screening criterion (None
+    without one) for a fit of `prepared` (searches.searches_for); on a cold cache,
+    forms.before_compiling compiles them and the drivers side by side first."""
+    numeric, nominal = (bool(np.any(prepared.is_nominal == kind)) for kind in (0, 1))
+    before_compiling(criterion, prepared.n_classes, nominal)
 
+    def of(form):
+        return searches_for(form, prepared.n_classes, use_tables, table_size, numeric, nominal)
 
-def skips_runs(criterion, n_classes: int) -> bool:
-    """Whether the search skips thresholds inside runs of one class (see `grow`)."""
-    return criterion.skip_runs and not (criterion.score_all_two_class and n_classes == 2)
+    return of(criterion), None if criterion.screen is None else of(criterion.screen)
 
 
 def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | None = None,
@@ -195,15 +193,11 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
     rows = slice(None) if keep is None else keep.view(bool)
     root_counts = np.bincount(prepared.y[rows], weights=None if weights is None else weights[rows],
                               minlength=prepared.n_classes).astype(np.float64)[None, :]
-    table_size = int(root_counts.sum())
-    screen = (None if criterion.screen is None
-              else engine_form(criterion.screen, use_tables, table_size))
+    searches, screen = fit_searches(prepared, criterion, use_tables, int(root_counts.sum()))
     if sorted_ is prepared.sorted and reuse:  # the partition writes into both buffers
         sorted_ = dataclasses.replace(sorted_, words=sorted_.words.copy())
-    growth = Growth(sorted_, prepared, weights, engine_form(criterion, use_tables, table_size),
-                     screen, rules, float(root_counts.sum()), n_threads,
-                     skips_runs(criterion, prepared.n_classes),
-                     (np.int64(seed), np.int64(stream)))
+    growth = Growth(sorted_, prepared, weights, searches, screen, rules,
+                    float(root_counts.sum()), n_threads, (np.int64(seed), np.int64(stream)))
     root = Nodes(np.zeros(1, np.int64), np.array([n_rows], np.int64),
                   np.zeros(1, np.int64), root_counts, np.zeros(1, np.int64))
     if can_split(n_rows, 0, root_counts[0], growth.rules):
@@ -216,22 +210,20 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
 class Growth:
     """What both phases need besides the nodes themselves, and the two phases."""
 
-    def __init__(self, sorted_: Presorted, prepared: Prepared, weights, criterion, screen,
-                 stop_rules: StopRules, total_weight: float, n_threads: int, skip_runs: bool,
-                 random_key: tuple):
+    def __init__(self, sorted_: Presorted, prepared: Prepared, weights, criterion: Searches,
+                 screen: Searches | None, stop_rules: StopRules, total_weight: float,
+                 n_threads: int, random_key: tuple):
         self.random_key = random_key  # (seed, stream): rng.py
         words = sorted_.words
         self.buffers = (words, np.empty_like(words))
         n_features, n_rows = words.shape
         n_samples, n_classes = prepared.n_samples, prepared.n_classes
         is_nominal, n_categories = prepared.is_nominal, prepared.n_categories
-        self.criterion = criterion  # a KernelCriterion
-        self.screen = screen  # a KernelCriterion, or None
+        self.criterion = criterion  # the criterion's Searches
+        self.screen = screen  # the screening criterion's Searches, or None
         self.rules = stop_rules.for_fit(total_weight)
         self.min_gain = float(stop_rules.min_gain)
         self.leaf_rule = (self.rules.min_samples_leaf, self.rules.min_weight)  # the search's
-        self.two_classes = n_classes == 2
-        self.skip_runs = bool(skip_runs)
         self.n_threads = n_threads
         self.numeric = np.flatnonzero(is_nominal == 0).astype(np.int64)
         self.nominal = np.flatnonzero(is_nominal == 1).astype(np.int64)
@@ -242,6 +234,7 @@ class Growth:
                          weights is None)
         self.subtree_rows = self.subtree_rows_of(n_features)
         self.goes_left = np.empty(n_samples, np.uint8)  # by row of the prepared data
+        self.calls = grow_step_calls(bool(self.nominal.shape[0]))
         self.store = new_store(n_rows, n_classes)
         # source -> (codes, sides) of the nominal splits' categories (nodes.py)
         self.category_buffers: dict[int, tuple] = {}
@@ -291,11 +284,11 @@ class Growth:
                     np.empty(capacity, np.int64), np.empty((capacity, level.counts.shape[1])),
                     np.empty(capacity, np.int64))
         moving = (np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.int64))
-        step = Step(sets, self.goes_left, self.store, children, moving)
-        grow_step = grow_step_nominal if self.nominal.shape[0] else grow_step_numeric
-        n_children, n_moving = grow_step(words, nodes, found, self.screen is not None,
-                                         screen_found.score, self.columns, self.rows,
-                                         self.rules, self.min_gain, step)
+        step = Step(sets, self.goes_left, self.store, children, moving, np.zeros(2, np.int64))
+        grow_step(words, nodes, found, self.screen is not None, screen_found.score,
+                  self.columns, self.rows, self.rules, self.min_gain, step,
+                  self.calls.nominal_sets)
+        n_children, n_moving = (int(size) for size in step.sizes)
         if self.nominal.shape[0]:
             used = int(sets[3][0])
             self.category_buffers[self.n_levels] = (sets[1][:used].copy(), sets[2][:used].copy())
@@ -308,19 +301,17 @@ class Growth:
 
     def _search(self, nodes: Level, words: np.ndarray, mask: np.ndarray, criterion,
                 found) -> None:
-        """Every feature's best split of every node of `nodes` under `criterion`
-        ((code, params, tables)), among the features `mask` marks, on all threads,
-        into `found`."""
+        """Every feature's best split of every node of `nodes` under `criterion` (its
+        Searches), among the features `mask` marks, on all threads, into `found`."""
         m = nodes.starts.shape[0]
         work = int((nodes.ends - nodes.starts).sum())
-        common = (self.columns, self.rows, criterion, self.leaf_rule, found)
-        if self.numeric.shape[0]:
-            run_chunks(splitter.NUMERIC_SEARCH[self.two_classes, self.skip_runs],
-                       self.numeric.shape[0] * m, self.n_threads, self.numeric.shape[0] * work,
-                       words, nodes, self.numeric, mask, *common)
-        if self.nominal.shape[0]:
-            run_chunks(splitter.search_nominal, self.nominal.shape[0] * m, self.n_threads,
-                       self.nominal.shape[0] * work, words, nodes, self.nominal, mask, *common)
+        common = (self.columns, self.rows, criterion.scorer.params, criterion.scorer.tables,
+                  self.leaf_rule, found)
+        for search, features in ((criterion.numeric, self.numeric),
+                                 (criterion.nominal, self.nominal)):
+            if features.shape[0]:
+                run_chunks(search, features.shape[0] * m, self.n_threads,
+                           features.shape[0] * work, words, nodes, features, mask, *common)
 
     def grow_subtrees(self, roots: Nodes) -> None:
         """Grow every deferred root's whole subtree, largest first, on all threads."""
@@ -328,15 +319,13 @@ class Growth:
         order = np.argsort(-sizes, kind="stable")
         table = np.column_stack([roots.starts, roots.ends, roots.depth, roots.slots,
                                  roots.buffer])
-        grower = GROWERS[(self.two_classes, self.skip_runs, bool(self.numeric.shape[0]),
-                          bool(self.nominal.shape[0]), self.screen is not None)]
-        # unscreened forms get the criterion itself as their (unused) screen: no new types
-        screen = self.screen or self.criterion
-        found = run_chunks(grower, len(roots), self.n_threads,
+        screen = (self.screen or NO_SEARCHES).scorer
+        found = run_chunks(grow_subtrees, len(roots), self.n_threads,
                            int(sizes.sum()) * self.buffers[0].shape[0], self.buffers, table,
                            roots.counts, order, self.numeric, self.nominal, self.columns,
-                           self.rows, self.criterion, screen, self.rules,
+                           self.rows, self.criterion.scorer, screen, self.rules,
                            self.min_gain, self.random_key, self.goes_left, self.store,
+                           self.calls,
                            chunks_per_thread=SUBTREE_CHUNKS_PER_THREAD)
         for source, codes, sides in found:
             self.category_buffers[int(source)] = (codes, sides)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.criteria.counts import count_tables
-from dtcli.engine.builder import Growth, Nodes, Prepared, StopRules, engine_form, skips_runs
+from dtcli.engine.builder import Growth, Nodes, Prepared, StopRules, fit_searches
 from dtcli.engine.level import can_split
 from dtcli.engine.nodes import subtree_sizes, write_leaf
 from dtcli.engine.presort import keep_rows
@@ -66,12 +66,10 @@ def _side_by_side(prepared: Prepared, criterion, rules: StopRules, keeps: Sequen
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     counts = np.stack([np.bincount(prepared.y[keep], minlength=prepared.n_classes)
                        for keep in keeps]).astype(np.float64)
-    table_size = int(sizes.max())  # every fold's counts are within it
-    screen = (None if criterion.screen is None
-              else engine_form(criterion.screen, True, table_size))
+    # every fold's counts are within the largest fold's tables
+    searches, screen = fit_searches(prepared, criterion, True, int(sizes.max()))
     growth = Growth(dataclasses.replace(prepared.sorted, words=side_by_side), prepared, None,
-                    engine_form(criterion, True, table_size), screen, rules, 0.0, 1,
-                    skips_runs(criterion, prepared.n_classes), (np.int64(0), np.int64(0)))
+                    searches, screen, rules, 0.0, 1, (np.int64(0), np.int64(0)))
     roots = Nodes(starts, starts + sizes, np.zeros(len(keeps), np.int64), counts, 2 * starts,
                   np.zeros(len(keeps), np.int64))
     splits = np.array([can_split(int(n), 0, c, growth.rules) for n, c in zip(sizes, counts)])

@@ -21,14 +21,18 @@ The partition follows, on all threads in the level loop. A test grows every
 criterion's trees through each driver alone and requires identical trees
 (tests/test_grow_many.py).
 """
+import functools
 import math
 from typing import NamedTuple
 
 import numpy as np
 
-from dtcli.engine.jit import inline_njit, njit, njit_form
-from dtcli.engine.nodes import child_slots, no_span, write_leaf, write_node
-from dtcli.engine.splitter import TIE_EPS, nominal_left_set, pick_features, pick_screened
+from dtcli.engine.nodes import child_slots, new_store, no_span, write_leaf, write_node
+from dtcli.engine.presort import WordLayout
+from dtcli.engine.splitter import (TIE_EPS, Found, nominal_left_set, pick_features,
+                                   pick_screened)
+from dtcli.jit.flags import inline_njit, njit
+from dtcli.jit.indirect import Signature, address, caller
 
 
 class Level(NamedTuple):
@@ -87,19 +91,29 @@ class Step(NamedTuple):
     """What a growth step writes besides the level's own records: the nominal splits'
     category sets (`nominal_sets`: spans, codes, goes_left, state), where each row goes
     (by row of the prepared data), the node store (nodes.py), the next level's nodes
-    (`children`: starts, ends, depth, counts, slots) and the split nodes whose rows move
-    (`moving`: starts, ends, left sizes)."""
+    (`children`: starts, ends, depth, counts, slots), the split nodes whose rows move
+    (`moving`: starts, ends, left sizes) and how many of each (`sizes`: children,
+    moving nodes)."""
 
     sets: tuple
     goes_left: np.ndarray
     store: tuple
     children: tuple
     moving: tuple
+    sizes: np.ndarray
 
 
-@inline_njit
+class StepCalls(NamedTuple):
+    """The addresses (jit/indirect.py) of the growth step and of `nominal_sets` (0 for
+    data without nominal features, which never compiles it)."""
+
+    grow_step: np.int64
+    nominal_sets: np.int64
+
+
+@njit
 def can_split(n_rows, depth, counts, rules):
-    """The stopping rules (a Rules) that need no search."""
+    """The stopping rules (a Rules) that need no search (called from Python too)."""
     classes = 0
     weight = 0.0
     for k in range(counts.shape[0]):
@@ -123,8 +137,8 @@ def nominal_sets(words, level, choice, columns, rows, sets):
     side each goes to, appended to a buffer. sets = (spans, codes, goes_left, state):
     node j's categories go to codes and goes_left from state[0] (which advances),
     spans[j] = (where, how many); state[1] names the buffer (nodes.py). The caller
-    leaves room for a category per row of the nodes. A kernel of its own, called only
-    for data with nominal features, so that numeric data never compiles it."""
+    leaves room for a category per row of the nodes; nodes split on numeric features
+    list nothing."""
     spans, codes, goes_left, state = sets
     starts, ends, counts = level.starts, level.ends, level.counts
     best, found = choice
@@ -150,14 +164,14 @@ def split_level(words, level, choice, columns, rows, rules, step):
     numeric splits): a nominal split records its span of them. Fills step.children
     = (starts, ends, depth, counts, slots) with the children that may split, and
     step.moving = (starts, ends, left sizes) with the split nodes that have such
-    a child; returns how many of each.
+    a child, and step.sizes with how many of each.
     """
     starts, ends, depth, counts, slots = level
     best, (out_score, out_cut, out_aux, out_missing_left) = choice
     is_nominal, n_categories, missing_rank, values, offsets = columns
     shifts, weights, unit_weight = rows
     key_shift, class_shift, class_mask, row_mask = shifts
-    sets, goes_left, store, children, moving = step
+    sets, goes_left, store, children, moving, sizes = step
     child_starts, child_ends, child_depth, child_counts, child_slots_ = children
     move_starts, move_ends, move_left = moving
     n_classes = counts.shape[1]
@@ -185,7 +199,7 @@ def split_level(words, level, choice, columns, rows, rules, step):
         for k in range(n_classes):
             child_split[0, k] = 0.0
         n_left = 0
-        n_missing = 0
+        n_missing = np.int64(0)  # a literal 0 would type write_node's argument apart
         for i in range(start, end):
             word = words[f, i]
             rank = np.int64(word >> key_shift)
@@ -240,7 +254,8 @@ def split_level(words, level, choice, columns, rows, rules, step):
             move_ends[n_moving] = end
             move_left[n_moving] = n_left
             n_moving += 1
-    return n_children, n_moving
+    sizes[0] = n_children
+    sizes[1] = n_moving
 
 
 @inline_njit
@@ -260,29 +275,59 @@ def accept_splits(level, choice, min_gain):
             best[j] = -1
 
 
-def _growth_step(has_nominal: bool):
-    """grow_step for data with nominal features or without (the flag is the closure's
-    only variable: numeric data never compiles `nominal_sets`)."""
-
-    def grow_step(words, level, found, screened, screen, columns, rows, rules, min_gain, step):
-        """One level's growth after its split search, the step both drivers take: pick
-        each node's feature from the search's `found` (a splitter.Found; C4.5's
-        average-gain screen on `screen`'s scores when `screened`), let
-        `accept_splits` reject splits, list the nominal splits' categories, and record
-        the level and route its rows (`split_level`: returns the numbers of children
-        and of moving nodes written to `step`)."""
-        if screened:
-            best = pick_screened(found.score, screen)
-        else:
-            best = pick_features(found.score)
-        choice = Choice(best, found)
-        accept_splits(level, choice, min_gain)
-        if has_nominal:
-            nominal_sets(words, level, choice, columns, rows, step.sets)
-        return split_level(words, level, choice, columns, rows, rules, step)
-
-    return njit_form(grow_step, "nominal" if has_nominal else "numeric")
+@njit
+def grow_step(words, level, found, screened, screen, columns, rows, rules, min_gain, step,
+              nominal):
+    """One level's growth after its split search, the step both drivers take: pick
+    each node's feature from the search's `found` (a splitter.Found; C4.5's
+    average-gain screen on `screen`'s scores when `screened`), let `accept_splits`
+    reject splits, list the nominal splits' categories (`nominal`: the address of
+    `nominal_sets`, 0 for numeric data), and record the level and route its rows
+    (`split_level`: the numbers of children and of moving nodes go to step.sizes).
+    Compiled once, for every criterion and form of data; the subtree grower calls it by
+    address (`grow_step_calls`), so it is not compiled again inside the grower."""
+    if screened:
+        best = pick_screened(found.score, screen)
+    else:
+        best = pick_features(found.score)
+    choice = Choice(best, found)
+    accept_splits(level, choice, min_gain)
+    if nominal != 0:
+        call_nominal_sets(nominal, words, level, choice, columns, rows, step.sets)
+    split_level(words, level, choice, columns, rows, rules, step)
 
 
-grow_step_numeric = _growth_step(False)
-grow_step_nominal = _growth_step(True)
+def _example_step_arguments() -> tuple:
+    """Values of the types grow_step takes, from both drivers."""
+    ints, two_d = np.zeros(1, np.int64), np.zeros((1, 1))
+    found = Found(two_d, np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64),
+                  np.zeros((1, 1), np.uint8))
+    level = Level(ints, ints, ints, two_d, ints)
+    columns = Columns(np.zeros(1, np.uint8), ints, ints, np.zeros(1), ints)
+    rows = Rows(WordLayout(*(np.uint64(0),) * 4), np.zeros(1), True)
+    rules = Rules(*(np.int64(0),) * 4, np.float64(0.0))
+    sets = (np.zeros((1, 2), np.int64), ints, np.zeros(1, np.uint8), ints)
+    step = Step(sets, np.zeros(1, np.uint8), new_store(1, 1), (ints, ints, ints, two_d, ints),
+                (ints, ints, ints), ints)
+    return (np.zeros((1, 1), np.uint64), level, found, True, two_d, columns, rows, rules, 0.0,
+            step, np.int64(0))
+
+
+def _example_sets_arguments() -> tuple:
+    """Values of the types nominal_sets takes from grow_step."""
+    words, level, found, _, _, columns, rows, _, _, step, _ = _example_step_arguments()
+    return words, level, Choice(np.zeros(1, np.int64), found), columns, rows, step.sets
+
+
+GROW_STEP = Signature.of("the growth step", *_example_step_arguments())
+NOMINAL_SETS = Signature.of("nominal_sets", *_example_sets_arguments())
+call_grow_step = caller(GROW_STEP)
+call_nominal_sets = caller(NOMINAL_SETS)
+
+
+@functools.lru_cache(maxsize=2)
+def grow_step_calls(has_nominal: bool) -> StepCalls:
+    """The addresses the subtree grower calls the growth step with (compiling it, and
+    nominal_sets for data with nominal features, on first use)."""
+    return StepCalls(np.int64(address(grow_step, GROW_STEP)),
+                     np.int64(address(nominal_sets, NOMINAL_SETS) if has_nominal else 0))

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dtcli.engine.jit import inline_njit, njit
+from dtcli.jit.flags import inline_njit, njit
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree, gather_sets
 
 
@@ -91,10 +91,10 @@ def no_span():
     return (np.int64(-1), np.int64(0), np.int64(0))
 
 
-@inline_njit
+@njit
 def write_leaf(store, slot, n_rows, counts):
-    """write_node for a leaf. (The arguments are typed as at a split's call, n_rows < 0
-    for False: a literal would compile write_node once more.)"""
+    """write_node for a leaf (called from Python too). (The arguments are typed as at a
+    split's call, n_rows < 0 for False: a literal would compile write_node once more.)"""
     write_node(store, slot, n_rows, counts, np.int64(TREE_UNDEFINED), math.nan, n_rows < 0,
                no_span(), n_rows, math.nan, n_rows)
 

@@ -6,7 +6,7 @@ other, in chunks of disjoint segments that threads can share.
 """
 import numpy as np
 
-from dtcli.engine.jit import njit
+from dtcli.jit.flags import njit
 
 
 @njit

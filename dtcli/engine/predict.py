@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.engine.jit import inline_njit, njit
+from dtcli.jit.flags import inline_njit, njit
 from dtcli.tree import TREE_LEAF
 
 LANES = 8

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from dtcli.engine.jit import njit
-from dtcli.engine.threads import run_chunks
+from dtcli.jit.flags import njit
+from dtcli.jit.threads import run_chunks
 from dtcli.errors import DtreeError
 
 

@@ -20,7 +20,7 @@ import numbers
 
 import numpy as np
 
-from dtcli.engine.jit import inline_njit, njit
+from dtcli.jit.flags import inline_njit, njit
 from dtcli.errors import ParameterError
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -36,9 +36,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from dtcli.criteria.counts import CountTables
 from dtcli.criteria.kernels import (NODE_ROWS, finish_score, node_term, split_score, tie_bound,
                                     tie_score)
-from dtcli.engine.jit import inline_njit, njit, njit_form
+from dtcli.jit.flags import inline_njit, njit, njit_form
 
 TIE_EPS = 1e-12
 
@@ -372,22 +373,26 @@ def _best_candidate(scores, cand_pos, m, pos_lo, pos_hi, top, top_pos):
     return top, top_pos
 
 
-def _numeric_search(two_classes: bool, skip_runs: bool):
-    """search_numeric for count vectors held as 2-tuples (`two_classes`) or as arrays
-    (any number of classes), skipping thresholds inside runs of one class or not
-    (`skip_runs`).
+def numeric_search(code, two_classes: bool, skip_runs: bool, present: tuple):
+    """search_numeric for the criterion `code` (a registry code), for count vectors held
+    as 2-tuples (`two_classes`) or as arrays (any number of classes), skipping
+    thresholds inside runs of one class or not (`skip_runs`), reading the count tables
+    marked in `present` (one flag per counts.TABLE_KINDS; the others compute).
 
     One source, compiled per form: the flags are constants of the closure, and
     numba drops the branches of the other forms before it inlines the helpers
     (which is why the form's branches are here and not in a helper: inlining
     copies a helper's code, and copies are most of numba's compile time).
     Tuples live in registers and the criterion's loops over classes unroll.
-    Only the flags may be closure variables: numba's disk cache keys a closure
-    on its variables, and a jitted function there would key it differently in
-    every process (no cache hit, ever).
+    Only the code and the flags may be closure variables: numba's disk cache keys
+    a closure on its variables, pickled (a code pickles by its class's name), and
+    a jitted function there would key it differently in every process (no cache
+    hit, ever). The drivers call the form by address (searches.py).
     """
 
-    def search_numeric(words, nodes, features, mask, columns, rows, criterion, leaf_rule,
+    x0, x1, x2, x3 = present
+
+    def search_numeric(words, nodes, features, mask, columns, rows, params, tables, leaf_rule,
                        found, lo, hi):
         """Best split of the (numeric feature, node) pairs lo..hi-1, numbered feature-major,
         of those that `mask` (features x nodes, uint8) marks: the others keep the score
@@ -395,7 +400,9 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
 
         `nodes` is a level.Level (the nodes' rows [starts, ends) and class counts),
         `columns` a level.Columns (its missing_rank is read), `rows` a level.Rows,
-        `criterion` the (code, params, tables) record, leaf_rule = (min_samples_leaf,
+        `params` and `tables` the criterion's parameters (kernels.param_tuple) and count
+        tables (a counts.CountTables of arrays, of which the form reads those marked
+        in `present`), leaf_rule = (min_samples_leaf,
         the least weight of a child: min_weight_fraction_leaf times the fit's weight).
         Results go to row f (the feature's index) of the (n_features, n_nodes) arrays
         of `found` (a Found): the best score, the rank cut (rows with rank <= cut go
@@ -423,7 +430,9 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
         starts, ends, parents = nodes.starts, nodes.ends, nodes.counts
         missing_rank = columns.missing_rank
         shifts, weights, unit_weight = rows
-        code, params, tables = criterion
+        # the tables this form reads; None for the others, a constant of the form
+        tables = CountTables(tables.xlogx if x0 else None, tables.power0 if x1 else None,
+                             tables.power1 if x2 else None, tables.sqrt if x3 else None)
         out_score, out_cut, out_aux, out_missing_left = found
         n_nodes = starts.shape[0]
         n_classes = parents.shape[1]
@@ -511,18 +520,19 @@ def _numeric_search(two_classes: bool, skip_runs: bool):
             else:
                 out_cut[f, j] = out_aux[f, j] = -1
 
-    return njit_form(search_numeric, ("two" if two_classes else "many")
-                     + ("_skip" if skip_runs else ""))
+    return njit_form(search_numeric,
+                     f"{code.name.lower()}_{form_name(two_classes, skip_runs, present)}")
 
 
-# search_numeric by form (two classes, skip runs); numba compiles a form on first use.
-# Jitted callers name them directly (they are globals there, which numba can cache).
-search_numeric_many = _numeric_search(False, False)
-search_numeric_many_skip = _numeric_search(False, True)
-search_numeric_two = _numeric_search(True, False)
-search_numeric_two_skip = _numeric_search(True, True)
-NUMERIC_SEARCH = {(False, False): search_numeric_many, (False, True): search_numeric_many_skip,
-                  (True, False): search_numeric_two, (True, True): search_numeric_two_skip}
+def form_name(*flags) -> str:
+    """A search form's name: classes and skipping (numeric searches), the count tables
+    read (the last flags: counts.TABLE_KINDS)."""
+    *form, present = flags
+    tables = "t" + "".join("1" if flag else "0" for flag in present)
+    if not form:
+        return tables
+    two_classes, skip_runs = form
+    return f"{'two' if two_classes else 'many'}{'_skip' if skip_runs else ''}_{tables}"
 
 
 @inline_njit
@@ -628,43 +638,50 @@ def _store(out_score, out_cut, out_aux, out_missing_left, f, j, result):
     out_missing_left[f, j] = result[3]
 
 
-@njit
-def search_nominal(words, nodes, features, mask, columns, rows, criterion, leaf_rule, found, lo,
-                   hi):
-    """As `search_numeric` for nominal features: found.cut is the cut position in
-    the category ordering, found.aux the class that ordering is by."""
-    starts, ends, parents = nodes.starts, nodes.ends, nodes.counts
-    n_categories, missing_rank = columns.n_categories, columns.missing_rank
-    shifts, weights, unit_weight = rows
-    code, params, tables = criterion
-    out_score, out_cut, out_aux, out_missing_left = found
-    n_nodes = starts.shape[0]
-    n_classes = parents.shape[1]
-    max_cat = 1
-    for f in features:
-        max_cat = max(max_cat, n_categories[f])
-    parent = np.zeros(n_classes)
-    node = np.zeros((NODE_ROWS, n_classes))
-    left = np.zeros(n_classes)
-    right = np.zeros(n_classes)
-    miss = np.zeros(n_classes)
-    table = np.zeros((max_cat, n_classes))
-    cat_weight = np.zeros(max_cat)
-    cat_count = np.zeros(max_cat, dtype=np.int64)
-    order = np.zeros(max_cat, dtype=np.int64)
-    keys = np.zeros(max_cat)
-    for p in range(lo, hi):
-        f = features[p // n_nodes]
-        j = p % n_nodes
-        if mask[f, j] == 0:
-            continue
-        n_parent = _load_parent(parents, j, parent)
-        term = node_term(code, params, tables, parent, n_parent, node)
-        result = nominal_best(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
-                              shifts, weights, unit_weight, code, params, tables, parent, n_parent,
-                              node, term, leaf_rule, left, right, miss, table, cat_weight,
-                              cat_count, order, keys)
-        _store(out_score, out_cut, out_aux, out_missing_left, f, j, result)
+def nominal_search(code, present: tuple):
+    """search_nominal for the criterion `code` and the count tables in `present` (as
+    `numeric_search`)."""
+    x0, x1, x2, x3 = present
+
+    def search_nominal(words, nodes, features, mask, columns, rows, params, tables, leaf_rule,
+                       found, lo, hi):
+        """As `search_numeric` for nominal features: found.cut is the cut position in
+        the category ordering, found.aux the class that ordering is by."""
+        tables = CountTables(tables.xlogx if x0 else None, tables.power0 if x1 else None,
+                             tables.power1 if x2 else None, tables.sqrt if x3 else None)
+        starts, ends, parents = nodes.starts, nodes.ends, nodes.counts
+        n_categories, missing_rank = columns.n_categories, columns.missing_rank
+        shifts, weights, unit_weight = rows
+        out_score, out_cut, out_aux, out_missing_left = found
+        n_nodes = starts.shape[0]
+        n_classes = parents.shape[1]
+        max_cat = 1
+        for f in features:
+            max_cat = max(max_cat, n_categories[f])
+        parent = np.zeros(n_classes)
+        node = np.zeros((NODE_ROWS, n_classes))
+        left = np.zeros(n_classes)
+        right = np.zeros(n_classes)
+        miss = np.zeros(n_classes)
+        table = np.zeros((max_cat, n_classes))
+        cat_weight = np.zeros(max_cat)
+        cat_count = np.zeros(max_cat, dtype=np.int64)
+        order = np.zeros(max_cat, dtype=np.int64)
+        keys = np.zeros(max_cat)
+        for p in range(lo, hi):
+            f = features[p // n_nodes]
+            j = p % n_nodes
+            if mask[f, j] == 0:
+                continue
+            n_parent = _load_parent(parents, j, parent)
+            term = node_term(code, params, tables, parent, n_parent, node)
+            result = nominal_best(words, f, starts[j], ends[j], n_categories[f], missing_rank[f],
+                                  shifts, weights, unit_weight, code, params, tables, parent, n_parent,
+                                  node, term, leaf_rule, left, right, miss, table, cat_weight,
+                                  cat_count, order, keys)
+            _store(out_score, out_cut, out_aux, out_missing_left, f, j, result)
+
+    return njit_form(search_nominal, f"{code.name.lower()}_{form_name(present)}")
 
 
 @njit

@@ -1,13 +1,12 @@
-"""Compile ahead: the kernels that fits will need, compiled on all cores at once.
+"""Compile ahead: the units that fits will need, compiled on all cores at once.
 
-numba compiles the engine per criterion and per form of data (`Form`: two
-classes or more, nominal features or not, and whether nodes are large enough
-for the level driver), the first time a fit needs it, on one core. `warm`
-fits a small tree of every (criterion, form) asked for, each in a process of
-a pool (dtcli.processes: they die with dtree), so that the compilations run
-side by side and no two processes compile the same kernel; the code lands in the disk cache (cache.py), where
-the fits that follow, in this process or in workers, load it. A marker per
-(criterion, form) in the cache directory makes a second `warm` free.
+A fit compiles, the first time, the drivers (once for all criteria) and its
+criterion's searches (forms.py lists the units). `warm` compiles the cold units of
+every (criterion, form of data) asked for, each unit in one process of a pool
+(dtcli.processes: they die with dtree), so that the compilations run side by side
+and no two processes compile the same unit; the code lands in the disk cache
+(jit/cache.py), where the fits that follow, in this process or in workers, load it.
+A marker per unit in the cache directory makes a second `warm` free.
 """
 from __future__ import annotations
 
@@ -32,14 +31,21 @@ class WarmTask(NamedTuple):
     params: tuple[tuple[str, float], ...]
     form: Form
 
+    def units(self) -> list:
+        """The units (forms.Unit) a fit of this task compiles; a form with nodes large
+        enough for the level driver adds the presort of large data."""
+        from dtcli import criteria
+        from dtcli.engine.forms import Unit, units_for
+
+        engine = criteria.get(self.criterion).engine(dict(self.params))
+        units = units_for(engine, 2 if self.form.two_classes else 3, self.form.nominal)
+        return units + ([Unit("presort")] if self.form.levels else [])
+
     @property
     def marker(self) -> str:
         """The compiled code the task loads, named: parameters are runtime values, so
-        tasks that differ only in them (a grid of q, say) share one marker and one fit."""
-        from dtcli import criteria
-
-        form = criteria.get(self.criterion).engine(dict(self.params)).compiled_form()
-        return f"{'-'.join(map(str, form))}-{''.join('1' if f else '0' for f in self.form)}"
+        tasks that differ only in them (a grid of q, say) share one marker."""
+        return "+".join(unit.name for unit in self.units())
 
 
 def form_of(X: np.ndarray, n_classes: int, is_nominal: np.ndarray) -> Form:
@@ -73,6 +79,14 @@ def _small_data(form: Form):
     return X, y, n_classes, is_nominal, n_categories
 
 
+def presort_large() -> None:
+    """Presort data too large for numpy's sort, compiling the radix sort (presort.py)."""
+    from dtcli.engine import builder
+
+    X, y, n_classes, is_nominal, n_categories = _small_data(Form(True, False, True))
+    builder.prepare(X, y, n_classes, is_nominal, n_categories, n_threads=1)
+
+
 def run_task(task: WarmTask) -> None:
     """Fit and apply one tree of the task's criterion and form, and grow and predict two
     folds as cross-validation does (engine/folds.py), compiling what they need."""
@@ -92,18 +106,18 @@ def run_task(task: WarmTask) -> None:
 
 
 def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
-    """Compile what `tasks` need, in up to `jobs` processes (default: all cores); return
-    how many were not warm yet. Nothing to do (all marked) costs no process."""
-    from dtcli.engine.cache import cache_root
+    """Compile the cold units of `tasks`, in up to `jobs` processes (default: all
+    cores); return how many were cold. Nothing to do (all marked) costs no process."""
+    from dtcli.engine.forms import compile_unit, is_warm, mark
+    from dtcli.jit.cache import cache_root
 
-    root = cache_root()
-    if root is None:
+    if cache_root() is None:
         return 0  # no disk cache: what other processes compile is lost to this one
-    by_marker = {}
+    units = {}
     for task in sorted(set(tasks)):
-        by_marker.setdefault(task.marker, task)
-    pending = [t for marker, t in sorted(by_marker.items())
-               if not (root / "warmed" / marker).exists()]
+        for unit in task.units():
+            units.setdefault(unit.name, unit)
+    pending = [unit for name, unit in sorted(units.items()) if not is_warm(unit)]
     if not pending:
         return 0
     from concurrent.futures import as_completed
@@ -111,9 +125,8 @@ def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
     from dtcli.processes import available_cores, process_pool
 
     workers = min(jobs or available_cores(), len(pending))
-    with process_pool(run_task, pending, workers) as futures:
+    with process_pool(compile_unit, pending, workers) as futures:
         for future in as_completed(futures):
             future.result()
-            (root / "warmed").mkdir(exist_ok=True)
-            (root / "warmed" / pending[futures[future]].marker).touch()
+            mark(pending[futures[future]])
     return len(pending)

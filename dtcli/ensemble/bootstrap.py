@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dtcli.engine.jit import njit
+from dtcli.jit.flags import njit
 from dtcli.engine.rng import below
 
 BOOTSTRAP_SLOT = np.uint64(0xFFFFFFFFFFFFFFFF)

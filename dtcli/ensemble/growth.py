@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.engine.builder import Prepared, StopRules, grow
-from dtcli.engine.threads import MIN_PARALLEL_WORK, run_chunks
+from dtcli.jit.threads import MIN_PARALLEL_WORK, run_chunks
 from dtcli.ensemble.bootstrap import bootstrap_counts
 from dtcli.tree import Tree
 

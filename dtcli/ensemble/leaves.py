@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from dtcli.engine.threads import MIN_PARALLEL_WORK, run_chunks
+from dtcli.jit.threads import MIN_PARALLEL_WORK, run_chunks
 from dtcli.errors import ParameterError
 from dtcli.leaves.naive_bayes import LEAF_MODELS, fit_leaves, leaf_options
 

@@ -27,20 +27,23 @@ Every node is a pure function of its rows and its key: the level's nodes run
 on threads in chunks (threads.run_chunks) with no effect on the results.
 
 One file: numba's cache keys a kernel on the engine's sources and its own
-file only (engine/cache.py), so kernels split over two files here would run
+file only (jit/cache.py), so kernels split over two files here would run
 stale code from the cache after an edit of the other.
 """
 import math
 
 import numpy as np
 
+from dtcli.criteria.counts import CountTables
 from dtcli.criteria.kernels import NODE_ROWS, node_term, split_score
 from dtcli.engine import splitter
-from dtcli.engine.jit import inline_njit, njit, njit_form
 from dtcli.engine.level import Columns, Level, Rows
 from dtcli.engine.predict import listed_side
 from dtcli.engine.rng import below, random_bits
+from dtcli.engine.searches import example_search_arguments, call_search
 from dtcli.engine.splitter import new_found
+from dtcli.jit.flags import inline_njit, njit, njit_form
+from dtcli.jit.indirect import Signature, caller
 
 # A first-run argument of the searches: an int literal would compile them again.
 FIRST = np.int64(0)
@@ -362,159 +365,152 @@ def _route(words, m, start, shifts, missing_rank, nominal, listed, cut_rank,
     return left - start
 
 
-def _level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nominal: bool,
-                  bound: bool):
-    """test_level for one form (see splitter.NUMERIC_SEARCH; the flags are the closure's
-    only variables): `bound`, try `_hypergeometric_bound` and `_lattice_p_value` before
-    shuffling (default mode, two classes, unit weights, a score convex in a threshold's
-    class counts: significance.BOUNDED_CODES)."""
+def p_value_bound(code, present: tuple):
+    """For the criterion `code` (count tables as in searches.searches_for), the p-value
+    of a node without shuffles (default mode; see test_level): `_hypergeometric_bound`,
+    and where it exceeds the significance and the feature has no missing values,
+    `_lattice_p_value`; written to out[0]. Compiled per criterion, called by address."""
+    x0, x1, x2, x3 = present
 
-    def test_level(data, criterion, test, level, out, lo, hi):
-        """Test nodes lo..hi-1 of a level and route their rows.
+    def bound(words, m, stop, min_leaf, shifts, params, tables, counts, bar, significance,
+              log_fact, out):
+        tables = CountTables(tables.xlogx if x0 else None, tables.power0 if x1 else None,
+                             tables.power1 if x2 else None, tables.sqrt if x3 else None)
+        out[0] = _hypergeometric_bound(words, m, stop, m - stop, min_leaf, shifts, code,
+                                       params, tables, counts, bar, significance, log_fact)
+        if out[0] > significance and stop == m:
+            out[0] = _lattice_p_value(words, m, min_leaf, shifts, code, params, tables,
+                                      counts, bar)
 
-        data = (rank_of (features x rows: each row's rank per feature), y, weights,
-        unit_weight, is_nominal, missing_rank, n_categories, values, offsets (the
-        numeric features' values by rank, presort.py), shifts, min_leaf);
-        criterion = (code, params, tables);
-        test = (seed, n_shuffles, significance, exact, split_at_most, leaf_from,
-        ln k! for k = 0..rows (`log_factorials`; the bound's), whether the scan
-        compares the squares of the scores (HDDT; the bound's));
-        level = (rows_in, rows_out, starts, ends, features, thresholds, missing_left,
-        categories, counts, keys): node j's rows are rows_in[starts[j]:ends[j]],
-        its split sends present values <= thresholds[j] (numeric) left, or (nominal)
-        the categories its set in categories = the level's (category_offsets,
-        category_codes, category_goes_left) (tree.py) sends left;
-        out = (observed score, shuffles scored, shuffles at least as good, the p-value
-        computed without shuffles (the hypergeometric bound if it is at most s, else
-        the lattice path p-value; inf if none), rows sent left, whether it splits).
-        """
-        rank_of, y, weights, unit_weight, is_nominal, missing_rank, n_categories, values, \
-            offsets, shifts, min_leaf = data
-        leaf_rule = (min_leaf, 0.0)  # the search's: no weight rule (s-pruning refuses one)
-        code, params, tables = criterion
-        seed, n_shuffles, significance, exact, split_at_most, leaf_from, log_fact, \
-            squared = test
-        rows_in, rows_out, starts, ends, features, thresholds, missing_left, categories, \
-            counts, keys = level
-        set_offsets, set_codes, set_sides = categories
-        observed, shuffled, at_least, computed, n_left_out, split = out
-        key_shift = shifts.key_shift
-        n_classes = counts.shape[1]
-        capacity = 1
-        for j in range(lo, hi):
-            capacity = max(capacity, ends[j] - starts[j])
-        words = np.empty((1, capacity), np.uint64)
-        shuffled_words = np.empty((1, capacity), np.uint64)
-        labels = np.empty(capacity, np.uint64)
-        one_start = np.zeros(1, np.int64)
-        one_end = np.zeros(1, np.int64)
-        parents = np.empty((1, n_classes))
-        feature_zero = np.zeros(1, np.int64)
-        mask = np.ones((1, 1), np.uint8)
-        node_missing = np.empty(1, np.int64)
-        node_categories = np.empty(1, np.int64)
-        # the search's records for one node and one feature (feature 0 of `words`)
-        node = Level(one_start, one_end, np.zeros(1, np.int64), parents, np.zeros(1, np.int64))
-        columns = Columns(is_nominal, node_categories, node_missing, values, offsets)
-        rows = Rows(shifts, weights, unit_weight)
-        found = new_found(1, 1)
-        score = found.score
-        limit = significance * n_shuffles  # the exact test splits when g <= limit
-        for j in range(lo, hi):
-            start, end, f = starts[j], ends[j], features[j]
-            m = end - start
-            _gather(rank_of, y, rows_in, start, m, f, shifts, words)
-            one_end[0] = m
-            node_missing[0] = missing_rank[f]
-            node_categories[0] = n_categories[f]
-            for k in range(n_classes):
-                parents[0, k] = counts[j, k]
-            nominal = is_nominal[f] == 1
-            stop = m
-            while stop > 0 and np.int64(words[0, stop - 1] >> key_shift) == missing_rank[f]:
-                stop -= 1
-            computed[j] = math.inf
-            bar = math.inf
-            n_done, n_hits = 0, 0
-            for i in range(m):  # trial -1 scores the node's own labels
-                shuffled_words[0, i] = words[0, i]
-            trial = -1
-            while True:
-                if trial >= 0:
-                    if not exact and (n_hits > limit or n_hits + (n_shuffles - n_done) <= limit
-                                      or (n_done > 0 and (n_hits <= split_at_most[n_done]
-                                                          or n_hits >= leaf_from[n_done]))):
-                        break
-                    if n_done == n_shuffles:
-                        break
-                    _shuffle(words, m, key_shift, seed, n_done, keys[j], labels,
-                             shuffled_words)
-                score[0, 0] = -math.inf
-                if has_nominal and nominal:
-                    splitter.search_nominal(shuffled_words, node, feature_zero, mask, columns,
-                                            rows, criterion, leaf_rule, found, FIRST, ONE)
-                elif has_numeric and two_classes and skip_runs:
-                    splitter.search_numeric_two_skip(shuffled_words, node, feature_zero, mask,
-                                                     columns, rows, criterion, leaf_rule, found,
-                                                     FIRST, ONE)
-                elif has_numeric and two_classes:
-                    splitter.search_numeric_two(shuffled_words, node, feature_zero, mask,
-                                                columns, rows, criterion, leaf_rule, found,
-                                                FIRST, ONE)
-                elif has_numeric and skip_runs:
-                    splitter.search_numeric_many_skip(shuffled_words, node, feature_zero, mask,
-                                                      columns, rows, criterion, leaf_rule,
-                                                      found, FIRST, ONE)
-                elif has_numeric:
-                    splitter.search_numeric_many(shuffled_words, node, feature_zero, mask,
-                                                 columns, rows, criterion, leaf_rule, found,
-                                                 FIRST, ONE)
-                if trial >= 0:
-                    if score[0, 0] >= bar:
-                        n_hits += 1
-                    n_done += 1
-                else:
-                    observed[j] = score[0, 0]
-                    bar = score[0, 0] - splitter.TIE_EPS * (1.0 + abs(score[0, 0]))
-                    if bound and not nominal and not exact:
-                        # the bar on the scan's scale: HDDT's scan compares squares
-                        raw_bar = (bar if not squared else bar * bar if bar > 0.0
-                                   else -math.inf)
-                        computed[j] = _hypergeometric_bound(words, m, stop, m - stop, min_leaf,
-                                                            shifts, code, params, tables,
-                                                            counts[j], raw_bar, significance,
-                                                            log_fact)
-                        if computed[j] > significance and stop == m:
-                            computed[j] = _lattice_p_value(words, m, min_leaf, shifts, code,
-                                                           params, tables, counts[j], raw_bar)
-                        if computed[j] <= significance or stop == m:
-                            break
-                trial += 1
-            shuffled[j], at_least[j] = n_done, n_hits
-            if computed[j] < math.inf:
-                leaf = computed[j] > significance
+    return njit_form(bound, f"{code.name.lower()}_t{''.join('1' if f else '0' for f in present)}")
+
+
+def _example_bound_arguments() -> tuple:
+    """Values of the types `p_value_bound` takes (and test_level passes)."""
+    search = example_search_arguments()
+    return (search[0], np.int64(1), np.int64(1), np.int64(1), search[5].shifts, search[6],
+            search[7], np.zeros(2), 0.0, 0.0, np.zeros(1), np.zeros(1))
+
+
+BOUND = Signature.of("a p-value bound", *_example_bound_arguments())
+call_bound = caller(BOUND)
+
+
+@njit
+def test_level(data, criterion, bound, test, level, out, lo, hi):
+    """Test nodes lo..hi-1 of a level and route their rows.
+
+    data = (rank_of (features x rows: each row's rank per feature), y, weights,
+    unit_weight, is_nominal, missing_rank, n_categories, values, offsets (the
+    numeric features' values by rank, presort.py), shifts, min_leaf);
+    criterion = the searches.Scorer of the tree's criterion; bound = the address of
+    its `p_value_bound` (0: shuffles only: not two classes, unit weights and a score
+    convex in a threshold's class counts (significance.BOUNDED_CODES), or exact mode);
+    test = (seed, n_shuffles, significance, exact, split_at_most, leaf_from,
+    ln k! for k = 0..rows (`log_factorials`; the bound's), whether the scan
+    compares the squares of the scores (HDDT; the bound's));
+    level = (rows_in, rows_out, starts, ends, features, thresholds, missing_left,
+    categories, counts, keys): node j's rows are rows_in[starts[j]:ends[j]],
+    its split sends present values <= thresholds[j] (numeric) left, or (nominal)
+    the categories its set in categories = the level's (category_offsets,
+    category_codes, category_goes_left) (tree.py) sends left;
+    out = (observed score, shuffles scored, shuffles at least as good, the p-value
+    computed without shuffles (the hypergeometric bound if it is at most s, else
+    the lattice path p-value; inf if none), rows sent left, whether it splits).
+    """
+    rank_of, y, weights, unit_weight, is_nominal, missing_rank, n_categories, values, \
+        offsets, shifts, min_leaf = data
+    leaf_rule = (min_leaf, 0.0)  # the search's: no weight rule (s-pruning refuses one)
+    seed, n_shuffles, significance, exact, split_at_most, leaf_from, log_fact, \
+        squared = test
+    rows_in, rows_out, starts, ends, features, thresholds, missing_left, categories, \
+        counts, keys = level
+    set_offsets, set_codes, set_sides = categories
+    observed, shuffled, at_least, computed, n_left_out, split = out
+    key_shift = shifts.key_shift
+    n_classes = counts.shape[1]
+    capacity = 1
+    for j in range(lo, hi):
+        capacity = max(capacity, ends[j] - starts[j])
+    words = np.empty((1, capacity), np.uint64)
+    shuffled_words = np.empty((1, capacity), np.uint64)
+    labels = np.empty(capacity, np.uint64)
+    one_start = np.zeros(1, np.int64)
+    one_end = np.zeros(1, np.int64)
+    parents = np.empty((1, n_classes))
+    feature_zero = np.zeros(1, np.int64)
+    mask = np.ones((1, 1), np.uint8)
+    node_missing = np.empty(1, np.int64)
+    node_categories = np.empty(1, np.int64)
+    # the search's records for one node and one feature (feature 0 of `words`)
+    node = Level(one_start, one_end, np.zeros(1, np.int64), parents, np.zeros(1, np.int64))
+    columns = Columns(is_nominal, node_categories, node_missing, values, offsets)
+    rows = Rows(shifts, weights, unit_weight)
+    found = new_found(1, 1)
+    score = found.score
+    p_value = np.empty(1)
+    limit = significance * n_shuffles  # the exact test splits when g <= limit
+    for j in range(lo, hi):
+        start, end, f = starts[j], ends[j], features[j]
+        m = end - start
+        _gather(rank_of, y, rows_in, start, m, f, shifts, words)
+        one_end[0] = m
+        node_missing[0] = missing_rank[f]
+        node_categories[0] = n_categories[f]
+        for k in range(n_classes):
+            parents[0, k] = counts[j, k]
+        nominal = is_nominal[f] == 1
+        stop = m
+        while stop > 0 and np.int64(words[0, stop - 1] >> key_shift) == missing_rank[f]:
+            stop -= 1
+        computed[j] = math.inf
+        bar = math.inf
+        n_done, n_hits = 0, 0
+        for i in range(m):  # trial -1 scores the node's own labels
+            shuffled_words[0, i] = words[0, i]
+        trial = -1
+        while True:
+            if trial >= 0:
+                if not exact and (n_hits > limit or n_hits + (n_shuffles - n_done) <= limit
+                                  or (n_done > 0 and (n_hits <= split_at_most[n_done]
+                                                      or n_hits >= leaf_from[n_done]))):
+                    break
+                if n_done == n_shuffles:
+                    break
+                _shuffle(words, m, key_shift, seed, n_done, keys[j], labels,
+                         shuffled_words)
+            score[0, 0] = -math.inf
+            call_search(criterion.nominal if nominal else criterion.numeric, shuffled_words,
+                        node, feature_zero, mask, columns, rows, criterion.params,
+                        criterion.tables, leaf_rule, found, FIRST, ONE)
+            if trial >= 0:
+                if score[0, 0] >= bar:
+                    n_hits += 1
+                n_done += 1
             else:
-                leaf = n_hits > limit or (not exact and n_hits >= leaf_from[n_done])
-            split[j] = 0 if leaf else 1
-            cut_rank = -1
-            if not nominal:  # the largest rank the threshold sends left
-                cut_rank = np.searchsorted(values[offsets[f]:offsets[f + 1]], thresholds[j],
-                                           side="right") - 1
-            n_left_out[j] = _route(words, m, start, shifts, missing_rank[f], nominal,
-                                   (set_codes, set_sides, set_offsets[j], set_offsets[j + 1]),
-                                   cut_rank, missing_left[j], rows_out)
-
-    flags = (two_classes, skip_runs, has_numeric, has_nominal, bound)
-    return njit_form(test_level, "".join("1" if flag else "0" for flag in flags))
-
-
-_TESTERS: dict = {}
-
-
-def level_tester(two_classes: bool, skip_runs: bool, has_numeric: bool, has_nominal: bool,
-                 bound: bool):
-    """The compiled form of test_level for these flags (made on first use)."""
-    form = (two_classes, skip_runs, has_numeric, has_nominal, bound)
-    if form not in _TESTERS:
-        _TESTERS[form] = _level_tester(*form)
-    return _TESTERS[form]
+                observed[j] = score[0, 0]
+                bar = score[0, 0] - splitter.TIE_EPS * (1.0 + abs(score[0, 0]))
+                if bound != 0 and not nominal:
+                    # the bar on the scan's scale: HDDT's scan compares squares
+                    raw_bar = (bar if not squared else bar * bar if bar > 0.0
+                               else -math.inf)
+                    call_bound(bound, words, m, stop, min_leaf, shifts, criterion.params,
+                               criterion.tables, counts[j], raw_bar, significance, log_fact,
+                               p_value)
+                    computed[j] = p_value[0]
+                    if computed[j] <= significance or stop == m:
+                        break
+            trial += 1
+        shuffled[j], at_least[j] = n_done, n_hits
+        if computed[j] < math.inf:
+            leaf = computed[j] > significance
+        else:
+            leaf = n_hits > limit or (not exact and n_hits >= leaf_from[n_done])
+        split[j] = 0 if leaf else 1
+        cut_rank = -1
+        if not nominal:  # the largest rank the threshold sends left
+            cut_rank = np.searchsorted(values[offsets[f]:offsets[f + 1]], thresholds[j],
+                                       side="right") - 1
+        n_left_out[j] = _route(words, m, start, shifts, missing_rank[f], nominal,
+                               (set_codes, set_sides, set_offsets[j], set_offsets[j + 1]),
+                               cut_rank, missing_left[j], rows_out)

@@ -59,8 +59,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.criteria.registry import CRITERIA
-from dtcli.engine.builder import Prepared, StopRules, count_weights, engine_form, skips_runs
-from dtcli.engine.threads import run_chunks
+from dtcli.engine.builder import Prepared, StopRules, count_weights, fit_searches
+from dtcli.engine.searches import compiled
+from dtcli.jit.threads import run_chunks
 from dtcli.errors import ParameterError
 from dtcli.pruning.compact import compact
 from dtcli.tree import TREE_LEAF, Tree
@@ -122,8 +123,8 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
     words; a growth with reuse=False writes over them (ValueError here).
     """
     check_parameters(significance, permutations, mode)
-    from dtcli.pruning.permutation import (kept_nodes, level_tester, log_factorials,
-                                           node_keys, ranks_by_row)
+    from dtcli.pruning.permutation import (BOUND, kept_nodes, log_factorials, node_keys,
+                                           p_value_bound, ranks_by_row, test_level)
 
     n_threads = n_threads or os.cpu_count() or 1
     exact = mode == "exact"
@@ -146,12 +147,10 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
     test = (np.int64(seed), np.int64(permutations), float(significance), exact, split_at_most,
             leaf_from, log_factorials(np.int64(rows.shape[0])),
             BOUNDED_CODES.get(criterion.code, False))
-    tester = level_tester(two_classes, skips_runs(criterion, prepared.n_classes),
-                          bool((prepared.is_nominal == 0).any()),
-                          bool((prepared.is_nominal == 1).any()),
-                          not exact and two_classes and unit_weight
-                          and criterion.code in BOUNDED_CODES)
-    crit = engine_form(criterion, use_tables, table_size)
+    searches, _ = fit_searches(prepared, criterion, use_tables, table_size)
+    bound = np.int64(0)
+    if not exact and two_classes and unit_weight and criterion.code in BOUNDED_CODES:
+        bound = compiled(p_value_bound, (criterion.code, searches.present), BOUND)[1]
     keys = node_keys(tree.children_left, tree.children_right, np.uint64(stream))
 
     n_nodes = tree.node_count
@@ -171,9 +170,9 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
                  np.ascontiguousarray(tree.value[ids]), keys[ids])
         out = (np.empty(m), np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m),
                np.empty(m, np.int64), np.empty(m, np.uint8))
-        run_chunks(tester, m, n_threads,
+        run_chunks(test_level, m, n_threads,
                    (permutations if exact else WORK_PER_ROW) * int((ends - starts).sum()), data,
-                   crit, test, level, out)
+                   searches.scorer, bound, test, level, out)
         _, shuffled, at_least, computed, n_left, split = out
         n_shuffles[ids] = shuffled
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -14,7 +14,7 @@ import os
 import numba
 from numba.core import caching
 
-from dtcli.engine import cache
+from dtcli.jit import cache
 
 
 def _lock_cache_writes() -> None:

@@ -1,17 +1,16 @@
 """Where numba caches dtree's compiled kernels, and what makes an entry fresh.
 
-numba keys a cached kernel on its own source file only, but the engine's
-kernels inline code from other modules (the split search inlines the
-criteria; the subtree grower calls the split search): edit a criterion and
-the search's cached code would be stale. dtree's kernels are therefore keyed
-on one hash of every module of the engine and the criteria that defines
-jitted code (plus the kernel's own file, for jitted code elsewhere in
-dtcli; the kernels also read dtcli/tree.py's TREE_LEAF and TREE_UNDEFINED,
-scikit-learn's sentinels, fixed by the model format), and cached in a
-directory named by that hash, shared by every checkout and install with the
-same sources: a second clone, a CI run or a worktree reuses what the first
-compiled, and any edit of a kernel gets a fresh directory (an edit of the
-Python drivers, such as builder.py, does not).
+numba keys a cached kernel on its own source file only, but dtree's kernels
+call and inline code from other modules (a split search inlines the criteria;
+the drivers call the searches): edit a criterion and the search's cached code
+would be stale. dtree's kernels are therefore keyed on one hash of every module
+of dtcli that defines jitted code (and the criteria's registry, whose entries
+choose the kernel each criterion's code compiles), so no module has to stay
+whole for the cache's sake, and cached in a directory named by that hash,
+shared by every checkout and install with the same sources: a second clone, a
+CI run or a worktree reuses what the first compiled, and any edit of a kernel
+gets a fresh directory (an edit of the Python drivers, such as builder.py,
+does not).
 
 The directory is `$DTREE_CACHE_DIR` if set, else dtree/numba under
 `$NUMBA_CACHE_DIR` if that is set, else under the user's cache directory
@@ -32,17 +31,17 @@ from pathlib import Path
 from numba.core import caching
 
 PACKAGE = Path(__file__).resolve().parent.parent  # dtcli/
-KEYED_SOURCES = ("engine", "criteria")  # sub-packages whose kernels inline each other
-JITTED = b"from dtcli.engine.jit import"  # how a module that defines kernels starts them
+JITTED = (b"from dtcli.jit.flags import", b"from dtcli.jit.indirect import")  # kernel modules
 
 
 def _keyed_files() -> list[Path]:
-    """jit.py (the compilation flags), every module of the engine and the criteria that
-    defines kernels, and the criteria's registry, whose entries name the kernel each
+    """The jit package (flags, the address calls), every module of dtcli that defines
+    kernels, and the criteria's registry, whose entries name the kernel each
     criterion's code compiles (registry._with_code)."""
-    files = [path for folder in KEYED_SOURCES for path in sorted((PACKAGE / folder).glob("*.py"))
-             if path != Path(__file__).resolve() and JITTED in path.read_bytes()]
-    return [PACKAGE / "engine" / "jit.py", *files, PACKAGE / "criteria" / "registry.py"]
+    own = PACKAGE / "jit"
+    files = [path for path in sorted(PACKAGE.rglob("*.py"))
+             if path.parent != own and any(mark in path.read_bytes() for mark in JITTED)]
+    return [own / "flags.py", own / "indirect.py", *files, PACKAGE / "criteria" / "registry.py"]
 
 
 @functools.lru_cache(maxsize=None)
