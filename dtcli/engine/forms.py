@@ -133,12 +133,8 @@ def before_compiling(criterion, n_classes: int, nominal: bool) -> None:
     if not cold or cache_root() is None:
         return
     start = time.perf_counter()
-    if _notice():
-        what = ("the engine" if cold[0].kind == "drivers"
-                else f"the {criterion.code.name.lower().replace('_', '-')} search")
-        print(f"dtree: compiling {what} for this machine, once (cached in "
-              f"{cache_root().parent}; `dtree warm` compiles ahead)", file=sys.stderr,
-              flush=True)
+    announce("the engine" if cold[0].kind == "drivers"
+             else f"the {criterion.code.name.lower().replace('_', '-')} search")
     drivers = [unit for unit in cold if unit.kind == "drivers"]
     search = [unit for unit in cold if unit.kind == "search"]
     if drivers and search:
@@ -154,5 +150,20 @@ def before_compiling(criterion, n_classes: int, nominal: bool) -> None:
     else:
         for unit in cold:
             compile_unit(unit)
+    announce_done(start)
+
+
+def announce(what: str) -> None:
+    """The one line on stderr before compiling `what` (unless silenced: `_notice`)."""
+    from dtcli.jit.cache import cache_root
+
+    if _notice():
+        print(f"dtree: compiling {what} for this machine, once (cached in "
+              f"{cache_root().parent}; `dtree warm` compiles ahead)", file=sys.stderr,
+              flush=True)
+
+
+def announce_done(start: float) -> None:
+    """On a terminal, how long the compilation announced took."""
     if _notice() and sys.stderr.isatty():
         print(f"dtree: compiled in {time.perf_counter() - start:.1f} s", file=sys.stderr)

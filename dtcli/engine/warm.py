@@ -105,9 +105,13 @@ def run_task(task: WarmTask) -> None:
                   [np.flatnonzero(~even), np.flatnonzero(even)])
 
 
-def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
+def warm(tasks: Iterable[WarmTask], jobs: int | None = None, announce: bool = False) -> int:
     """Compile the cold units of `tasks`, in up to `jobs` processes (default: all
-    cores); return how many were cold. Nothing to do (all marked) costs no process."""
+    cores); return how many were cold. Nothing to do (all marked) costs no process.
+    `announce`: say so on stderr first (forms.announce), as a first fit does."""
+    import time
+
+    from dtcli.engine import forms
     from dtcli.engine.forms import compile_unit, is_warm, mark
     from dtcli.jit.cache import cache_root
 
@@ -124,9 +128,14 @@ def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
 
     from dtcli.processes import available_cores, process_pool
 
+    start = time.perf_counter()
+    if announce:
+        forms.announce(f"{len(pending)} parts of the engine, side by side")
     workers = min(jobs or available_cores(), len(pending))
     with process_pool(compile_unit, pending, workers) as futures:
         for future in as_completed(futures):
             future.result()
             mark(pending[futures[future]])
+    if announce:
+        forms.announce_done(start)
     return len(pending)

@@ -166,15 +166,15 @@ def evaluate_model(model, fit_seconds: float, X: np.ndarray, labels: np.ndarray,
 def compile_ahead(datasets: Sequence[Dataset], tasks: Sequence[Task], jobs: int | None) -> None:
     """Compile the kernels of every (criterion, form of data) the tasks need, side by
     side in processes (`jobs` if given, else all cores: compiling is a one-time cost),
-    before any worker starts: no two processes compile the same kernel, and workers
-    only load code (engine.warm)."""
+    before any worker starts: no two processes compile the same unit (engine/forms.py),
+    and workers only load code (engine.warm)."""
     from dtcli.engine.warm import WarmTask, form_of, warm
     from dtcli.evaluate.methods import tree_criterion
 
     forms = [form_of(d.X, len(d.classes), np.array([f.kind == NOMINAL for f in d.features]))
              for d in datasets]
     warm(sorted({WarmTask(tree_criterion(t.criterion), t.params, forms[t.dataset])
-                 for t in tasks if tree_criterion(t.criterion)}), jobs)
+                 for t in tasks if tree_criterion(t.criterion)}), jobs, announce=True)
 
 
 _WARM_ROWS = 300  # rows of a dataset whose fit loads a criterion's kernels
