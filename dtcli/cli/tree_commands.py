@@ -253,18 +253,19 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("model_path", metavar="MODEL")
-@output_format_option(["text", "json", "dot", "rules"], "text",
-                      "What to write. --format is its old, deprecated name.",
+@output_format_option(["text", "json", "dot", "rules", "svg", "html"], "text",
+                      "What to write: svg, a picture; html, a page to explore it in a "
+                      "browser. --format is its old, deprecated name.",
                       old_names=("--format",))
 @output_option("Write here (- for stdout).")
 @click.option("--max-depth", type=click.IntRange(min=0), metavar="N",
-              help="Text only: show N levels below the root; a deeper subtree is one "
-                   "'...' line giving its size.")
+              help="Text, svg and html: show N levels below the root; a deeper subtree is "
+                   "one '...' line (a dashed box) giving its size.")
 @click.option("--tree", "tree_index", type=click.IntRange(min=0), metavar="I",
               help="A forest: show its tree I (from 0) instead of the forest's summary.")
 @quiet_option("No notes on stderr (errors are still reported; export writes none).")
 def export(model_path, output_format, output, max_depth, tree_index, quiet):
-    """Show a saved MODEL as a tree diagram, JSON, Graphviz DOT or if-then rules.
+    """Show a saved MODEL as a tree diagram, JSON, Graphviz DOT, if-then rules or a picture.
 
     \b
     Example:
@@ -272,14 +273,15 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet):
       dtree export iris.json -f rules
       dtree export iris.json -f dot | dot -Tsvg -o iris.svg
       dtree export forest.json --tree 3          # a forest's fourth tree
+      dtree export iris.json -f html -o iris.html  # fold subtrees in a browser
     """
     import json
 
     from dtcli.atomic import open_output, refuse_output_over_input
     from dtcli.model import load_model
 
-    if max_depth is not None and output_format != "text":
-        raise click.UsageError("--max-depth applies to -f text only")
+    if max_depth is not None and output_format not in ("text", "svg", "html"):
+        raise click.UsageError("--max-depth applies to -f text, svg and html only")
     refuse_output_over_input(output, "--output", {"model": model_path})
     model, doc = load_model(model_path)
     if getattr(model, "model_kind", None) == "fdf":
@@ -300,19 +302,29 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet):
             from dtcli.export import rules
 
             handle.write(rules.render(model))
+        elif output_format in ("svg", "html"):
+            from dtcli.export.pictures import draw
+
+            handle.write(draw(model, output_format, _title(doc, model, tree_index), max_depth))
         else:
             from rich.console import Console
 
-            from dtcli.cli.preview import tree_title
             from dtcli.export import text
 
-            header = tree_title(doc) if tree_index is None else (
-                f"tree {tree_index} of the {forest_title(doc)}: {model.tree_.node_count} nodes")
+            header = _title(doc, model, tree_index)
             # A terminal gets colour and its width; a file or pipe gets plain, unwrapped lines.
             to_terminal = output == "-" and handle.isatty()
             console = Console(file=handle, highlight=False, force_terminal=to_terminal,
                               width=None if to_terminal else 10_000)
             console.print(text.render(model, header, max_depth))
+
+
+def _title(doc: dict, model, tree_index: int | None) -> str:
+    """The title of a tree's diagram or picture: the model's, or a forest's tree's."""
+    from dtcli.cli.preview import tree_title
+
+    return tree_title(doc) if tree_index is None else (
+        f"tree {tree_index} of the {forest_title(doc)}: {model.tree_.node_count} nodes")
 
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
