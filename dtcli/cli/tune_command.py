@@ -247,7 +247,8 @@ def tuned_columns(names, datasets, methods, tuning: dict, options, protocol, met
                   store, scheduler, quiet, keep=False):
     """Tuned methods' (means, stds, repeat_stds), one row per dataset, one column per
     method, under --selection, and the report of both selections (`methods.tuning_report`;
-    with `keep`, also the `Nested` results by method, under "nested")."""
+    the `metric` of every outer fold under --selection, "fold_scores"; with `keep`, also
+    the `Nested` results by method, under "nested")."""
     from dtcli.evaluate.tasks import Protocol
     from dtcli.tuning.grid import parse_grid
     from dtcli.tuning.methods import cell, folds_of, run_tuned, tuning_report
@@ -260,10 +261,13 @@ def tuned_columns(names, datasets, methods, tuning: dict, options, protocol, met
     cells = [[cell(folds_of(nested[m.label][d], tuning["selection"]), metric, protocol.cv,
                    protocol.repeats) for m in methods] for d in range(len(names))]
     report = {m.label: tuning_report(names, nested[m.label], metric) for m in methods}
+    folds = {name: {m.label: [f["metrics"][metric]
+                              for f in folds_of(nested[m.label][d], tuning["selection"])]
+                    for m in methods} for d, name in enumerate(names)}
     return ([[c[0] for c in row] for row in cells], [[c[1] for c in row] for row in cells],
             [[c[2] for c in row] for row in cells],
             {"selection": tuning["selection"], "inner_cv": inner.cv,
-             "tune_metric": tuning["tune_metric"], "methods": report,
+             "tune_metric": tuning["tune_metric"], "methods": report, "fold_scores": folds,
              **({"nested": nested} if keep else {})})
 
 
@@ -296,6 +300,7 @@ def evaluate_tuned(spec, dataset, tree: dict, tuning: dict, protocol, *, jobs, s
                                     tuning["tune_metric"], jobs=jobs, store=store,
                                     scheduler=scheduler, quiet=quiet, keep=True)
     nested = report.pop("nested")[label][0]
+    del report["fold_scores"]  # evaluate reports the folds itself
     about = {"dataset": spec.name, "source": spec.path, "target": dataset.target,
              "n_rows": int(len(dataset.y)), "criterion": {"name": criterion, "params": params},
              "options": options.estimator_params(), "cv": protocol.cv,
