@@ -27,6 +27,9 @@ from dtcli.errors import ParameterError
 @click.option("--pruning-path", is_flag=True,
               help="Write the unpruned tree's cost-complexity pruning path (CSV: ccp_alpha, "
                    "impurity, n_leaves) instead of a model.")
+@click.option("--plot", "plot_path", metavar="FILE.svg",
+              help="With --pruning-path: also draw the path (impurity and leaves against "
+                   "alpha) as SVG.")
 @tuning_options
 @forest_options
 @jobs_option("as threads (default: all)")
@@ -34,8 +37,8 @@ from dtcli.errors import ParameterError
 @force_option
 @quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
 def train(data, target, drop, data_format, no_header, delimiter, grid_entries, tune_cv, jobs,
-          output, force, quiet, pruning_path, model_kind, fdf_combine, leaf_model, nb_numeric,
-          nb_min_samples, n_estimators, max_features, no_bootstrap, max_samples, oob, seed,
+          output, force, quiet, pruning_path, plot_path, model_kind, fdf_combine, leaf_model,
+          nb_numeric, nb_min_samples, n_estimators, max_features, no_bootstrap, max_samples, oob, seed,
           scheduler, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
@@ -76,6 +79,9 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
         model = shape_model(model, model_kind, n_estimators, max_features, no_bootstrap,
                             max_samples, oob, seed, scheduler)
     refuse_output_over_input(output, "--output", {"training data": data})
+    if plot_path is not None and not pruning_path:
+        raise click.UsageError("--plot draws the pruning path: add --pruning-path")
+    refuse_output_over_input(plot_path, "--plot", {"training data": data, "--output": output})
     refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
                            header=not no_header, delimiter=delimiter, force=force)
@@ -90,7 +96,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     elif model_kind == "forest":
         _load_kernels(make_model("tree", tree, 1, "counts", nb_numeric, nb_min_samples), dataset)
     if pruning_path:
-        _write_pruning_path(model, dataset, output, console if not quiet else None)
+        _write_pruning_path(model, dataset, output, console if not quiet else None, plot_path)
         return
     with warnings.catch_warnings(record=True) as caught:  # a forest's few OOB votes
         warnings.simplefilter("always")
@@ -152,9 +158,10 @@ def _load_kernels(model, dataset) -> None:
 _SPREAD_ROWS = 64  # rows of the dataset whose fit loads the kernels
 
 
-def _write_pruning_path(model, dataset, output: str, console) -> None:
+def _write_pruning_path(model, dataset, output: str, console, plot_path: str | None) -> None:
     """The weakest-link steps of the unpruned tree as CSV: alpha 0 first, then each step's
-    effective alpha, with the total leaf risk and the leaves left after it."""
+    effective alpha, with the total leaf risk and the leaves left after it; and with
+    `plot_path`, drawn as SVG."""
     from dtcli.atomic import open_output
     from dtcli.pruning.cost_complexity import weakest_links
     from dtcli.pruning.risk import node_risk
@@ -166,6 +173,13 @@ def _write_pruning_path(model, dataset, output: str, console) -> None:
         handle.write("ccp_alpha,impurity,n_leaves\n")
         handle.writelines(f"{float(a)!r},{float(r)!r},{n}\n"
                           for a, r, n in zip(alphas, impurities, leaves))
+    if plot_path is not None:
+        from dtcli.export.plots import pruning_path
+
+        with open_output(plot_path) as handle:
+            handle.write(pruning_path([float(a) for a in alphas], [float(r) for r in impurities],
+                                      [int(n) for n in leaves], f"pruning path of the unpruned "
+                                      f"{model.criterion} tree on {dataset.source}"))
     if console is not None:
         console.print(f"pruning path of the unpruned {model.criterion} tree on "
                       f"{dataset.source} ({model.tree_.node_count} nodes): {len(alphas)} "

@@ -46,10 +46,14 @@ def grid_option(func):
               help='Run on this Dask cluster instead of local processes (pip install "dtcli[dask]").')
 @output_option("Write the report here (- for stdout).")
 @output_format_option(("table", "json"), "table", "A table and a plot for people; json for scripts.")
+@click.option("--plot", "plot_path", metavar="FILE.svg",
+              help="Draw the score against the parameter, with a band of one std over folds "
+                   "(a heat map for two parameters), as SVG.")
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
 def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv, repeats, seed,
-         metric, jobs, results_path, scheduler, output, output_format, force, quiet, **tree):
+         metric, jobs, results_path, scheduler, output, output_format, plot_path, force, quiet,
+         **tree):
     """Choose parameters by cross-validated grid search on DATA.
 
     Every grid point is scored on the same seeded stratified folds (Tsallis at
@@ -66,6 +70,7 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
       dtree tune examples/balanced/wine.csv -c pt --grid alpha=0.25,0.5,1 --grid gamma=0.5:3:0.5 -f json
       dtree tune examples/balanced/pima.csv -c pe --grid alpha=0.05:1:0.05 \\
           --pruning s-pruning --significance auto --permutations 200
+      dtree tune examples/balanced/wine.csv -c tsallis --grid q=0.5:5:0.5 --plot q.svg
     """
     from dtcli.atomic import open_output, refuse_output_over_input
     from dtcli.evaluate.spec import specs_from_paths
@@ -75,9 +80,14 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
 
     refuse_output_over_input(output, "--output", {"DATA": data})
     refuse_output_over_input(results_path, "--results", {"DATA": data, "--output": output})
+    refuse_output_over_input(plot_path, "--plot", {"DATA": data, "--output": output,
+                                                   "--results": results_path})
     refuse_unmarked_stdin(data, data_format)
     tree.update(pruning_params(tree))
     search = make_search(tree, grid_entries, metric)
+    if plot_path is not None and len(search.grid) > 2:
+        raise click.UsageError(f"--plot draws one or two parameters; the grid has "
+                               f"{len(search.grid)} ({', '.join(search.grid)})")
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
                             header=not no_header, delimiter=delimiter)[0]
@@ -92,6 +102,11 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
                                    "options": search.options.estimator_params()})
     with open_output(output) as handle:
         render_search(doc, output_format, handle)
+    if plot_path is not None:
+        from dtcli.export.plots import search_plot
+
+        with open_output(plot_path) as handle:
+            handle.write(search_plot(doc))
 
 
 def make_search(tree: dict, grid_entries, metric: str):

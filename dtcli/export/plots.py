@@ -113,7 +113,7 @@ def score_curve(xs: list[float], means: list[float], stds: list[float], x_label:
     xs, means, stds = ([v[i] for i in order] for v in (xs, means, stds))
     stds = [s if s is not None and math.isfinite(s) else 0.0 for s in stds]
     log_x = min(xs) > 0 and max(xs) / min(xs) > 100
-    x_range = (min(xs), max(xs)) if len(xs) > 1 else (xs[0] - 1, xs[0] + 1)
+    x_range = ((min(xs) / 1.2, max(xs) * 1.2) if log_x else padded(xs, 0.03))
     axes = Axes(70, 40, 460, 240, x_range,
                 padded([m - s for m, s in zip(means, stds)] + [m + s for m, s in zip(means, stds)]),
                 log_x)
@@ -132,8 +132,12 @@ def score_curve(xs: list[float], means: list[float], stds: list[float], x_label:
         i = xs.index(best)
         parts.append(f'<circle cx="{axes.px(best):.1f}" cy="{axes.py(means[i]):.1f}" r="5" '
                      f'fill="none" stroke="{MARK_COLOUR}" stroke-width="2"/>')
-        parts.append(text(axes.px(best), axes.py(means[i]) - 9, f"best {label(best)}", SIZE,
-                          "middle", f'fill="{MARK_COLOUR}"'))
+        x = axes.px(best)  # the label inside the frame, also at either end
+        anchor = ("start" if x < axes.left + 40 else
+                  "end" if x > axes.left + axes.width - 40 else "middle")
+        parts.append(text(x + {"start": -4, "end": 4, "middle": 0}[anchor],
+                          axes.py(means[i]) - 9, f"best {label(best)}", SIZE, anchor,
+                          f'fill="{MARK_COLOUR}"'))
     return svgkit.document(560, 330, parts)
 
 
@@ -182,7 +186,7 @@ def pruning_path(alphas: list[float], impurities: list[float], leaves: list[int]
     impurity and the number of leaves against the effective alpha, as steps (each
     value holds from its alpha to the next)."""
     x_range = padded(alphas, 0.02)
-    panels = [("total leaf impurity", impurities, 50.0), ("leaves", leaves, 290.0)]
+    panels = [("total leaf impurity", impurities, 64.0), ("leaves", leaves, 304.0)]
     parts = [text(70, 22, title, SIZE + 2, extra='font-weight="bold"')]
     for name, values, top in panels:
         axes = Axes(70, top, 460, 170, x_range, padded(values))
@@ -197,7 +201,7 @@ def pruning_path(alphas: list[float], impurities: list[float], leaves: list[int]
             parts.append(f'<circle cx="{axes.px(a):.1f}" cy="{axes.py(v):.1f}" r="2.5" '
                          f'fill="{LINE_COLOUR}"><title>alpha {label(a)}: {label(v)}</title>'
                          "</circle>")
-    return svgkit.document(560, 510, parts)
+    return svgkit.document(max(560, 80 + text_width(title, SIZE + 2, True)), 524, parts)
 
 
 def fold_strips(methods: list[str], folds: dict[str, list[float]], means: dict[str, float],
@@ -233,3 +237,22 @@ def fold_strips(methods: list[str], folds: dict[str, list[float]], means: dict[s
         parts.append(text(axes.px(t), bottom + 15, label(t), SIZE - 1, "middle"))
     parts.append(text(axes.left + axes.width / 2, bottom + 30, metric, SIZE, "middle"))
     return svgkit.document(axes.left + axes.width + 20, bottom + 40, parts)
+
+
+def search_plot(doc: dict) -> str:
+    """`dtree tune --plot`: a tune document's score against its parameter (with the band
+    of one std over folds), or a heat map over its two parameters."""
+    names = list(doc["grid"])
+    results, best = doc["results"], doc["best_params"]
+    protocol = doc["protocol"]
+    title = (f"{doc['criterion']} on {doc['dataset']}: {doc['metric']}, {protocol['cv']}-fold "
+             f"CV x {protocol['repeats']}")
+    if len(names) == 1:
+        name = names[0]
+        return score_curve([r["params"][name] for r in results], [r["mean"] for r in results],
+                           [r["std"] for r in results], name, doc["metric"], title, best[name])
+    xs = sorted({r["params"][names[0]] for r in results})
+    ys = sorted({r["params"][names[1]] for r in results})
+    cells = {(r["params"][names[0]], r["params"][names[1]]): r["mean"] for r in results}
+    return heat_map(xs, ys, [[cells.get((x, y)) for x in xs] for y in ys], names[0], names[1],
+                    title, (best[names[0]], best[names[1]]), doc["higher_is_better"])
