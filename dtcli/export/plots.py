@@ -17,8 +17,9 @@ BAND_COLOUR = "#a5c0dd"
 MARK_COLOUR = "#e15759"
 
 
-def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """Round values (1, 2 or 5 times a power of ten apart) covering [low, high]."""
+def nice_ticks(low: float, high: float, count: int = 6) -> list[float]:
+    """Round values (1, 2 or 5 times a power of ten apart, at most `count` + 1 of them)
+    in [low, high]."""
     if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
         return [low]
     raw = (high - low) / count

@@ -92,7 +92,8 @@ def place(diagram: Diagram) -> Placement:
     # a slot holds its box and, right of the edge's end, its label
     slots = np.maximum(sizes[:, 0], 2 * (np.array(label_widths) + 5))
     layout = tidy([card.children for card in cards], slots, sizes[:, 1], row_gap=ROW_GAP)
-    width = max(layout.width, 420.0)
+    width = max(layout.width, 420.0, text_width(diagram.title, TITLE_SIZE, True) + 20,
+                *(text_width(note, SIZE) + 20 for note in diagram.notes))
     # the header: title, notes, then the legend's swatches in rows as wide as the drawing
     y = 10 + TITLE_SIZE + 4 + LINE * len(diagram.notes)
     legend, x = [], 10.0
