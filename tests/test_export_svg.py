@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from dtcli import DecisionTreeClassifier
 from dtcli.cli import cli
+from dtcli.errors import ParameterError
 from dtcli.export import cards, html, layout, svg
 from dtcli.export.svgkit import text_width
 from dtcli.model import save_model
@@ -196,7 +197,7 @@ def test_names_with_markup_characters_are_escaped():
     assert "a<b" not in document and "<x>" not in document
     shown = texts(parse_svg(document))
     assert "→ <x>" in shown and "→ &y" in shown
-    assert any(t.startswith("x0 in {") and "a<b" in t or '"q" & \'r\'' in t for t in shown)
+    assert "x0 in {\"q\" & 'r'}" in shown and "&y: 2, <x>: 2" in shown
     page = html.page(cards.tree_diagram(model))
     assert ET.fromstring(page[page.index("<svg"):page.index("</svg>") + 6]) is not None
 
@@ -255,6 +256,9 @@ def test_forest_tree_and_fdf_pictures(tmp_path, load_example):
     result = runner.invoke(cli, ["export", path, "-f", "svg"])
     assert result.exit_code == 2 and "--tree I" in result.stderr
     assert forest._repr_svg_() is None
+    assert texts(parse_svg(forest.to_svg(tree=2)))[0] == "tree 2 of a forest of 3 gini trees"
+    with pytest.raises(ParameterError, match="tree=I, 0 to 2"):
+        forest.to_svg()
     fdf = FDFClassifier().fit_dataset(iris)
     result = runner.invoke(cli, ["export", saved(tmp_path, fdf, "fdf.json"), "-f", "svg"])
     assert result.exit_code == 0, result.stderr

@@ -287,9 +287,9 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
 @quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
 def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, report_path,
-            reference, table_path, lower_is_better, cv, repeats, seed, jobs, results_path, scheduler,
-            target, drop, data_format, no_header, delimiter, output, output_format, force, quiet,
-            **tree):
+            reference, table_path, lower_is_better, cv, repeats, seed, jobs, results_path,
+            scheduler, target, drop, data_format, no_header, delimiter, output, output_format,
+            force, quiet, **tree):
     """Compare split criteria over datasets, with Demsar's rank statistics.
 
     Every criterion runs on the same stratified folds of every dataset (files

@@ -38,8 +38,8 @@ from dtcli.errors import ParameterError
 @quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
 def train(data, target, drop, data_format, no_header, delimiter, grid_entries, tune_cv, jobs,
           output, force, quiet, pruning_path, plot_path, model_kind, fdf_combine, leaf_model,
-          nb_numeric, nb_min_samples, n_estimators, max_features, no_bootstrap, max_samples, oob, seed,
-          scheduler, **tree):
+          nb_numeric, nb_min_samples, n_estimators, max_features, no_bootstrap, max_samples, oob,
+          seed, scheduler, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     Without -o, the JSON goes to stdout when it is a file or a pipe; on a

@@ -75,7 +75,8 @@ def _means_table(doc: dict) -> list[str]:
         cells = []
         for m in methods:
             entry = scores[d][m]
-            sd = f' <span class="sd">± {_fmt(entry["std"])}</span>' if entry.get("std") is not None else ""
+            sd = ("" if entry.get("std") is None
+                  else f' <span class="sd">± {_fmt(entry["std"])}</span>')
             best = ' class="best"' if m in doc["best"][d] else ""
             cells.append(f"<td{best}>{_fmt(entry['mean'])}{sd}</td>")
         rows.append(f"<tr><td>{escape(d)}</td>{''.join(cells)}</tr>")

@@ -81,8 +81,10 @@ _SCRIPT = """
     drawing.setAttribute("width", box.width * scale);
     drawing.setAttribute("height", box.height * scale);
   }
-  document.getElementById("zoom-in").addEventListener("click", function () { zoom(scale * 1.25); });
-  document.getElementById("zoom-out").addEventListener("click", function () { zoom(scale / 1.25); });
+  document.getElementById("zoom-in").addEventListener("click",
+    function () { zoom(scale * 1.25); });
+  document.getElementById("zoom-out").addEventListener("click",
+    function () { zoom(scale / 1.25); });
   document.getElementById("zoom-fit").addEventListener("click", function () {
     zoom(document.getElementById("drawing").clientWidth / box.width);
   });

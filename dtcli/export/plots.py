@@ -96,7 +96,8 @@ class Axes:
                           f'transform="rotate(-90 {self.left - 46:.1f} '
                           f'{self.top + self.height / 2:.1f})"'))
         if title:
-            parts.append(text(self.left, self.top - 10, title, SIZE + 1, extra='font-weight="bold"'))
+            parts.append(text(self.left, self.top - 10, title, SIZE + 1,
+                              extra='font-weight="bold"'))
         return parts
 
 

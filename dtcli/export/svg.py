@@ -38,7 +38,8 @@ ROW_GAP = 38  # between rows of boxes: the edges' elbows and labels
 @dataclass
 class Card:
     """One node of a diagram: `lines` of (style, text), style "test" (bold: a split's
-    test, a leaf's prediction; the class bar follows these), "text" or "note" (grey); `counts` for the class bar (None: no bar); `kind` "split", "leaf",
+    test, a leaf's prediction; the class bar follows these), "text" or "note" (grey);
+    `counts` for the class bar (None: no bar); `kind` "split", "leaf",
     "model" (a leaf with a model of its own), "cut" (a hidden subtree) or "group";
     `predicted`, a leaf's class index (its tint); `details`, its tooltip; `edge`, the
     label of the edge from its parent."""
