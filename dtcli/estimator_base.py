@@ -62,6 +62,20 @@ class Classifier(Parameters):
     def _threads(self) -> int:
         return self.n_jobs or os.cpu_count() or 1
 
+    def to_svg(self, max_depth: int | None = None, tree: int | None = None) -> str:
+        """The fitted model drawn as an SVG document (`dtree export -f svg`): a tree to
+        `max_depth` levels, an FDF forest's trees, or tree `tree` of a random forest."""
+        from dtcli.export.pictures import model_svg
+
+        return model_svg(self, max_depth, tree)
+
+    def _repr_svg_(self) -> str | None:
+        """A notebook shows a fitted tree or FDF forest as its picture (None otherwise:
+        the text repr)."""
+        from dtcli.export.pictures import notebook_svg
+
+        return notebook_svg(self)
+
 
 class TreeEstimatorBase(Classifier):
     """A tree-growing classifier: subclasses list their constructor's parameters in

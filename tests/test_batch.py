@@ -110,6 +110,10 @@ def test_compare_writes_what_it_wrote_before_the_batch_path(name, arguments, tmp
     added = {k: v for k, v in output["options"].items() if k not in recorded["output"]["options"]}
     assert added and added == {k: defaults[k] for k in added}
     output["options"] = {k: v for k, v in output["options"].items() if k not in added}
+    # each fold's score, added since the recording: the means are the table's
+    for dataset, by_method in output.pop("fold_scores").items():
+        for method, folds in by_method.items():
+            assert np.mean(folds) == pytest.approx(output["scores"][dataset][method]["mean"])
     assert output == recorded["output"]
     lines = sorted(json.dumps(without_timings(json.loads(line)), sort_keys=True)
                    for line in results.read_text().splitlines())

@@ -264,6 +264,9 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
                    "last one listed).")
 @click.option("--sd", "show_sd", is_flag=True, help="Show the std over folds beside each mean.")
 @click.option("--cd-diagram", metavar="FILE.svg", help="Write the critical-difference diagram.")
+@click.option("--report", "report_path", metavar="FILE.html",
+              help="Write the comparison as one self-contained HTML page (tables, CD diagram, "
+                   "fold scores, tests in words).")
 @click.option("--reference", metavar="FILE.csv",
               help="Print these published figures beside ours (a table as for --table), "
                    "matched by dataset name and criterion, with the rank agreement.")
@@ -283,10 +286,10 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
-def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, reference,
-            table_path, lower_is_better, cv, repeats, seed, jobs, results_path, scheduler,
-            target, drop, data_format, no_header, delimiter, output, output_format, force, quiet,
-            **tree):
+def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, report_path,
+            reference, table_path, lower_is_better, cv, repeats, seed, jobs, results_path,
+            scheduler, target, drop, data_format, no_header, delimiter, output, output_format,
+            force, quiet, **tree):
     """Compare split criteria over datasets, with Demsar's rank statistics.
 
     Every criterion runs on the same stratified folds of every dataset (files
@@ -304,6 +307,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     Example:
       dtree compare examples/imbalanced/*.dat --criteria gini,entropy,gain-ratio \\
           --metric auc --cv 10 --cd-diagram cd.svg --results runs.jsonl
+      dtree compare examples/imbalanced/*.dat --criteria gini,hddt,ihdw --report report.html
       dtree compare --table docs/reference/ihd_table3_accuracy_balanced.csv --base iHDw
     """
     from dtcli.evaluate.comparison import render_comparison
@@ -316,7 +320,8 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
                 "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")
-        _refuse_outputs_over_inputs({"--cd-diagram": cd_diagram, "--output": output},
+        _refuse_outputs_over_inputs({"--cd-diagram": cd_diagram, "--report": report_path,
+                                     "--output": output},
                                     {"--table": table_path, "--reference": reference})
         doc = _compare_table(table_path, lower_is_better, base)
     else:
@@ -325,7 +330,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
                                 seed, jobs, results_path, scheduler, target, drop, data_format,
                                 no_header, delimiter, quiet, tree, force,
                                 outputs={"--results": results_path, "--cd-diagram": cd_diagram,
-                                         "--output": output},
+                                         "--report": report_path, "--output": output},
                                 reference=reference, tuning=tuning)
     _warn(doc["warnings"])
     if reference is not None:
@@ -334,6 +339,10 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
         doc["reference"] = reference_comparison(doc, reference)
     if cd_diagram is not None:
         _write_cd_diagram(doc, cd_diagram)
+    if report_path is not None:
+        from dtcli.export.compare_report import write_report
+
+        write_report(doc, report_path)
     from dtcli.atomic import open_output
 
     with open_output(output) as handle:
@@ -433,7 +442,10 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
                               base=base, repeat_stds=repeat_stds if repeats > 1 else None,
                               about=about)
     doc["timing"] = grid.timing() if choices else {}
+    doc["fold_scores"] = grid.fold_scores(metric) if choices else {d: {} for d in names}
     if tuned:
+        for name, scores in columns[3].pop("fold_scores").items():
+            doc["fold_scores"][name].update(scores)
         doc["tuning"] = columns[3]
     return doc
 

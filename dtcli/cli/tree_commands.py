@@ -27,6 +27,9 @@ from dtcli.errors import ParameterError
 @click.option("--pruning-path", is_flag=True,
               help="Write the unpruned tree's cost-complexity pruning path (CSV: ccp_alpha, "
                    "impurity, n_leaves) instead of a model.")
+@click.option("--plot", "plot_path", metavar="FILE.svg",
+              help="With --pruning-path: also draw the path (impurity and leaves against "
+                   "alpha) as SVG.")
 @tuning_options
 @forest_options
 @jobs_option("as threads (default: all)")
@@ -34,9 +37,9 @@ from dtcli.errors import ParameterError
 @force_option
 @quiet_option("No summary or notes on stderr (warnings about the data are still shown).")
 def train(data, target, drop, data_format, no_header, delimiter, grid_entries, tune_cv, jobs,
-          output, force, quiet, pruning_path, model_kind, fdf_combine, leaf_model, nb_numeric,
-          nb_min_samples, n_estimators, max_features, no_bootstrap, max_samples, oob, seed,
-          scheduler, **tree):
+          output, force, quiet, pruning_path, plot_path, model_kind, fdf_combine, leaf_model,
+          nb_numeric, nb_min_samples, n_estimators, max_features, no_bootstrap, max_samples, oob,
+          seed, scheduler, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     Without -o, the JSON goes to stdout when it is a file or a pipe; on a
@@ -76,6 +79,9 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
         model = shape_model(model, model_kind, n_estimators, max_features, no_bootstrap,
                             max_samples, oob, seed, scheduler)
     refuse_output_over_input(output, "--output", {"training data": data})
+    if plot_path is not None and not pruning_path:
+        raise click.UsageError("--plot draws the pruning path: add --pruning-path")
+    refuse_output_over_input(plot_path, "--plot", {"training data": data, "--output": output})
     refuse_unmarked_stdin(data, data_format)
     dataset = load_dataset(data, format=data_format, target=target, drop=drop,
                            header=not no_header, delimiter=delimiter, force=force)
@@ -90,7 +96,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     elif model_kind == "forest":
         _load_kernels(make_model("tree", tree, 1, "counts", nb_numeric, nb_min_samples), dataset)
     if pruning_path:
-        _write_pruning_path(model, dataset, output, console if not quiet else None)
+        _write_pruning_path(model, dataset, output, console if not quiet else None, plot_path)
         return
     with warnings.catch_warnings(record=True) as caught:  # a forest's few OOB votes
         warnings.simplefilter("always")
@@ -152,9 +158,10 @@ def _load_kernels(model, dataset) -> None:
 _SPREAD_ROWS = 64  # rows of the dataset whose fit loads the kernels
 
 
-def _write_pruning_path(model, dataset, output: str, console) -> None:
+def _write_pruning_path(model, dataset, output: str, console, plot_path: str | None) -> None:
     """The weakest-link steps of the unpruned tree as CSV: alpha 0 first, then each step's
-    effective alpha, with the total leaf risk and the leaves left after it."""
+    effective alpha, with the total leaf risk and the leaves left after it; and with
+    `plot_path`, drawn as SVG."""
     from dtcli.atomic import open_output
     from dtcli.pruning.cost_complexity import weakest_links
     from dtcli.pruning.risk import node_risk
@@ -166,6 +173,13 @@ def _write_pruning_path(model, dataset, output: str, console) -> None:
         handle.write("ccp_alpha,impurity,n_leaves\n")
         handle.writelines(f"{float(a)!r},{float(r)!r},{n}\n"
                           for a, r, n in zip(alphas, impurities, leaves))
+    if plot_path is not None:
+        from dtcli.export.plots import pruning_path
+
+        with open_output(plot_path) as handle:
+            handle.write(pruning_path([float(a) for a in alphas], [float(r) for r in impurities],
+                                      [int(n) for n in leaves], f"pruning path of the unpruned "
+                                      f"{model.criterion} tree on {dataset.source}"))
     if console is not None:
         console.print(f"pruning path of the unpruned {model.criterion} tree on "
                       f"{dataset.source} ({model.tree_.node_count} nodes): {len(alphas)} "
@@ -253,18 +267,19 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("model_path", metavar="MODEL")
-@output_format_option(["text", "json", "dot", "rules"], "text",
-                      "What to write. --format is its old, deprecated name.",
+@output_format_option(["text", "json", "dot", "rules", "svg", "html"], "text",
+                      "What to write: svg, a picture; html, a page to explore it in a "
+                      "browser. --format is its old, deprecated name.",
                       old_names=("--format",))
 @output_option("Write here (- for stdout).")
 @click.option("--max-depth", type=click.IntRange(min=0), metavar="N",
-              help="Text only: show N levels below the root; a deeper subtree is one "
-                   "'...' line giving its size.")
+              help="Text, svg and html: show N levels below the root; a deeper subtree is "
+                   "one '...' line (a dashed box) giving its size.")
 @click.option("--tree", "tree_index", type=click.IntRange(min=0), metavar="I",
               help="A forest: show its tree I (from 0) instead of the forest's summary.")
 @quiet_option("No notes on stderr (errors are still reported; export writes none).")
 def export(model_path, output_format, output, max_depth, tree_index, quiet):
-    """Show a saved MODEL as a tree diagram, JSON, Graphviz DOT or if-then rules.
+    """Show a saved MODEL as a tree diagram, JSON, Graphviz DOT, if-then rules or a picture.
 
     \b
     Example:
@@ -272,14 +287,15 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet):
       dtree export iris.json -f rules
       dtree export iris.json -f dot | dot -Tsvg -o iris.svg
       dtree export forest.json --tree 3          # a forest's fourth tree
+      dtree export iris.json -f html -o iris.html  # fold subtrees in a browser
     """
     import json
 
     from dtcli.atomic import open_output, refuse_output_over_input
     from dtcli.model import load_model
 
-    if max_depth is not None and output_format != "text":
-        raise click.UsageError("--max-depth applies to -f text only")
+    if max_depth is not None and output_format not in ("text", "svg", "html"):
+        raise click.UsageError("--max-depth applies to -f text, svg and html only")
     refuse_output_over_input(output, "--output", {"model": model_path})
     model, doc = load_model(model_path)
     if getattr(model, "model_kind", None) == "fdf":
@@ -300,19 +316,29 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet):
             from dtcli.export import rules
 
             handle.write(rules.render(model))
+        elif output_format in ("svg", "html"):
+            from dtcli.export.pictures import draw
+
+            handle.write(draw(model, output_format, _title(doc, model, tree_index), max_depth))
         else:
             from rich.console import Console
 
-            from dtcli.cli.preview import tree_title
             from dtcli.export import text
 
-            header = tree_title(doc) if tree_index is None else (
-                f"tree {tree_index} of the {forest_title(doc)}: {model.tree_.node_count} nodes")
+            header = _title(doc, model, tree_index)
             # A terminal gets colour and its width; a file or pipe gets plain, unwrapped lines.
             to_terminal = output == "-" and handle.isatty()
             console = Console(file=handle, highlight=False, force_terminal=to_terminal,
                               width=None if to_terminal else 10_000)
             console.print(text.render(model, header, max_depth))
+
+
+def _title(doc: dict, model, tree_index: int | None) -> str:
+    """The title of a tree's diagram or picture: the model's, or a forest's tree's."""
+    from dtcli.cli.preview import tree_title
+
+    return tree_title(doc) if tree_index is None else (
+        f"tree {tree_index} of the {forest_title(doc)}: {model.tree_.node_count} nodes")
 
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)

@@ -46,10 +46,14 @@ def grid_option(func):
               help='Run on this Dask cluster instead of local processes (pip install "dtcli[dask]").')
 @output_option("Write the report here (- for stdout).")
 @output_format_option(("table", "json"), "table", "A table and a plot for people; json for scripts.")
+@click.option("--plot", "plot_path", metavar="FILE.svg",
+              help="Draw the score against the parameter, with a band of one std over folds "
+                   "(a heat map for two parameters), as SVG.")
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
 def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv, repeats, seed,
-         metric, jobs, results_path, scheduler, output, output_format, force, quiet, **tree):
+         metric, jobs, results_path, scheduler, output, output_format, plot_path, force, quiet,
+         **tree):
     """Choose parameters by cross-validated grid search on DATA.
 
     Every grid point is scored on the same seeded stratified folds (Tsallis at
@@ -66,6 +70,7 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
       dtree tune examples/balanced/wine.csv -c pt --grid alpha=0.25,0.5,1 --grid gamma=0.5:3:0.5 -f json
       dtree tune examples/balanced/pima.csv -c pe --grid alpha=0.05:1:0.05 \\
           --pruning s-pruning --significance auto --permutations 200
+      dtree tune examples/balanced/wine.csv -c tsallis --grid q=0.5:5:0.5 --plot q.svg
     """
     from dtcli.atomic import open_output, refuse_output_over_input
     from dtcli.evaluate.spec import specs_from_paths
@@ -75,9 +80,14 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
 
     refuse_output_over_input(output, "--output", {"DATA": data})
     refuse_output_over_input(results_path, "--results", {"DATA": data, "--output": output})
+    refuse_output_over_input(plot_path, "--plot", {"DATA": data, "--output": output,
+                                                   "--results": results_path})
     refuse_unmarked_stdin(data, data_format)
     tree.update(pruning_params(tree))
     search = make_search(tree, grid_entries, metric)
+    if plot_path is not None and len(search.grid) > 2:
+        raise click.UsageError(f"--plot draws one or two parameters; the grid has "
+                               f"{len(search.grid)} ({', '.join(search.grid)})")
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
                             header=not no_header, delimiter=delimiter)[0]
@@ -92,6 +102,11 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
                                    "options": search.options.estimator_params()})
     with open_output(output) as handle:
         render_search(doc, output_format, handle)
+    if plot_path is not None:
+        from dtcli.export.plots import search_plot
+
+        with open_output(plot_path) as handle:
+            handle.write(search_plot(doc))
 
 
 def make_search(tree: dict, grid_entries, metric: str):
@@ -247,7 +262,8 @@ def tuned_columns(names, datasets, methods, tuning: dict, options, protocol, met
                   store, scheduler, quiet, keep=False):
     """Tuned methods' (means, stds, repeat_stds), one row per dataset, one column per
     method, under --selection, and the report of both selections (`methods.tuning_report`;
-    with `keep`, also the `Nested` results by method, under "nested")."""
+    the `metric` of every outer fold under --selection, "fold_scores"; with `keep`, also
+    the `Nested` results by method, under "nested")."""
     from dtcli.evaluate.tasks import Protocol
     from dtcli.tuning.grid import parse_grid
     from dtcli.tuning.methods import cell, folds_of, run_tuned, tuning_report
@@ -260,10 +276,13 @@ def tuned_columns(names, datasets, methods, tuning: dict, options, protocol, met
     cells = [[cell(folds_of(nested[m.label][d], tuning["selection"]), metric, protocol.cv,
                    protocol.repeats) for m in methods] for d in range(len(names))]
     report = {m.label: tuning_report(names, nested[m.label], metric) for m in methods}
+    folds = {name: {m.label: [f["metrics"][metric]
+                              for f in folds_of(nested[m.label][d], tuning["selection"])]
+                    for m in methods} for d, name in enumerate(names)}
     return ([[c[0] for c in row] for row in cells], [[c[1] for c in row] for row in cells],
             [[c[2] for c in row] for row in cells],
             {"selection": tuning["selection"], "inner_cv": inner.cv,
-             "tune_metric": tuning["tune_metric"], "methods": report,
+             "tune_metric": tuning["tune_metric"], "methods": report, "fold_scores": folds,
              **({"nested": nested} if keep else {})})
 
 
@@ -296,6 +315,7 @@ def evaluate_tuned(spec, dataset, tree: dict, tuning: dict, protocol, *, jobs, s
                                     tuning["tune_metric"], jobs=jobs, store=store,
                                     scheduler=scheduler, quiet=quiet, keep=True)
     nested = report.pop("nested")[label][0]
+    del report["fold_scores"]  # evaluate reports the folds itself
     about = {"dataset": spec.name, "source": spec.path, "target": dataset.target,
              "n_rows": int(len(dataset.y)), "criterion": {"name": criterion, "params": params},
              "options": options.estimator_params(), "cv": protocol.cv,

@@ -91,7 +91,8 @@ def text(model) -> Group:
 
 
 def write(model, doc: dict, output_format: str, output: str, max_depth) -> None:
-    """`dtree export` of an FDF model: rules, text or json (a forest has no dot form)."""
+    """`dtree export` of an FDF model: rules, text, json, svg or html (a forest has no
+    dot form)."""
     import json
 
     from dtcli.atomic import open_output
@@ -99,12 +100,16 @@ def write(model, doc: dict, output_format: str, output: str, max_depth) -> None:
 
     if output_format == "dot" or max_depth is not None:
         raise ParameterError(f"{'-f dot' if output_format == 'dot' else '--max-depth'} does "
-                             "not apply to an FDF model; use -f rules, text or json")
+                             "not apply to an FDF model; use -f rules, text, json, svg or html")
     with open_output(output) as handle:
         if output_format == "json":
             handle.write(json.dumps(doc, indent=1) + "\n")
         elif output_format == "rules":
             handle.write(rules(model))
+        elif output_format in ("svg", "html"):
+            from dtcli.export.pictures import draw
+
+            handle.write(draw(model, output_format))
         else:
             from rich.console import Console
 
