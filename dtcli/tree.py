@@ -21,8 +21,7 @@ from functools import cached_property
 
 import numpy as np
 
-TREE_LEAF = -1
-TREE_UNDEFINED = -2
+from dtcli.sentinels import TREE_LEAF, TREE_UNDEFINED  # noqa: F401  (re-exported)
 
 
 @dataclass

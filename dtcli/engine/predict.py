@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.jit.flags import inline_njit, njit
-from dtcli.tree import TREE_LEAF
+from dtcli.sentinels import TREE_LEAF
 
 LANES = 8
 # One step's whole view of a node. code = feature << 2 | nominal << 1 | missing goes right.
