@@ -68,7 +68,7 @@ def test_training_predictions_equal_j48s(name, opts):
     weights; -A gives the leaves Laplace estimates."""
     model = fitted(name, opts)
     predicted, distributions = _weka_predictions(GOLDEN / "predictions" / f"{name}.{opts}.txt")
-    proba = model.proba_from_matrix(dataset(name).X)
+    proba = model.tree_.proba(dataset(name).X, laplace=opts == "A")  # J48's class order
     np.testing.assert_allclose(proba, distributions, atol=0.0005 + 1e-9)
     assert list(weka_argmax(proba)) == list(predicted)
 
@@ -92,3 +92,14 @@ def test_cross_validation_equals_j48s_on_its_folds(name):
     summary = (GOLDEN / "folds" / f"{name}.cv.txt").read_text()
     weka_correct = int(re.search(r"Correctly Classified Instances\s+(\d+)", summary).group(1))
     assert correct == weka_correct
+
+
+def test_grown_over_the_declared_classes_scored_over_the_datasets():
+    """glass declares 7 classes, one without rows, in another order than dtree's sorted
+    six: the tree is J48's (7 classes: its minimum split size), predict_proba's columns
+    are the dataset's classes."""
+    data, model = dataset("glass"), fitted("glass", "default")
+    assert list(model.classes_) == list(data.classes) and len(model.tree_classes_) == 7
+    weka = model.tree_.proba(data.X)
+    column = [list(model.tree_classes_).index(label) for label in data.classes]
+    np.testing.assert_array_equal(model.proba_from_matrix(data.X), weka[:, column])

@@ -5,9 +5,11 @@ Its parameters are named after dtree's tree options, with J48's flags beside the
 `min_samples_leaf` (-M 2), `pruning` ("pessimistic", or None for -U), `confidence`
 (-C 0.25), `subtree_raising` (False for -S), `leaf_estimate` ("laplace" for -A) and
 `binary_splits` (-B: a nominal feature splits one category against the rest).
-`declared_classes`: in `fit_dataset`, the classes in the order the file declares them,
-those without rows included, as Weka reads them (it decides ties and J48's minimum
-split size); False: the dataset's sorted classes (what evaluate and compare score).
+
+`fit_dataset` grows the tree over the classes the file declares, in its order and
+those without rows included (`tree_classes_`), as Weka reads them: the order decides
+J48's ties and their number its minimum split size. `classes_`, the columns of
+`predict_proba`, are the dataset's (sorted, as every dtree model's).
 """
 from __future__ import annotations
 
@@ -34,19 +36,18 @@ class J48Classifier(Classifier):
     """C4.5 (Quinlan 1993) exactly as Weka's J48 builds it; docs/c45.md."""
 
     model_kind = "c45"
-    PARAMS = PARAMS + ("declared_classes", "nominal_features")
+    PARAMS = PARAMS + ("nominal_features",)
 
     def __init__(self, min_samples_leaf: int = 2, pruning: str | None = "pessimistic",
                  confidence: float = 0.25, subtree_raising: bool = True,
                  leaf_estimate: str = "frequency", binary_splits: bool = False,
-                 declared_classes: bool = True, nominal_features=None):
+                 nominal_features=None):
         self.min_samples_leaf = min_samples_leaf
         self.pruning = pruning
         self.confidence = confidence
         self.subtree_raising = subtree_raising
         self.leaf_estimate = leaf_estimate
         self.binary_splits = binary_splits
-        self.declared_classes = declared_classes
         self.nominal_features = nominal_features
 
     def options(self) -> dict:
@@ -83,9 +84,11 @@ class J48Classifier(Classifier):
         classes are those the file declares, in its order (as in Weka), where it declares
         them."""
         self.feature_names_in_ = np.array(dataset.feature_names, dtype=object)
-        classes, y = (declared_order(dataset) if self.declared_classes
-                      else (np.array(dataset.classes, dtype=object), dataset.y))
-        return self._fit_encoded(dataset.X, y, dataset.features, classes, sample_weight)
+        tree_classes, y = declared_order(dataset)
+        self._fit_encoded(dataset.X, y, dataset.features, tree_classes, sample_weight)
+        self.classes_ = np.array(dataset.classes, dtype=object)
+        self.n_classes_ = len(dataset.classes)
+        return self
 
     def _fit_encoded(self, X, y, features, classes, sample_weight=None) -> "J48Classifier":
         options = self.options()
@@ -109,7 +112,7 @@ class J48Classifier(Classifier):
         self.tree_ = C45Tree.from_nodes(root)
         self.n_samples_ = int(X.shape[0])
         self.fit_seconds_ = time.perf_counter() - start
-        self.classes_ = classes
+        self.classes_ = self.tree_classes_ = classes
         self.n_classes_ = int(classes.shape[0])
         self.features_ = list(features)
         self.n_features_in_ = len(features)
@@ -125,8 +128,10 @@ class J48Classifier(Classifier):
         a row's probabilities can sum to less than 1 when a missing value sends part of it
         towards a branch that received no training rows."""
         self._check_fitted()
-        return self.tree_.proba(np.asarray(matrix, dtype=np.float64),
-                                laplace=self.leaf_estimate == "laplace")
+        proba = self.tree_.proba(np.asarray(matrix, dtype=np.float64),
+                                 laplace=self.leaf_estimate == "laplace")
+        column = {label: k for k, label in enumerate(self.tree_classes_)}
+        return proba[:, [column[label] for label in self.classes_]]
 
     def predict(self, X) -> np.ndarray:
         return self.classes_[weka_argmax(self.predict_proba(X))]
@@ -140,13 +145,14 @@ class J48Classifier(Classifier):
         from dtcli.c45.text import render
 
         self._check_fitted()
-        return render(self.tree_, self.features_, [str(c) for c in self.classes_],
+        return render(self.tree_, self.features_, [str(c) for c in self.tree_classes_],
                       binary=self.binary_splits)
 
 
 def declared_order(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
     """(classes, y) in the order the file declares the classes, those without rows
-    included; the dataset's sorted classes where it declares none (CSV)."""
+    included; the dataset's sorted classes where it declares none (CSV), as dtree's
+    CSV reader knows no order of first appearance (Weka's)."""
     declared = dataset.declared_classes
     if not declared or not set(dataset.classes) <= set(declared):
         return np.array(dataset.classes, dtype=object), dataset.y

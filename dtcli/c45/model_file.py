@@ -1,6 +1,8 @@
 """A J48 model in a model file (`"kind": "c45"`, format version 3): to and from a dict,
 validated on load by `c45_from_dict`, a self-contained loader that a registry of model
-kinds can call. The tree is stored as the parallel arrays of dtcli/c45/tree.py."""
+kinds can call. The tree is stored as the parallel arrays of dtcli/c45/tree.py, its
+class weights over `tree_classes` (the classes as the training file declared them, in
+its order, as J48 grew the tree); `classes` are the columns predictions give."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,6 +26,7 @@ def c45_to_dict(model, *, target: str = "class", source: str | None = None) -> d
         "features": feature_dicts(model.features_),
         "target": target,
         "classes": [str(c) for c in model.classes_],
+        "tree_classes": [str(c) for c in model.tree_classes_],
         "preset": getattr(model, "preset_", None),
         "options": model.options(),
         "training": {"source": source, "n_samples": model.n_samples_,
@@ -46,6 +49,9 @@ def c45_from_dict(doc: dict, check):
     classes = check.string_list(doc.get("classes"), "classes")
     if len(classes) < 2 or len(set(classes)) != len(classes):
         check.fail("classes must list at least two distinct class labels")
+    tree_classes = check.string_list(doc.get("tree_classes"), "tree_classes")
+    if len(set(tree_classes)) != len(tree_classes) or not set(classes) <= set(tree_classes):
+        check.fail("tree_classes must list distinct labels, every one of classes among them")
     preset = doc.get("preset")
     if preset is not None and not isinstance(preset, str):
         check.fail("preset must be a preset's name or null")
@@ -56,7 +62,8 @@ def c45_from_dict(doc: dict, check):
         model.options()
     except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
         check.fail(f"invalid J48 options ({exc})")
-    model.tree_ = _tree(check.mapping(doc.get("tree"), "tree"), features, len(classes), check)
+    model.tree_ = _tree(check.mapping(doc.get("tree"), "tree"), features, len(tree_classes),
+                        check)
     model.preset_ = preset
     training = check.mapping(doc.get("training"), "training")
     model.n_samples_ = training.get("n_samples")
@@ -64,6 +71,7 @@ def c45_from_dict(doc: dict, check):
     model.feature_names_in_ = np.array([f.name for f in features], dtype=object)
     model.classes_ = np.array(classes, dtype=object)
     model.n_classes_ = len(classes)
+    model.tree_classes_ = np.array(tree_classes, dtype=object)
     return model
 
 

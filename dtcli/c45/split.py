@@ -56,22 +56,30 @@ def ln_func(x):
     return np.where(x < 1e-6, 0.0, safe * np.log(safe))
 
 
+def ln_one(x: float) -> float:
+    """ln_func of one number, without numpy's overhead."""
+    return 0.0 if x < 1e-6 else x * math.log(x)
+
+
 def old_ent(per_class: np.ndarray) -> float:
     """Entropy of the class totals, times their sum, in bits (oldEnt)."""
     inner = 0.0
-    for count in per_class:
-        inner += float(ln_func(count))
-    return (float(ln_func(per_class.sum())) - inner) / _LOG2
+    for count in per_class.tolist():
+        inner += ln_one(count)
+    return (ln_one(float(per_class.sum())) - inner) / _LOG2
 
 
 def new_ent(matrix) -> np.ndarray:
     """Weighted entropy of the bags, in bits (newEnt); `matrix` is bags x classes, or
     bags x classes x candidates for many cut points at once."""
+    matrix = np.asarray(matrix)
+    logs = ln_func(matrix)
+    bag_logs = ln_func(np.stack([_bag_total(bag) for bag in matrix]))
     total = 0.0
-    for bag in matrix:
-        for count in bag:
-            total = total + ln_func(count)
-        total = total - ln_func(_bag_total(bag))
+    for b in range(matrix.shape[0]):  # Weka's order of the sum
+        for k in range(matrix.shape[1]):
+            total = total + logs[b, k]
+        total = total - bag_logs[b]
     return -(total / _LOG2)
 
 
@@ -97,10 +105,10 @@ def gain_ratio(per_bag: np.ndarray, total_with_unknown: float, gain: float) -> f
     known = seq_sum(per_bag)
     split = 0.0
     if gr(known, 0):
-        for count in per_bag:
-            split -= float(ln_func(count))
-        split -= float(ln_func(total_with_unknown - known))
-        split += float(ln_func(total_with_unknown))
+        for count in per_bag.tolist():
+            split -= ln_one(count)
+        split -= ln_one(total_with_unknown - known)
+        split += ln_one(total_with_unknown)
     split /= _LOG2
     if eq(split, 0):
         return 0.0
@@ -197,11 +205,8 @@ def numeric_split(data: Data, j: int, rows, w, total: float) -> Split | None:
         return None
     gains = info_gain(np.stack([left, totals[:, None] - left]), old_ent(totals), total,
                       weight_known)
-    best_gain, best = 0.0, -1
-    for i, gain in enumerate(gains):  # Weka's running maximum, with its tolerance
-        if gain - best_gain > SMALL:
-            best_gain, best = float(gain), i
-    gain = best_gain - math.log2(cut.shape[0]) / total
+    best = running_best(gains)
+    gain = (float(gains[best]) if best >= 0 else 0.0) - math.log2(cut.shape[0]) / total
     if sm_or_eq(gain, 0):
         return None
     at = int(cut[best])
@@ -213,6 +218,20 @@ def numeric_split(data: Data, j: int, rows, w, total: float) -> Split | None:
         np.bincount(c[at + 1:], weights=ww[at + 1:], minlength=data.n_classes)])
     return Split(j, NUMERIC, float(threshold), gain, gain_ratio(matrix.sum(axis=1), total, gain),
                  matrix)
+
+
+def running_best(gains: np.ndarray) -> int:
+    """Where Weka's running maximum ends (a gain replaces the best so far, from 0, only
+    when it exceeds it by more than 1e-6): the position of the largest gain when no other
+    comes within 1e-6 of it, else the scan itself; -1 if no gain exceeds 1e-6."""
+    top = int(np.argmax(gains))
+    if (gains >= gains[top] - SMALL).sum() == 1:
+        return top if gains[top] > SMALL else -1
+    best_gain, best = 0.0, -1
+    for i, gain in enumerate(gains.tolist()):
+        if gain - best_gain > SMALL:
+            best_gain, best = gain, i
+    return best
 
 
 def _category_matrix(data: Data, j: int, rows, w) -> np.ndarray:

@@ -104,8 +104,7 @@ def make_estimator(name: str, params: dict, tree_params: dict):
         settings = presets.from_entry(name, params)
         if tree_params.get("leaf_estimate") == "laplace":
             settings["leaf_estimate"] = "laplace"
-        # the dataset's class order: the columns evaluate scores
-        return presets.get(name).estimator(settings).set_params(declared_classes=False)
+        return presets.get(name).estimator(settings)
     from dtcli.estimator import DecisionTreeClassifier
 
     return DecisionTreeClassifier(criterion=tree_criterion(name), criterion_params=params,

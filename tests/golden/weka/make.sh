@@ -17,7 +17,7 @@ jar=${WEKA_JAR:-/usr/share/java/weka.jar}
 examples=${WEKA_DATA:-/usr/share/doc/weka/examples}
 keel=${KEEL_DATA:-$here/../../../examples/imbalanced}
 weka() { java -Xmx1g -cp "$jar" "$@"; }
-java -cp "$jar" weka.core.Version > "$here/WEKA_VERSION"
+java -cp "$jar" weka.core.Version | head -1 > "$here/WEKA_VERSION"
 
 data="$here/../../data/weka"
 mkdir -p "$data" "$here/trees" "$here/predictions" "$here/folds"
@@ -39,8 +39,10 @@ for file in "$data"/*.arff; do
     for opts in default U S B; do
         flag=$([ "$opts" = default ] && echo "" || echo "-$opts")
         weka weka.classifiers.trees.J48 $flag -t "$file" -no-cv -v > "$tmp/out"
-        # the tree alone: from the line after the dashes to the tree size
-        sed -n '/^------------------$/,/^Size of the tree/p' "$tmp/out" | sed '1,2d' > "$here/trees/$name.$opts.txt"
+        # the tree alone: after the dashes (and the empty line before a split's first
+        # line; a tree of one leaf is printed ": label" right after them) to its size
+        sed -n '/^------------------$/,/^Size of the tree/p' "$tmp/out" | sed '1d' \
+            | sed '1{/^$/d}' > "$here/trees/$name.$opts.txt"
     done
     for opts in default A; do
         flag=$([ "$opts" = default ] && echo "" || echo "-$opts")
