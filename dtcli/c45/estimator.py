@@ -22,10 +22,10 @@ from dtcli.c45.split import Data
 from dtcli.c45.tree import C45Tree, weka_argmax
 from dtcli.errors import ParameterError
 from dtcli.estimator_base import Classifier
-from dtcli.io.arrays import column_names, columns_of, encode_training
 from dtcli.io.dataset import NOMINAL, Dataset
 from dtcli.params import integer_param
-from dtcli.validation import class_labels, not_fitted
+from dtcli.pruning.pessimistic import check_confidence
+from dtcli.validation import not_fitted
 
 PARAMS = ("min_samples_leaf", "pruning", "confidence", "subtree_raising", "leaf_estimate",
           "binary_splits")
@@ -55,10 +55,7 @@ class J48Classifier(Classifier):
         integer_param(self, "min_samples_leaf", 1)
         if self.pruning not in (None, "pessimistic"):
             raise ParameterError(f"pruning must be pessimistic or None, got {self.pruning!r}")
-        confidence = self.confidence
-        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) \
-                or not 0.0 < confidence <= 0.5:
-            raise ParameterError(f"confidence must be a number in (0, 0.5], got {confidence!r}")
+        confidence = check_confidence(self.confidence)
         if self.leaf_estimate not in LEAF_ESTIMATES:
             raise ParameterError(f"leaf_estimate must be frequency or laplace for J48, got "
                                  f"{self.leaf_estimate!r}")
@@ -71,12 +68,7 @@ class J48Classifier(Classifier):
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "J48Classifier":
-        names = column_names(X)
-        features, matrix = encode_training(columns_of(X), names, self.nominal_features,
-                                            text_may_be_numbers=names is None)
-        classes, codes = class_labels(y, matrix.shape[0])
-        if names is not None:
-            self.feature_names_in_ = np.array(names, dtype=object)
+        features, matrix, classes, codes = self._training_input(X, y)
         return self._fit_encoded(matrix, codes, features, classes, sample_weight)
 
     def fit_dataset(self, dataset: Dataset, sample_weight=None) -> "J48Classifier":
@@ -135,10 +127,6 @@ class J48Classifier(Classifier):
 
     def predict(self, X) -> np.ndarray:
         return self.classes_[weka_argmax(self.predict_proba(X))]
-
-    def score(self, X, y, sample_weight=None) -> float:
-        correct = (self.predict(X) == np.asarray(y)).astype(np.float64)
-        return float(np.average(correct, weights=sample_weight))
 
     def text(self) -> str:
         """The tree as J48 prints it."""
