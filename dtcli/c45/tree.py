@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.c45.grow import Node
-from dtcli.c45.split import MULTIWAY, NUMERIC, SMALL, Split
+from dtcli.c45.split import MULTIWAY, SMALL, Split
 
 LEAF = -1
 
@@ -137,5 +137,3 @@ def weka_argmax(proba: np.ndarray) -> np.ndarray:
         index[better], best[better] = k, proba[better, k]
     return index
 
-
-__all__ = ["C45Tree", "LEAF", "NUMERIC", "weka_argmax"]
