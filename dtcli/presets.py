@@ -9,12 +9,27 @@ from dataclasses import dataclass, field
 from dtcli.errors import ParameterError
 
 
+def _whole(name: str, key: str, value: float) -> int:
+    if float(value) != int(value):
+        raise ParameterError(f"--criteria: {name}'s {key} must be a whole number")
+    return int(value)
+
+
+def _flag(name: str, key: str, value: float) -> bool:
+    if value not in (0, 1):
+        raise ParameterError(f"--criteria: {name}'s {key} must be 0 or 1")
+    return bool(value)
+
+
 @dataclass(frozen=True)
 class Preset:
     name: str
     description: str
     settings: dict = field(default_factory=dict)  # the estimator's parameters
-    integers: tuple[str, ...] = ()  # settings given as whole numbers in --criteria entries
+    # a --criteria entry's parameters: name -> (setting, reader of the entry's number)
+    entry_params: dict = field(default_factory=dict)
+    # the run's (or the entry's) tree options that are settings of the preset too
+    tree_options: tuple[str, ...] = ()
 
     def estimator(self, overrides: dict | None = None):
         """The preset's estimator with `overrides` (parameter: value) in place,
@@ -37,7 +52,12 @@ PRESETS = {
                   {"min_samples_leaf": 2, "pruning": "pessimistic", "confidence": 0.25,
                    "subtree_raising": True, "leaf_estimate": "frequency",
                    "binary_splits": False},
-                  integers=("min_samples_leaf",)),
+                  entry_params={
+                      "min_samples_leaf": ("min_samples_leaf", _whole),
+                      "unpruned": ("pruning", lambda name, key, v:
+                                   None if _flag(name, key, v) else "pessimistic"),
+                      "binary_splits": ("binary_splits", _flag)},
+                  tree_options=("confidence", "subtree_raising", "leaf_estimate")),
 }
 
 
@@ -48,29 +68,23 @@ def get(name: str) -> Preset:
         raise ParameterError(f"unknown preset '{name}' (presets: {', '.join(PRESETS)})") from None
 
 
-def from_entry(name: str, params: dict) -> dict:
-    """The settings of a --criteria entry `j48:confidence=0.1:binary_splits=1`: numbers
-    as the entry gives them, read as the preset's settings (flags from 0/1; pruning
-    from 0 for none)."""
+def from_entry(name: str, params: dict, tree_options: dict) -> dict:
+    """The preset's settings for a --criteria entry (`j48:unpruned=1:binary_splits=1`):
+    its parameters in place, and the tree options the preset shares (j48: confidence,
+    subtree_raising, leaf_estimate, the entry's or the run's). A pruning other than
+    the preset's own is refused."""
     preset = get(name)
     settings = dict(preset.settings)
     for key, value in params.items():
-        if key not in settings:
+        if key not in preset.entry_params:
             raise ParameterError(f"--criteria: {name} has no parameter '{key}' (it takes "
-                                 f"{', '.join(k for k in settings if k != 'leaf_estimate')})")
-        default = settings[key]
-        if isinstance(default, bool) or key == "pruning":
-            if value not in (0, 1):
-                raise ParameterError(f"--criteria: {name}'s {key} must be 0 or 1")
-            settings[key] = bool(value) if isinstance(default, bool) else (
-                "pessimistic" if value else None)
-        elif key in preset.integers:
-            if float(value) != int(value):
-                raise ParameterError(f"--criteria: {name}'s {key} must be a whole number")
-            settings[key] = int(value)
-        elif isinstance(default, float):
-            settings[key] = float(value)
-        else:
-            raise ParameterError(f"--criteria: {name}'s {key} is set by --leaf-estimate")
+                                 f"{', '.join(preset.entry_params)})")
+        setting, read = preset.entry_params[key]
+        settings[setting] = read(name, key, value)
+    if tree_options.get("pruning") not in (None, settings["pruning"], "pessimistic"):
+        raise ParameterError(f"--criteria: {name} prunes as its tool does (unpruned=1 for "
+                             f"none), not with pruning={tree_options['pruning']}")
+    settings.update({key: tree_options[key] for key in preset.tree_options
+                     if key in tree_options})
     preset.estimator(settings)
     return settings

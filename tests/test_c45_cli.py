@@ -83,9 +83,21 @@ def test_damaged_j48_files_are_refused(tmp_path):
 
 
 def test_j48_is_a_method_of_compare():
-    result = invoke("compare", IRIS, LABOR, "--criteria", "j48,j48:binary_splits=1", "--cv", "3",
-                    "-j", "1", "-f", "json", "--quiet")
+    entries = "j48,j48:binary_splits=1,j48:unpruned=1:confidence=0.1"
+    result = invoke("compare", IRIS, LABOR, "--criteria", entries, "--cv", "3", "-j", "1",
+                    "-f", "json", "--quiet")
     assert result.exit_code == 0, result.stderr
-    assert "j48:binary_splits=1" in result.stdout
+    assert all(entry in result.stdout for entry in entries.split(","))
     bad = invoke("compare", IRIS, "--criteria", "j48:depth=3,gini", "--cv", "3", "-j", "1")
     assert bad.exit_code == 2 and "j48 has no parameter 'depth'" in bad.stderr
+
+
+def test_an_entrys_settings_reach_j48():
+    from dtcli.evaluate.methods import make_estimator
+
+    model = make_estimator("j48", {"unpruned": 1.0, "min_samples_leaf": 3.0},
+                           {"confidence": 0.1, "subtree_raising": False,
+                            "leaf_estimate": "laplace", "pruning": None, "max_depth": None})
+    assert model.options() == {"min_samples_leaf": 3, "pruning": None, "confidence": 0.1,
+                               "subtree_raising": False, "leaf_estimate": "laplace",
+                               "binary_splits": False}

@@ -10,9 +10,10 @@
   otherwise); the run's tree options do not apply to it. `fdf-average[:...]`: the
   same with combine="average" (the trees a sample matches, weighted by GenGain).
 
-- `j48[:min_samples_leaf=N][:confidence=C][:pruning=0|1][:subtree_raising=0|1]
-  [:binary_splits=0|1]`: C4.5 as Weka's J48 grows it (dtcli.presets, dtcli.c45);
-  the run's tree options do not apply to it, but --leaf-estimate laplace is J48's -A.
+- `j48[:min_samples_leaf=N][:unpruned=1][:binary_splits=1]`: C4.5 as Weka's J48
+  grows it (dtcli.presets, dtcli.c45; J48's -M, -U, -B); the confidence,
+  subtree_raising and leaf_estimate options (the entry's or the run's) are its -C,
+  -S and -A; its other tree options do not apply.
 
 `*N` after a tree's method makes it a random forest of N such trees (tasks.forest_size):
 `gini+nb*100` is a forest of 100 gini trees with Naive Bayes leaves; FDF takes none.
@@ -67,12 +68,11 @@ def resolved(name: str, params: dict) -> dict:
     max_depth only when given (its default is no limit)."""
     if name in FDF_COMBINE:
         return {key: value for key, value in _fdf_params(params).items() if value is not None}
-    if name in presets.PRESETS:  # as numbers, as the entries give them
-        return {key: (1.0 if value == "pessimistic" else 0.0) if key == "pruning"
-                else value if isinstance(value, int) and not isinstance(value, bool)
-                else float(value)
-                for key, value in presets.from_entry(name, params).items()
-                if key != "leaf_estimate"}
+    if name in presets.PRESETS:  # the entry's own parameters, with defaults
+        preset = presets.get(name)
+        settings = presets.from_entry(name, params, {})
+        return {key: float(settings[setting] not in (None, False)) if key != "min_samples_leaf"
+                else settings[setting] for key, (setting, _) in preset.entry_params.items()}
     from dtcli import criteria
 
     criterion = criteria.get(tree_criterion(name))
@@ -101,10 +101,7 @@ def make_estimator(name: str, params: dict, tree_params: dict):
     if name in presets.PRESETS:
         if tree_params.get("class_weight") is not None:
             raise ParameterError(f"--class-weight does not apply to {name}")
-        settings = presets.from_entry(name, params)
-        if tree_params.get("leaf_estimate") == "laplace":
-            settings["leaf_estimate"] = "laplace"
-        return presets.get(name).estimator(settings)
+        return presets.get(name).estimator(presets.from_entry(name, params, tree_params))
     from dtcli.estimator import DecisionTreeClassifier
 
     return DecisionTreeClassifier(criterion=tree_criterion(name), criterion_params=params,
