@@ -22,7 +22,10 @@ DATA = HERE / "data" / "weka"
 DATASETS = ("iris", "breast-cancer", "diabetes", "glass", "vote", "labor", "new-thyroid1",
             "yeast-2_vs_4")
 OPTIONS = {"default": {}, "U": {"pruning": None}, "S": {"subtree_raising": False},
-           "B": {"binary_splits": True}, "A": {"leaf_estimate": "laplace"}}
+           "B": {"binary_splits": True}, "A": {"leaf_estimate": "laplace"},
+           "C0.1-M5": {"confidence": 0.1, "min_samples_leaf": 5},
+           "C0.4-M1-B-S": {"confidence": 0.4, "min_samples_leaf": 1, "binary_splits": True,
+                           "subtree_raising": False}}
 
 _datasets: dict = {}
 
@@ -42,7 +45,7 @@ def fitted(name: str, opts: str) -> J48Classifier:
     return _fits[name, opts]
 
 
-@pytest.mark.parametrize("opts", ["default", "U", "S", "B"])
+@pytest.mark.parametrize("opts", ["default", "U", "S", "B", "C0.1-M5", "C0.4-M1-B-S"])
 @pytest.mark.parametrize("name", DATASETS)
 def test_tree_equals_j48s(name, opts):
     golden = (GOLDEN / "trees" / f"{name}.{opts}.txt").read_text()

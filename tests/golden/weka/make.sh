@@ -3,7 +3,8 @@
 # with, by running Weka itself (Debian's package: apt-get install weka, 3.6.14).
 # Run from anywhere; it rewrites tests/data/weka/ (the datasets: Weka's own ARFF
 # files, and two KEEL files in ARFF) and trees/, predictions/ and folds/ here.
-#   trees/NAME.OPTS.txt          J48's printed tree for OPTS in default, U, S, B
+#   trees/NAME.OPTS.txt          J48's printed tree for OPTS in default, U, S, B,
+#                                C0.1-M5 (-C 0.1 -M 5), C0.4-M1-B-S
 #   predictions/NAME.OPTS.txt    J48 -p 0 -distribution on its own training data
 #                                (default and -A, Laplace leaves)
 #   folds/NAME.txt               Weka's 10 stratified folds (seed 1, as J48 -x 10
@@ -36,8 +37,13 @@ trap 'rm -rf "$tmp"' EXIT
 for file in "$data"/*.arff; do
     name=$(basename "$file" .arff)
     echo "$name" >&2
-    for opts in default U S B; do
-        flag=$([ "$opts" = default ] && echo "" || echo "-$opts")
+    for opts in default U S B C0.1-M5 C0.4-M1-B-S; do
+        case $opts in
+            default) flag="" ;;
+            C0.1-M5) flag="-C 0.1 -M 5" ;;
+            C0.4-M1-B-S) flag="-C 0.4 -M 1 -B -S" ;;
+            *) flag="-$opts" ;;
+        esac
         weka weka.classifiers.trees.J48 $flag -t "$file" -no-cv -v > "$tmp/out"
         # the tree alone: after the dashes (and the empty line before a split's first
         # line; a tree of one leaf is printed ": label" right after them) to its size
