@@ -2,7 +2,7 @@
 larger shipped data, beside the time of dtree's numba gain-ratio tree (compiled, warm)
 on the same rows. Run from the project root:
 
-    .venv/bin/python benchmarks/c45_fit.py
+    .venv/bin/python benchmarks/bench_c45.py
 
 Each figure is the best of 3 fits, in seconds."""
 from __future__ import annotations
