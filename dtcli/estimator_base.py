@@ -44,6 +44,17 @@ class Classifier(Parameters):
                                  f"expecting {self.n_features_in_} features as input")
         return encode_columns(columns, self.features_)
 
+    def _training_input(self, X, y):
+        """(features, matrix, classes, class codes) of training input X, y, encoded as
+        `nominal_features` says; sets `feature_names_in_` when X names its columns."""
+        names = column_names(X)
+        features, matrix = encode_training(columns_of(X), names, self.nominal_features,
+                                            text_may_be_numbers=names is None)
+        classes, codes = class_labels(y, matrix.shape[0])
+        if names is not None:
+            self.feature_names_in_ = np.array(names, dtype=object)
+        return features, matrix, classes, codes
+
     def _nominal_mask(self) -> np.ndarray:
         return np.array([f.kind == NOMINAL for f in self.features_], dtype=np.uint8)
 

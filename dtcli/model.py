@@ -35,7 +35,7 @@ FORMAT_VERSION = 2  # written by default; model_categories.SPARSE_VERSION is rea
 # says version 1, which older readers predict alike, and has no `kind` (a version 1
 # file is a tree); other estimates, Naive Bayes leaves (a `leaf_model` block), forests
 # and FDF models need version 2 readers.
-KINDS = ("tree", "forest", "fdf")  # format 2's `kind` (absent: a tree)
+KINDS = ("tree", "forest", "fdf", "c45")  # format 2's `kind` (absent: a tree)
 
 
 def model_to_dict(model, *, target: str = "class", source: str | None = None) -> dict[str, Any]:
@@ -45,6 +45,10 @@ def model_to_dict(model, *, target: str = "class", source: str | None = None) ->
         from dtcli.fdf.files import fdf_to_dict
 
         return fdf_to_dict(model, target=target, source=source)
+    if getattr(model, "model_kind", None) == "c45":
+        from dtcli.c45.model_file import c45_to_dict
+
+        return c45_to_dict(model, target=target, source=source)
     if hasattr(model, "estimators_"):
         from dtcli.ensemble.model_file import forest_to_dict
 
@@ -183,6 +187,10 @@ def model_from_dict(doc: Any, path: str = "<model>"):
         from dtcli.fdf.files import fdf_from_dict
 
         return fdf_from_dict(doc, check), doc
+    if kind == "c45":
+        from dtcli.c45.model_file import c45_from_dict
+
+        return c45_from_dict(doc, check), doc
     version = doc["format_version"]
     model = DecisionTreeClassifier()
     features, classes = check.header(doc, model)

@@ -253,8 +253,9 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
                    "parameters (tsallis at q=2 is gini, renyi at gamma=1 entropy, ...). Two "
                    "spellings of one method (gini,tsallis:q=2) are refused: a method tied "
                    "with itself distorts the ranks and the tests. Methods beside the "
-                   "criteria: fdf[:PARAM=VALUE...] (the FDF forest) and CRITERION+nb or "
-                   "CRITERION+nb-gaussian (trees with Naive Bayes leaves); docs/fdf.md.")
+                   "criteria: fdf[:PARAM=VALUE...] (the FDF forest), CRITERION+nb or "
+                   "CRITERION+nb-gaussian (trees with Naive Bayes leaves; docs/fdf.md) and "
+                   "j48[:PARAM=VALUE...] (Weka's J48; docs/c45.md).")
 @click.option("--metric", "-m", type=click.Choice(list(METRICS)), default="accuracy",
               show_default=True, metavar="NAME",
               help=f"The score to rank criteria by: {', '.join(METRICS)}.")

@@ -13,8 +13,8 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 HELP_SECTIONS = (
     ("Data", ("target", "drop", "data_format", "no_header", "delimiter", "spec_path",
               "table_path", "lower_is_better", "force")),
-    ("Model", ("model_kind", "criterion", "criterion_params", "criteria_entries",
-               "leaf_model", "nb_numeric", "nb_min_samples", "fdf_combine")),
+    ("Model", ("model_kind", "preset", "criterion", "criterion_params", "criteria_entries",
+               "leaf_model", "nb_numeric", "nb_min_samples", "fdf_combine", "binary_splits")),
     ("Stopping rules and weights", ("max_depth", "min_samples_split", "min_samples_leaf",
                                     "min_weight_fraction_leaf", "min_gain", "class_weight", "max_features")),
     ("Pruning and leaf probabilities", ("pruning", "ccp_alpha", "ccp_risk", "confidence",

@@ -11,6 +11,7 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                stderr_console, target_options, tree_options)
 from dtcli.cli.model_choice import model_options
+from dtcli.cli.preset_options import preset_model, preset_options, train_preset
 from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import tuned_search, tuning_options
 from dtcli.errors import ParameterError
@@ -32,6 +33,7 @@ from dtcli.errors import ParameterError
                    "alpha) as SVG.")
 @tuning_options
 @forest_options
+@preset_options
 @jobs_option("as threads (default: all)")
 @output_option("Write the model JSON here (- for stdout).")
 @force_option
@@ -39,7 +41,7 @@ from dtcli.errors import ParameterError
 def train(data, target, drop, data_format, no_header, delimiter, grid_entries, tune_cv, jobs,
           output, force, quiet, pruning_path, plot_path, model_kind, fdf_combine, leaf_model,
           nb_numeric, nb_min_samples, n_estimators, max_features, no_bootstrap, max_samples, oob,
-          seed, scheduler, **tree):
+          seed, scheduler, preset, binary_splits, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     Without -o, the JSON goes to stdout when it is a file or a pipe; on a
@@ -57,6 +59,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
       dtree train examples/iris.csv --max-depth 2 --leaf-model naive-bayes -o iris-nb.json
       dtree train examples/hepatitis.csv --target Class --model fdf -o hepatitis-fdf.json
       dtree train examples/ecoli2.dat --model forest --trees 200 --criterion hddt -o forest.json
+      dtree train examples/vehicle.arff --preset j48 --no-subtree-raising -o j48.json
     """
     import sys
     import warnings
@@ -66,6 +69,11 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     from dtcli.io import load_dataset
     from dtcli.pruning.methods import effective_ccp_alpha
 
+    preset_estimator = preset_model(preset, binary_splits)
+    if preset_estimator is not None:
+        return train_preset(preset_estimator, data, output, quiet, force,
+                            dict(target=target, drop=drop, format=data_format,
+                                 header=not no_header, delimiter=delimiter))
     tree.update(pruning_params(tree))
     tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"])
     search = tuned_search(tree, grid_entries, tune_cv)
@@ -300,6 +308,10 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet):
     model, doc = load_model(model_path)
     if getattr(model, "model_kind", None) == "fdf":
         from dtcli.fdf.export import write
+
+        return write(model, doc, output_format, output, max_depth)
+    if getattr(model, "model_kind", None) == "c45":
+        from dtcli.c45.export import write
 
         return write(model, doc, output_format, output, max_depth)
     model, forest_text = one_tree(model, doc, tree_index, output_format)

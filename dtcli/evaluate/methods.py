@@ -10,11 +10,17 @@
   otherwise); the run's tree options do not apply to it. `fdf-average[:...]`: the
   same with combine="average" (the trees a sample matches, weighted by GenGain).
 
+- `j48[:min_samples_leaf=N][:unpruned=1][:binary_splits=1]`: C4.5 as Weka's J48
+  grows it (dtcli.presets, dtcli.c45; J48's -M, -U, -B); the confidence,
+  subtree_raising and leaf_estimate options (the entry's or the run's) are its -C,
+  -S and -A; its other tree options do not apply.
+
 `*N` after a tree's method makes it a random forest of N such trees (tasks.forest_size):
 `gini+nb*100` is a forest of 100 gini trees with Naive Bayes leaves; FDF takes none.
 """
 from __future__ import annotations
 
+from dtcli import presets
 from dtcli.errors import ParameterError
 
 FDF_COMBINE = {"fdf": "select", "fdf-average": "average"}
@@ -23,7 +29,7 @@ _FDF_INTEGERS = ("min_samples_leaf", "max_depth", "nb_min_samples")
 
 
 def is_method(name: str) -> bool:
-    return name in FDF_COMBINE or leaf_suffix(name) is not None
+    return name in FDF_COMBINE or name in presets.PRESETS or leaf_suffix(name) is not None
 
 
 def leaf_suffix(name: str) -> str | None:
@@ -36,7 +42,8 @@ def leaf_suffix(name: str) -> str | None:
 def tree_criterion(name: str) -> str | None:
     """The split criterion a method's tree uses (None for FDF)."""
     suffix = leaf_suffix(name)
-    return name[:-len(suffix)] if suffix else (None if name in FDF_COMBINE else name)
+    return name[:-len(suffix)] if suffix else (
+        None if name in FDF_COMBINE or name in presets.PRESETS else name)
 
 
 def _fdf_params(params: dict) -> dict:
@@ -61,6 +68,11 @@ def resolved(name: str, params: dict) -> dict:
     max_depth only when given (its default is no limit)."""
     if name in FDF_COMBINE:
         return {key: value for key, value in _fdf_params(params).items() if value is not None}
+    if name in presets.PRESETS:  # the entry's own parameters, with defaults
+        preset = presets.get(name)
+        settings = presets.from_entry(name, params, {})
+        return {key: float(settings[setting] not in (None, False)) if key != "min_samples_leaf"
+                else settings[setting] for key, (setting, _) in preset.entry_params.items()}
     from dtcli import criteria
 
     criterion = criteria.get(tree_criterion(name))
@@ -70,7 +82,7 @@ def resolved(name: str, params: dict) -> dict:
 
 def identity(name: str, params: dict) -> tuple[str, tuple]:
     """What decides the model a method fits (see spec.method_identity)."""
-    if name in FDF_COMBINE:
+    if name in FDF_COMBINE or name in presets.PRESETS:
         return name, tuple(sorted(resolved(name, params).items()))
     from dtcli import criteria
 
@@ -86,6 +98,10 @@ def make_estimator(name: str, params: dict, tree_params: dict):
         if tree_params.get("class_weight") is not None:
             raise ParameterError("--class-weight does not apply to fdf, which counts rows")
         return FDFClassifier(combine=FDF_COMBINE[name], **_fdf_params(params))
+    if name in presets.PRESETS:
+        if tree_params.get("class_weight") is not None:
+            raise ParameterError(f"--class-weight does not apply to {name}")
+        return presets.get(name).estimator(presets.from_entry(name, params, tree_params))
     from dtcli.estimator import DecisionTreeClassifier
 
     return DecisionTreeClassifier(criterion=tree_criterion(name), criterion_params=params,

@@ -21,11 +21,10 @@ from dtcli.errors import ParameterError
 from dtcli.estimator_base import Classifier
 from dtcli.fdf.discretise import mdl_cut_points, to_bins
 from dtcli.fdf.grow import NO_VALUE, Coded, Forest, Stops, root_gains, walk
-from dtcli.io.arrays import column_names, columns_of, encode_training
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset
 from dtcli.leaves.naive_bayes import softmax
 from dtcli.params import integer_param
-from dtcli.validation import class_labels, not_fitted
+from dtcli.validation import not_fitted
 
 _PARAMS = ("min_samples_leaf", "max_depth", "min_gain", "nb_min_samples", "alpha",
            "combine", "nominal_features")
@@ -85,12 +84,7 @@ class FDFClassifier(Classifier):
     def fit(self, X, y, sample_weight=None) -> "FDFClassifier":
         if sample_weight is not None:
             raise ParameterError("FDFClassifier counts rows: sample_weight is not supported")
-        names = column_names(X)
-        features, matrix = encode_training(columns_of(X), names, self.nominal_features,
-                                            text_may_be_numbers=names is None)
-        classes, codes = class_labels(y, matrix.shape[0])
-        if names is not None:
-            self.feature_names_in_ = np.array(names, dtype=object)
+        features, matrix, classes, codes = self._training_input(X, y)
         return self._fit_encoded(matrix, codes, features, classes)
 
     def fit_dataset(self, dataset: Dataset) -> "FDFClassifier":

@@ -85,6 +85,10 @@ class Dataset:
     target: str
     source: str
     warnings: list[str] = field(default_factory=list)
+    # the target's values as the file declares them (ARFF, KEEL), in its order, those
+    # no row has among them; empty for CSV. `classes` is sorted; J48 (dtcli/c45) keeps
+    # Weka's declared order, which decides its ties and its minimum split size.
+    declared_classes: tuple[str, ...] = ()
 
     @property
     def feature_names(self) -> list[str]:

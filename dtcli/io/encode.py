@@ -72,6 +72,7 @@ def dataset_from_table(table: Table, *, target: str | None = None,
         target=target_column.name,
         source=table.source,
         warnings=warnings,
+        declared_classes=tuple(target_column.categories),
     )
     dataset.warnings.extend(row_identifier_warnings(dataset))
     return dataset

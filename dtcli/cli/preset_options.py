@@ -1,0 +1,88 @@
+"""`train --preset NAME` (dtcli/presets.py) and the options only a preset's model takes:
+the preset's model is trained instead of a tree; options given beside it override its
+settings, and any option it does not use is refused in one line."""
+from __future__ import annotations
+
+import click
+from click.core import ParameterSource
+
+from dtcli.errors import ParameterError
+
+# train's options a preset's settings come from (the others must stay unset)
+_SETTINGS = {"min_samples_leaf": "min_samples_leaf", "pruning": "pruning",
+             "confidence": "confidence", "subtree_raising": "subtree_raising",
+             "leaf_estimate": "leaf_estimate", "binary_splits": "binary_splits"}
+_ALWAYS = {"data", "target", "drop", "data_format", "no_header", "delimiter", "output", "force",
+           "quiet", "preset", "jobs"}
+
+
+def preset_options(func):
+    from dtcli.presets import PRESETS
+
+    func = click.option("--binary-splits", is_flag=True,
+                        help="--preset j48: split a nominal feature into one category and "
+                             "the rest (J48's -B) instead of one branch per category.")(func)
+    return click.option("--preset", type=click.Choice(sorted(PRESETS)), metavar="NAME",
+                        help="Train another tool's method: j48 (C4.5 as Weka's J48, -C 0.25 "
+                             "-M 2; docs/c45.md). Options given beside it override its "
+                             "settings: --pruning none (-U), --no-subtree-raising (-S), "
+                             "--confidence (-C), --min-samples-leaf (-M), --leaf-estimate "
+                             "laplace (-A), --binary-splits (-B).")(func)
+
+
+def preset_model(preset: str | None, binary_splits: bool):
+    """The preset's estimator with the options given on the command line in place (None
+    without --preset); refuses --binary-splits without one."""
+    from dtcli.presets import get
+
+    context = click.get_current_context()
+    given = {name for name in context.params
+             if context.get_parameter_source(name) == ParameterSource.COMMANDLINE}
+    if preset is None:
+        if binary_splits:
+            raise click.UsageError("--binary-splits applies to --preset j48 only")
+        return None
+    refused = sorted(given - set(_SETTINGS) - _ALWAYS)
+    if refused:
+        flag = next(max(p.opts, key=len) for p in context.command.params if p.name == refused[0])
+        raise click.UsageError(f"{flag} does not apply to --preset {preset}")
+    overrides = {key: context.params[name] for name, key in _SETTINGS.items() if name in given}
+    if "pruning" in overrides:
+        if overrides["pruning"] not in ("none", "pessimistic"):
+            raise click.UsageError(f"--preset {preset} prunes with --pruning pessimistic or none")
+        overrides["pruning"] = None if overrides["pruning"] == "none" else "pessimistic"
+    try:
+        return get(preset).estimator(overrides)
+    except ParameterError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def train_preset(model, data: str, output: str, quiet: bool, force: bool, reading: dict):
+    """Read DATA, fit the preset's model, write it (or show its tree at a terminal), and
+    sum it up on stderr."""
+    import sys
+
+    from dtcli.atomic import refuse_output_over_input
+    from dtcli.cli.options import refuse_unmarked_stdin, stderr_console
+    from dtcli.io import load_dataset
+    from dtcli.model import save_model
+
+    refuse_output_over_input(output, "--output", {"training data": data})
+    refuse_unmarked_stdin(data, reading["format"])
+    dataset = load_dataset(data, force=force, **reading)
+    console = stderr_console()
+    for warning in dataset.warnings:
+        console.print(f"warning: {warning}", style="yellow")
+    model.fit_dataset(dataset)
+    shown = output == "-" and sys.stdout.isatty()
+    if shown:
+        click.echo(model.text(), nl=False)
+    else:
+        save_model(model, output, target=dataset.target, source=data)
+    if quiet:
+        return
+    tree = model.tree_
+    console.print(f"trained {model.preset_} on {dataset.source}, target column "
+                  f"'{dataset.target}': {dataset.X.shape[0]} rows; {tree.node_count} nodes, "
+                  f"{tree.n_leaves} leaves; fit in {model.fit_seconds_:.3f} s"
+                  + ("" if output == "-" or shown else f"; model written to {output}"))
