@@ -1,0 +1,194 @@
+"""The analyses of `dtree compare`: the skew sweep (--imbalance) and the pruning frontier
+(--frontier), against direct fits, brute force and single compare entries."""
+import json
+import math
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dtcli.analyses.frontier import Point, pareto_front, swept
+from dtcli.analyses.skew import parse_ratios, skew_sweep, within_slope
+from dtcli.cli import cli
+from dtcli.errors import ParameterError
+from dtcli.evaluate.folds import repeat_folds
+from dtcli.evaluate.resample import kept_minority, reachable, resampled_train
+from dtcli.evaluate.tasks import CriterionChoice, Protocol, TreeOptions, parse_criteria
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+THYROID = EXAMPLES / "imbalanced" / "new-thyroid1.dat"  # 215 rows, 35 positive
+ECOLI = EXAMPLES / "imbalanced" / "ecoli-0-6-7_vs_5.dat"  # 220 rows, 20 positive
+
+
+def dtree(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def ok_json(*args):
+    result = dtree(*args, "-f", "json", "-q")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout), result.stderr
+
+
+# --- resampling -------------------------------------------------------------------------
+
+
+def test_resampled_counts_nesting_and_untouched_rest(load_example):
+    data = load_example("imbalanced/new-thyroid1.dat")
+    minority = int(np.argmin(np.bincount(data.y)))
+    for fold, (train, test) in enumerate(repeat_folds(data.y, 5, 3, 1)):
+        n_minority = int(np.sum(data.y[train] == minority))
+        n_other = len(train) - n_minority
+        kept = {}
+        for ratio in (5.5, 10, 20, 50):
+            rows = resampled_train(data.y, train, minority, ratio, 3, 1, fold)
+            kept[ratio] = set(rows[data.y[rows] == minority].tolist())
+            # every other row kept, floor(M / r + 1/2) minority rows (counted by hand)
+            assert set(rows[data.y[rows] != minority].tolist()) == set(
+                train[data.y[train] != minority].tolist())
+            assert len(kept[ratio]) == min(n_minority, math.floor(n_other / ratio + 0.5))
+            assert kept[ratio] <= set(train.tolist()) and not kept[ratio] & set(test.tolist())
+        assert kept[50] <= kept[20] <= kept[10] <= kept[5.5]  # nested
+    assert kept_minority(172, 20) == 9 and kept_minority(170, 20) == 9  # 8.6, 8.5 up
+
+
+def test_resampling_is_a_function_of_the_key_not_of_the_call():
+    y = np.array([0] * 90 + [1] * 30)
+    train = np.arange(0, 120, 2)
+    one = resampled_train(y, train, 1, 5, seed=7, repeat=0, fold=2)
+    assert np.array_equal(one, resampled_train(y, train, 1, 5, seed=7, repeat=0, fold=2))
+    assert not np.array_equal(one, resampled_train(y, train, 1, 5, seed=8, repeat=0, fold=2))
+    assert not np.array_equal(one, resampled_train(y, train, 1, 5, seed=7, repeat=0, fold=3))
+
+
+def test_reachable_ratios(load_example):
+    data = load_example("imbalanced/new-thyroid1.dat")  # 180 : 35, natural ratio 5.1
+    folds = repeat_folds(data.y, 5, 0, 0)
+    minority = int(np.argmin(np.bincount(data.y)))
+    assert not reachable(data.y, folds, minority, 2)
+    assert reachable(data.y, folds, minority, 6) and reachable(data.y, folds, minority, 100)
+    assert not reachable(data.y, folds, minority, 1000)  # no minority row left
+
+
+def test_parse_ratios():
+    assert parse_ratios("10, 1,2,2") == [1.0, 2.0, 10.0]
+    for bad in ("0.5", "x", "inf", "1,,2"):
+        with pytest.raises(ParameterError):
+            parse_ratios(bad)
+
+
+# --- the sweep ----------------------------------------------------------------------------
+
+
+def test_within_slope_matches_least_squares_with_one_intercept_per_group():
+    rng = np.random.default_rng(0)
+    group = [g for g in range(6) for _ in range(4)]
+    x = np.tile(np.log([5, 10, 20, 50]), 6)
+    y = 0.9 - 0.03 * x + rng.normal(0, 0.02, 24) + np.repeat(rng.normal(0, 0.1, 6), 4)
+    design = np.column_stack([x] + [np.array(group) == g for g in range(6)]).astype(float)
+    coef, residual, *_ = np.linalg.lstsq(design, y, rcond=None)
+    se = math.sqrt(residual[0] / (24 - 7) * np.linalg.inv(design.T @ design)[0, 0])
+    slope, slope_se = within_slope(x, y, group)
+    assert slope == pytest.approx(coef[0]) and slope_se == pytest.approx(se)
+
+
+def test_sweep_folds_are_fits_on_the_resampled_rows(load_example):
+    """A sweep cell equals a tree fitted on the resampled training rows alone, scored
+    with scikit-learn's AUC on the untouched test rows."""
+    from sklearn.metrics import roc_auc_score
+
+    from dtcli.estimator import DecisionTreeClassifier
+
+    data = load_example("imbalanced/new-thyroid1.dat")
+    protocol = Protocol(3, 1, 5)
+    sweep = skew_sweep(["thyroid"], [data], parse_criteria(["gini"]), TreeOptions(), protocol,
+                       [2, 8, 20], jobs=1)
+    assert sweep.skipped == {"thyroid": [2.0]}
+    minority = int(np.argmin(np.bincount(data.y)))
+    for ratio in (8.0, 20.0):
+        for fold, (train, test) in enumerate(repeat_folds(data.y, 3, 5, 0)):
+            rows = resampled_train(data.y, train, minority, ratio, 5, 0, fold)
+            model = DecisionTreeClassifier(criterion="gini").fit(data.X[rows], data.y[rows])
+            auc = roc_auc_score(data.y[test], model.predict_proba(data.X[test])[:, 1])
+            assert sweep.scores[("thyroid", ratio, "gini")][fold] == pytest.approx(auc)
+
+
+def test_sweep_json_plot_and_the_same_numbers_with_two_jobs(tmp_path):
+    args = ("compare", THYROID, ECOLI, "--criteria", "gini,entropy", "--cv", 3,
+            "--imbalance", "1,6,12,24")
+    doc, _ = ok_json(*args, "--plot", tmp_path / "sweep.svg", "-j", 1)
+    assert doc["metric"] == "auc" and doc["skipped"] == {"new-thyroid1": [1.0],
+                                                         "ecoli-0-6-7_vs_5": [1.0, 6.0]}
+    assert set(doc["imbalance"]) == {"6", "12", "24"}
+    cell = doc["imbalance"]["12"]["gini"]
+    assert len(cell["folds"]) == 6 and cell["mean"] == pytest.approx(np.mean(cell["folds"]))
+    assert doc["imbalance"]["6"]["gini"]["folds"] == doc["by_dataset"]["new-thyroid1"]["6"][
+        "gini"]["folds"]
+    assert set(doc["slope"]) == set(doc["slope_se"]) == {"gini", "entropy"}
+    assert doc["tests"]["12"]["friedman"] is not None and doc["tests"]["6"]["friedman"] is None
+    root = ET.parse(tmp_path / "sweep.svg").getroot()
+    assert root.tag.endswith("svg") and len(root.findall(".//{*}polyline")) == 2
+    again, _ = ok_json(*args, "-j", 2)
+    assert again["imbalance"] == doc["imbalance"]
+
+
+def test_sweep_says_what_it_skips_and_refuses_mistakes(tmp_path):
+    result = dtree("compare", ECOLI, "--criteria", "gini,entropy", "--cv", 3,
+                   "--imbalance", "2,15", "-q")
+    assert result.exit_code == 0 and "'ecoli-0-6-7_vs_5' cannot reach ratio(s) 2" in result.stderr
+    iris = EXAMPLES / "iris.csv"
+    for args, text in [((iris,), "name the one to resample against the rest with --minority"),
+                       ((iris, "--minority", "nope"), "has no class 'nope'"),
+                       ((ECOLI, "--base", "gini"), "--base does not apply to --imbalance")]:
+        result = dtree("compare", *args, "--criteria", "gini,entropy", "--imbalance", "2", "-q")
+        assert result.exit_code == 2 and text in result.stderr, result.output
+    result = dtree("compare", ECOLI, "--criteria", "gini,entropy", "--minority", "x", "-q")
+    assert result.exit_code == 2 and "applies to --imbalance or --frontier" in result.stderr
+
+
+def test_minority_names_one_class_against_the_rest():
+    doc, _ = ok_json("compare", EXAMPLES / "iris.csv", "--criteria", "gini,entropy", "--cv", 3,
+                     "--imbalance", "4,8", "--minority", "Iris-setosa")
+    assert doc["minority"] == {"iris": "Iris-setosa"} and set(doc["imbalance"]) == {"4", "8"}
+
+
+# --- the frontier -------------------------------------------------------------------------
+
+
+def test_frontier_points_are_single_compare_entries():
+    doc, _ = ok_json("compare", THYROID, ECOLI, "--criteria", "gini", "--cv", 3, "--frontier")
+    assert len(doc["points"]) == len(swept(CriterionChoice("gini")))
+    for entry in ("gini:pruning=none", "gini:pruning=pessimistic:confidence=0.1",
+                  "gini:pruning=ccp:ccp_alpha=0.01", "gini:pruning=reduced-error:pruning_folds=3"):
+        point = next(p for p in doc["points"] if p["entry"] == entry)
+        for metric, key in (("accuracy", "score"), ("n_leaves", "leaves")):
+            single, _ = ok_json("compare", THYROID, ECOLI, "--criteria", f"{entry},entropy",
+                                "--cv", 3, "--metric", metric)
+            means = [single["scores"][d][entry]["mean"] for d in single["datasets"]]
+            assert point[key] == pytest.approx(np.mean(means))
+    by_entry = {p["entry"]: p for p in doc["points"]}
+    brute = [p["entry"] for p in doc["points"] if not any(
+        q["leaves"] <= p["leaves"] and q["score"] >= p["score"]
+        and (q["leaves"] < p["leaves"] or q["score"] > p["score"]) for q in doc["points"])]
+    assert sorted(doc["front"]) == sorted(brute) and doc["reading"]
+    assert [by_entry[e]["leaves"] for e in doc["front"]] == sorted(
+        by_entry[e]["leaves"] for e in doc["front"])
+
+
+points = st.lists(st.tuples(st.integers(1, 30), st.integers(0, 20)), min_size=1, max_size=25)
+
+
+@settings(max_examples=200, deadline=None)
+@given(points, st.booleans())
+def test_pareto_front_by_brute_force(pairs, higher):
+    made = [Point("c", "m", None, None, f"e{i}", float(leaves), 0.0, score / 20, 0.0)
+            for i, (leaves, score) in enumerate(pairs)]
+    sign = 1 if higher else -1
+    expected = {p.entry for p in made if not any(
+        q.leaves <= p.leaves and sign * q.score >= sign * p.score
+        and (q.leaves, q.score) != (p.leaves, p.score) for q in made)}
+    assert {p.entry for p in pareto_front(made, higher)} == expected
