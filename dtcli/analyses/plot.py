@@ -45,8 +45,10 @@ def _linear_ticks(low: float, high: float) -> list[float]:
 
 
 def line_chart(series: Sequence[Series], *, title: str, x_label: str, y_label: str,
-               x_ticks: Sequence[float] | None = None) -> str:
-    """The chart as an SVG document; x on a log axis (every x > 0)."""
+               x_ticks: Sequence[float] | None = None,
+               x_tick_labels: Sequence[str] | None = None) -> str:
+    """The chart as an SVG document; x on a log axis (every x > 0), ticks at `x_ticks`
+    (default: 1-2-5) labelled by `x_tick_labels` (default: their values)."""
     points = [(x, v) for s in series for x, y, lo, hi in _rows(s) for v in (y, lo, hi)
               if math.isfinite(v)]
     xs = [x for x, _ in points] or [1.0, 10.0]
@@ -71,11 +73,12 @@ def line_chart(series: Sequence[Series], *, title: str, x_label: str, y_label: s
            _text(_LEFT + plot_w / 2, 20, title, "middle", size=14),
            f'<rect x="{_LEFT}" y="{_TOP}" width="{plot_w}" height="{plot_h}" fill="none" '
            'stroke="#444"/>']
-    for x in (x_ticks if x_ticks is not None else log_ticks(x_low, x_high)):
+    ticks = list(x_ticks if x_ticks is not None else log_ticks(x_low, x_high))
+    for x, label in zip(ticks, x_tick_labels or [f"{x:g}" for x in ticks]):
         if x_low <= x <= x_high:
             out.append(f'<line x1="{px(x):.1f}" y1="{_TOP}" x2="{px(x):.1f}" '
                        f'y2="{_TOP + plot_h}" stroke="#ddd"/>')
-            out.append(_text(px(x), _TOP + plot_h + 16, f"{x:g}", "middle"))
+            out.append(_text(px(x), _TOP + plot_h + 16, label, "middle"))
     for y in _linear_ticks(y_low, y_high):
         out.append(f'<line x1="{_LEFT}" y1="{py(y):.1f}" x2="{_LEFT + plot_w}" y2="{py(y):.1f}" '
                    'stroke="#ddd"/>')

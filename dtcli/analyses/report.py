@@ -71,13 +71,21 @@ def sweep_sections(doc: dict) -> tuple[list[Section], list[str]]:
         sections.append(("average ranks per ratio (1 = best), Friedman p, Nemenyi critical "
                          "difference at alpha 0.05 and the pairs beyond it",
                          ["ratio", *methods, "Friedman p", "CD", "differ"], rank_rows))
+    steeper = [f"{pair} {number(v['difference'], 4)} ± {number(v['se'], 4)}"
+               for pair, v in doc["slope_differences"].items()
+               if v["se"] is not None and math.isfinite(v["se"])
+               and abs(v["difference"]) > 2 * v["se"]]
     flattest = sorted(methods, key=lambda m: abs(doc["slope"][m])
                       if doc["slope"][m] is not None and math.isfinite(doc["slope"][m])
                       else math.inf)
-    lines = [f"Minority class: {', '.join(f'{d} {c}' for d, c in doc['minority'].items())}.",
+    labels = set(doc["minority"].values())
+    lines = [f"Minority class: {next(iter(labels))} in every dataset." if len(labels) == 1 else
+             f"Minority class: {', '.join(f'{d} {c}' for d, c in doc['minority'].items())}.",
              f"Slope: change of {metric} per unit of ln(ratio) (x2.7 in the ratio), fitted "
              f"within each test fold, ± its standard error; flattest first: "
-             f"{', '.join(flattest)}."]
+             f"{', '.join(flattest)}.",
+             "Differences of slopes (paired by fold) beyond two standard errors: "
+             + ("; ".join(steeper) if steeper else "none") + "."]
     return sections, lines
 
 
@@ -101,10 +109,13 @@ def sweep_svg(doc: dict) -> str:
         series.append(Series(m, [float(r) for r in ratios], means,
                              [y - h for y, h in zip(means, half)],
                              [y + h for y, h in zip(means, half)]))
+    reaching = [len(doc["tests"][r]["datasets"]) if doc["tests"][r] else 1 for r in ratios]
     return line_chart(series, title=f"{doc['metric']} against the majority : minority ratio "
                                     f"({len(doc['datasets'])} datasets)",
-                      x_label="majority : minority ratio of the training folds (log scale)",
-                      y_label=f"mean {doc['metric']}", x_ticks=[float(r) for r in ratios])
+                      x_label="majority : minority ratio of the training folds (log scale; "
+                              "datasets reaching it)",
+                      y_label=f"mean {doc['metric']}", x_ticks=[float(r) for r in ratios],
+                      x_tick_labels=[f"{r} ({n})" for r, n in zip(ratios, reaching)])
 
 
 def frontier_sections(doc: dict) -> tuple[list[Section], list[str]]:
@@ -146,3 +157,45 @@ def frontier_svg(doc: dict) -> str:
     return line_chart(series, title=f"pruning frontier: {doc['metric']} against leaves "
                                     f"({len(doc['datasets'])} datasets)",
                       x_label="mean leaves (log scale)", y_label=f"mean {doc['metric']}")
+
+
+def reproduction_lines(table: dict) -> list[str]:
+    """The paired test and the paper's claim on our means, in sentences."""
+    lines = []
+    if table["paired_test"]:
+        lines.append("Wilcoxon signed-rank test of our means against the paper's, per method "
+                     "over the datasets (p; small p: ours differ systematically): " + ", ".join(
+                         f"{m} {number(t['p'], 3)}" for m, t in table["paired_test"].items())
+                     + ".")
+    reading = table["conclusion"]["reading"]
+    lines.append(f"The paper: {table['claim']}. Here: {reading.rstrip('.')}.")
+    return lines
+
+
+def render_reproduction(doc: dict, fmt: str, stream) -> None:
+    """Each table: ours beside the paper's (compare's report with --reference), then the
+    paired test and the claim; csv: dataset, method, ours, paper, difference rows."""
+    from dtcli.evaluate.comparison import render_comparison
+
+    if fmt == "json":
+        stream.write(to_json(doc))
+        return
+    if fmt == "csv":
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(["table", "dataset", "method", "ours", "paper", "difference"])
+        for table in doc["tables"]:
+            comparison, ref = table["comparison"], table["comparison"]["reference"]
+            for d in ref["datasets"]:
+                for m, theirs in ref["scores"][d].items():
+                    ours = comparison["scores"][d][m]["mean"] * ref["scale"]
+                    writer.writerow([table["table"], d, m, repr(ours), repr(theirs),
+                                     repr(ours - theirs)])
+        return
+    for i, table in enumerate(doc["tables"]):
+        heading = f"{table['paper']}, {table['table']}"
+        stream.write(("\n" if i else "") + (f"## {heading}\n\n" if fmt == "markdown"
+                                            else f"{heading}\n"))
+        render_comparison(table["comparison"], fmt, stream)
+        lines = reproduction_lines(table)
+        stream.write("".join(f"- {line}\n" if fmt == "markdown" else f"{line}\n"
+                             for line in lines))

@@ -12,7 +12,11 @@ and the slope of the score against ln(ratio) within folds: a least-squares fit w
 intercept per (dataset, repeat, fold), so the difficulty of a test fold, which every
 ratio shares, does not enter the slope; its standard error is the classical one of
 that fit (n - groups - 1 degrees of freedom), which takes the folds as independent.
-Per ratio: Demsar's average ranks, Friedman and Nemenyi over the datasets reaching it.
+Whether one method is flatter than another is the same fit on their difference fold by
+fold (`slope_differences`). Per ratio: Demsar's average ranks, Friedman and Nemenyi over
+the datasets reaching it. The mean per ratio pools the datasets that reach it, which
+differ from ratio to ratio (a dataset reaches only the ratios above its own): compare
+means across ratios on datasets that reach them all, or read the slopes.
 """
 from __future__ import annotations
 
@@ -76,12 +80,18 @@ class SkewSweep:
                 "std": float(finite.std(ddof=1)) if finite.size > 1 else math.nan,
                 "folds": values}
 
-    def slope(self, method: str) -> tuple[float, float]:
-        """(slope, standard error) of the score against ln(ratio), one intercept per fold."""
+    def slope(self, method: str, minus: str | None = None) -> tuple[float, float]:
+        """(slope, standard error) of the score against ln(ratio), one intercept per fold;
+        of the score less `minus`'s on the same fold if given (how much flatter or steeper
+        `method` is than `minus`, paired by fold)."""
         x, y, group = [], [], []
         for d, dataset in enumerate(self.datasets):
             for ratio in self.ratios:
-                for k, value in enumerate(self.scores.get((dataset, ratio, method), [])):
+                values = self.scores.get((dataset, ratio, method), [])
+                others = self.scores[(dataset, ratio, minus)] if minus and values else []
+                for k, value in enumerate(values):
+                    if minus is not None:
+                        value = _difference(value, others[k])
                     if value is not None and math.isfinite(value):
                         x.append(math.log(ratio))
                         y.append(value)
@@ -112,12 +122,20 @@ class SkewSweep:
                               for r in self.ratios if self.reaching(r)},
                 "slope": {m: s for m, (s, _) in slopes.items()},
                 "slope_se": {m: se for m, (_, se) in slopes.items()},
+                "slope_differences": {f"{a} - {b}": dict(zip(("difference", "se"),
+                                                             self.slope(a, minus=b)))
+                                      for i, a in enumerate(self.methods)
+                                      for b in self.methods[i + 1:]},
                 "tests": {f"{r:g}": self.tests(r) for r in self.ratios if self.reaching(r)},
                 "by_dataset": {d: {f"{r:g}": {m: {"mean": _mean(self.scores[(d, r, m)]),
                                                   "folds": self.scores[(d, r, m)]}
                                               for m in self.methods}
                                    for r in self.ratios if (d, r, self.methods[0]) in self.scores}
                                for d in self.datasets}}
+
+
+def _difference(a, b) -> float:
+    return math.nan if a is None or b is None else a - b
 
 
 def _mean(values) -> float:
