@@ -73,25 +73,33 @@ class Frontier:
         return list(dict.fromkeys(p.method for p in self.points))
 
     def reading(self) -> list[str]:
-        """Which method holds the overall front where, in sentences."""
+        """Which pruning method holds the overall front where, the best point and the
+        smallest tree within one standard error of it, and the methods never on the
+        front, in sentences."""
+        sign = 1.0 if self.higher_is_better else -1.0
         front = pareto_front(self.points, self.higher_is_better)
         lines, run = [], []
         for p in front + [None]:
-            if run and (p is None or p.method != run[0].method):
-                what = (f"{run[0].leaves:.1f} leaves" if len(run) == 1 else
+            if run and (p is None or p.pruning != run[0].pruning):
+                span = (f"{run[0].leaves:.1f} leaves" if len(run) == 1 else
                         f"{run[0].leaves:.1f} to {run[-1].leaves:.1f} leaves")
-                lines.append(f"From {what}, the front is {run[0].method} "
-                             f"({self.metric} {run[0].score:.4f}"
-                             + (f" to {run[-1].score:.4f})" if len(run) > 1 else ")") + ".")
+                criteria = ", ".join(dict.fromkeys(q.criterion for q in run))
+                lines.append(f"At {span} the front is {run[0].pruning} ({criteria}; "
+                             f"{self.metric} {run[0].score:.4f}"
+                             + (f" to {run[-1].score:.4f})." if len(run) > 1 else ")."))
                 run = []
             if p is not None:
                 run.append(p)
-        for method in self.methods():
-            own = [p for p in self.points if p.method == method]
-            on = sum(p in front for p in own)
-            if not on:
-                lines.append(f"{method}: none of its {len(own)} points is on the overall "
-                             "front.")
+        best = max(self.points, key=lambda p: sign * p.score)
+        near = [p for p in self.points if sign * (best.score - p.score) <= best.score_se]
+        small = min(near, key=lambda p: p.leaves)
+        lines.append(f"Best {self.metric}: {best.score:.4f} ± {best.score_se:.4f} "
+                     f"({best.entry}, {best.leaves:.1f} leaves); the smallest tree within one "
+                     f"standard error of it: {small.entry}, {small.leaves:.1f} leaves, "
+                     f"{small.score:.4f}.")
+        never = [m for m in self.methods() if not any(p.method == m for p in front)]
+        if never:
+            lines.append("Never on the overall front: " + ", ".join(never) + ".")
         return lines
 
     def to_json(self) -> dict:

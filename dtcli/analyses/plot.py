@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
             "#7f7f7f", "#bcbd22", "#17becf")
 _WIDTH, _HEIGHT = 640, 400
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 180, 36, 52  # margins: the legend on the right
@@ -24,7 +24,9 @@ class Series:
     lows: Sequence[float] | None = None
     highs: Sequence[float] | None = None
     line: bool = True
-    dashed: bool = False
+    dash: str = ""  # an SVG stroke-dasharray, "" for a solid line
+    colour: str = ""  # "" for the next colour of the palette
+    legend: bool = True  # a series without points is a legend entry only
 
 
 def log_ticks(low: float, high: float) -> list[float]:
@@ -86,8 +88,10 @@ def line_chart(series: Sequence[Series], *, title: str, x_label: str, y_label: s
     out.append(_text(_LEFT + plot_w / 2, _HEIGHT - 12, x_label, "middle"))
     out.append(_text(16, _TOP + plot_h / 2, y_label, "middle",
                      transform=f"rotate(-90 16 {_TOP + plot_h / 2:.1f})"))
+    legend_row = 0
     for i, s in enumerate(series):
-        colour = _COLOURS[i % len(_COLOURS)]
+        colour = s.colour or COLOURS[i % len(COLOURS)]
+        dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
         rows = [r for r in _rows(s) if math.isfinite(r[1])]
         band = [r for r in rows if math.isfinite(r[2]) and math.isfinite(r[3])]
         if len(band) >= 2:
@@ -96,17 +100,19 @@ def line_chart(series: Sequence[Series], *, title: str, x_label: str, y_label: s
             out.append(f'<polygon points="{" ".join(outline)}" fill="{colour}" '
                        'fill-opacity="0.15" stroke="none"/>')
         if s.line and len(rows) >= 2:
-            dash = ' stroke-dasharray="5,3"' if s.dashed else ""
             path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y, _, _ in rows)
             out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
                        f'stroke-width="2"{dash}><title>{html.escape(s.label)}</title></polyline>')
         out += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{colour}">'
                 f'<title>{html.escape(s.label)}: ({x:g}, {y:.4g})</title></circle>'
                 for x, y, _, _ in rows]
-        legend_y = _TOP + 8 + 18 * i
+        if not s.legend:
+            continue
+        legend_y = _TOP + 8 + 18 * legend_row
+        legend_row += 1
         out.append(f'<line x1="{_WIDTH - _RIGHT + 12}" y1="{legend_y}" '
                    f'x2="{_WIDTH - _RIGHT + 32}" y2="{legend_y}" stroke="{colour}" '
-                   'stroke-width="3"/>')
+                   f'stroke-width="3"{dash}/>')
         out.append(_text(_WIDTH - _RIGHT + 38, legend_y + 4, s.label, "start"))
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -142,18 +142,31 @@ def render_frontier(doc: dict, fmt: str, stream) -> None:
 
 
 def frontier_svg(doc: dict) -> str:
-    """Each method's points joined in order of leaves, and the overall front dashed."""
-    from dtcli.analyses.plot import Series, line_chart
+    """Every point, coloured by pruning method; each method's Pareto front as a line, dashed
+    by criterion; the overall front in black."""
+    from dtcli.analyses.plot import COLOURS, Series, line_chart
 
-    series = []
-    for method in doc["method_fronts"]:
-        own = sorted((p for p in doc["points"] if f"{p['criterion']} {p['pruning']}" == method),
-                     key=lambda p: p["leaves"])
-        series.append(Series(method, [p["leaves"] for p in own], [p["score"] for p in own]))
+    prunings = list(dict.fromkeys(p["pruning"] for p in doc["points"]))
+    criteria = list(dict.fromkeys(p["criterion"] for p in doc["points"]))
+    dashes = ["", "6,3", "2,2", "8,3,2,3", "1,4"]
+    colour = {m: COLOURS[i % len(COLOURS)] for i, m in enumerate(prunings)}
+    dash = {c: dashes[i % len(dashes)] for i, c in enumerate(criteria)}
     by_entry = {p["entry"]: p for p in doc["points"]}
+    series = []
+    for method, entries in doc["method_fronts"].items():
+        own = [p for p in doc["points"] if f"{p['criterion']} {p['pruning']}" == method]
+        front = [by_entry[e] for e in entries]
+        first = own[0]
+        series.append(Series(method, [p["leaves"] for p in own], [p["score"] for p in own],
+                             line=False, colour=colour[first["pruning"]], legend=False))
+        series.append(Series(method, [p["leaves"] for p in front], [p["score"] for p in front],
+                             colour=colour[first["pruning"]], dash=dash[first["criterion"]],
+                             legend=False))
+    series += [Series(m, [], [], colour=colour[m]) for m in prunings]
+    series += [Series(c, [], [], colour="#666", dash=dash[c]) for c in criteria]
     front = [by_entry[e] for e in doc["front"]]
     series.append(Series("overall front", [p["leaves"] for p in front],
-                         [p["score"] for p in front], dashed=True))
+                         [p["score"] for p in front], colour="black", dash="3,3"))
     return line_chart(series, title=f"pruning frontier: {doc['metric']} against leaves "
                                     f"({len(doc['datasets'])} datasets)",
                       x_label="mean leaves (log scale)", y_label=f"mean {doc['metric']}")
