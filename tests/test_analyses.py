@@ -252,3 +252,23 @@ def test_reproduction_conclusion_reads_the_ranks():
     paired = paired_test(comparison)["gini"]  # ours lower on all 6: p = 2 / 2^6 exactly
     assert (paired["r_ours_higher"], paired["r_paper_higher"]) == (0, 21)
     assert paired["p"] == pytest.approx(2 / 64)
+
+
+def test_analysis_refusals_and_csv():
+    iris = EXAMPLES / "iris.csv"
+    for args, text in [(("--frontier", "--pruning", "ccp"), "--pruning does not apply to --frontier"),
+                       (("--frontier", "--imbalance", "2"), "separate analyses"),
+                       (("--frontier", "--criteria", "tsallis:q=auto,gini"),
+                        "tune parameters in a separate run")]:
+        result = dtree("compare", iris, *args, "-q")
+        assert result.exit_code == 2 and text in result.stderr and "Traceback" not in result.output
+    result = dtree("compare", THYROID, "--criteria", "gini,entropy", "--cv", 3, "--imbalance",
+                   "6,12", "-q", "-f", "csv")
+    means, slopes = result.stdout.split("\n\n")
+    rows = [line.split(",") for line in means.splitlines()]
+    assert rows[0] == ["ratio", "datasets", "method", "mean", "std", "folds"] and len(rows) == 5
+    assert slopes.splitlines()[0] == "method,slope,slope_se"
+    result = dtree("reproduce", "ihd", "--quick", "--examples", "/nonexistent", "-q")
+    assert result.exit_code == 1 and "no such file" in result.stderr
+    result = dtree("reproduce", "nope")
+    assert result.exit_code == 2

@@ -13,18 +13,20 @@ Section = tuple[str, list[str], list[list[str]]]  # title, header, rows
 
 
 def render_sections(doc: dict, sections: Sequence[Section], lines: Sequence[str], fmt: str,
-                    stream) -> None:
-    """Write `doc` as JSON, or its tables and sentences as table, markdown or csv."""
+                    stream, csv_tables: Sequence[list[list]] = ()) -> None:
+    """Write `doc` as JSON, its `csv_tables` (unrounded numbers; tables separated by an
+    empty line) as csv, or its tables and sentences as table or markdown."""
     from dtcli.evaluate.tables import console, markdown_table, print_table
 
     if fmt == "json":
         stream.write(to_json(doc))
     elif fmt == "csv":
         writer = csv.writer(stream, lineterminator="\n")
-        for i, (_, header, rows) in enumerate(sections):
+        for i, rows in enumerate(csv_tables):
             if i:
                 stream.write("\n")
-            writer.writerows([header, *rows])
+            writer.writerows([[repr(c) if isinstance(c, float) else c for c in row]
+                              for row in rows])
     elif fmt == "markdown":
         for title, header, rows in sections:
             stream.write(f"{title}\n\n" + markdown_table(header, rows, range(1, len(header)))
@@ -90,7 +92,13 @@ def sweep_sections(doc: dict) -> tuple[list[Section], list[str]]:
 
 
 def render_sweep(doc: dict, fmt: str, stream) -> None:
-    render_sections(doc, *sweep_sections(doc), fmt, stream)
+    means = [["ratio", "datasets", "method", "mean", "std", "folds"]] + [
+        [r, len(doc["tests"][r]["datasets"]) if doc["tests"][r] else 1, m, cell["mean"],
+         cell["std"], len(cell["folds"])]
+        for r, cells in doc["imbalance"].items() for m, cell in cells.items()]
+    slopes = [["method", "slope", "slope_se"]] + [[m, doc["slope"][m], doc["slope_se"][m]]
+                                                  for m in doc["methods"]]
+    render_sections(doc, *sweep_sections(doc), fmt, stream, [means, slopes])
 
 
 def sweep_svg(doc: dict) -> str:
@@ -138,7 +146,13 @@ def frontier_sections(doc: dict) -> tuple[list[Section], list[str]]:
 
 
 def render_frontier(doc: dict, fmt: str, stream) -> None:
-    render_sections(doc, *frontier_sections(doc), fmt, stream)
+    columns = ["criterion", "pruning", "parameter", "value", "entry", "leaves", "leaves_se",
+               "score", "score_se"]
+    on_own = {e for entries in doc["method_fronts"].values() for e in entries}
+    points = [columns + ["front", "method_front"]] + [
+        [p[c] for c in columns] + [p["entry"] in doc["front"], p["entry"] in on_own]
+        for p in doc["points"]]
+    render_sections(doc, *frontier_sections(doc), fmt, stream, [points])
 
 
 def frontier_svg(doc: dict) -> str:

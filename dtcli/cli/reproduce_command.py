@@ -11,7 +11,7 @@ _FORMATS = ("table", "json", "csv", "markdown")
 
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
-@click.argument("paper", type=click.Choice(_PAPERS))
+@click.argument("paper", type=click.Choice(_PAPERS), metavar="PAPER")
 @click.option("--quick", is_flag=True,
               help="One dataset per table: checks the path, tests nothing (a warning says so).")
 @click.option("--examples", "examples_dir", metavar="DIR",
