@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtcli.analyses.frontier import Point, pareto_front, swept
+from dtcli.analyses.frontier import Point, pareto_front, path_alphas, swept
 from dtcli.analyses.skew import parse_ratios, skew_sweep, within_slope
 from dtcli.cli import cli
 from dtcli.errors import ParameterError
@@ -161,9 +161,12 @@ def test_minority_names_one_class_against_the_rest():
 
 def test_frontier_points_are_single_compare_entries():
     doc, _ = ok_json("compare", THYROID, ECOLI, "--criteria", "gini", "--cv", 3, "--frontier")
-    assert len(doc["points"]) == len(swept(CriterionChoice("gini")))
+    alphas = [p["value"] for p in doc["points"] if p["pruning"] == "ccp"]
+    assert len(doc["points"]) == len(swept(CriterionChoice("gini"), alphas)) == 16 + len(alphas)
+    assert len(alphas) >= 5 and alphas == sorted(alphas)
     for entry in ("gini:pruning=none", "gini:pruning=pessimistic:confidence=0.1",
-                  "gini:pruning=ccp:ccp_alpha=0.01", "gini:pruning=reduced-error:pruning_folds=3"):
+                  f"gini:pruning=ccp:ccp_alpha={alphas[3]:g}",
+                  "gini:pruning=reduced-error:pruning_folds=3"):
         point = next(p for p in doc["points"] if p["entry"] == entry)
         for metric, key in (("accuracy", "score"), ("n_leaves", "leaves")):
             single, _ = ok_json("compare", THYROID, ECOLI, "--criteria", f"{entry},entropy",
@@ -177,6 +180,23 @@ def test_frontier_points_are_single_compare_entries():
     assert sorted(doc["front"]) == sorted(brute) and doc["reading"]
     assert [by_entry[e]["leaves"] for e in doc["front"]] == sorted(
         by_entry[e]["leaves"] for e in doc["front"])
+
+
+def test_path_alphas_span_the_paths(load_example):
+    """From the 10th percentile of the path's alphas to its largest (one dataset: the
+    median of one), log-spaced (checked against scikit-learn's path, in bits for
+    entropy: ours are in nats, docs/pruning.md)."""
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+
+    data = load_example("imbalanced/new-thyroid1.dat")
+    sk = SkTree(criterion="gini", random_state=0).cost_complexity_pruning_path(data.X, data.y)
+    positive = sk.ccp_alphas[sk.ccp_alphas > 0]
+    alphas = path_alphas([data], CriterionChoice("gini"), TreeOptions(), points=4)
+    ratio = (positive[-1] / np.quantile(positive, 0.1)) ** (1 / 3)
+    expected = np.quantile(positive, 0.1) * ratio ** np.arange(4)
+    assert alphas == pytest.approx([float(f"{a:.2g}") for a in expected], rel=1e-9)
+    with pytest.raises(ParameterError):
+        path_alphas([data], CriterionChoice("gini", trees=5), TreeOptions())
 
 
 points = st.lists(st.tuples(st.integers(1, 30), st.integers(0, 20)), min_size=1, max_size=25)

@@ -14,15 +14,15 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from dtcli.errors import ParameterError
 from dtcli.evaluate.tasks import CriterionChoice, Protocol, TreeOptions
 from dtcli.io.dataset import Dataset
 
-# each pruning method's parameter and the values swept (cost-complexity: a log grid of
-# alpha in the units of its default risk, the criterion's impurity; scikit-learn's paths
-# on the shipped files have their alphas between 1e-4 and 5e-2)
+# each pruning method's parameter and the values swept; cost-complexity's come from the
+# criterion's own pruning paths (`path_alphas`)
 SWEEPS: dict[str, tuple[str | None, tuple]] = {
     "none": (None, (None,)),
-    "ccp": ("ccp_alpha", (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)),
+    "ccp": ("ccp_alpha", ()),
     "pessimistic": ("confidence", (0.01, 0.05, 0.1, 0.25, 0.5)),
     "s-pruning": ("significance", (0.001, 0.01, 0.05, 0.1, 0.25, 0.5)),
     "reduced-error": ("pruning_folds", (2, 3, 5, 10)),
@@ -116,13 +116,52 @@ class Frontier:
                 "reading": self.reading()}
 
 
-def swept(choice: CriterionChoice) -> list[tuple[str, str | None, object, CriterionChoice]]:
-    """(pruning, parameter, value, entry) for every point of the criterion's frontier."""
+CCP_POINTS = 7
+
+
+def path_alphas(datasets: Sequence[Dataset], choice: CriterionChoice, options: TreeOptions,
+                points: int = CCP_POINTS) -> tuple[float, ...]:
+    """Cost-complexity's alphas for `choice`, from its pruning paths (its unpruned tree on
+    each whole dataset, the risk as `options.ccp_risk` says): `points` values evenly
+    spaced on a log scale from the 10th percentile of the paths' positive alphas (little
+    pruned) to the median over datasets of each path's largest alpha (the one that
+    prunes to the root), to two significant digits. One value means one setting on every
+    dataset, so the paths are pooled."""
+    import numpy as np
+
+    from dtcli.evaluate import methods
+    from dtcli.pruning.cost_complexity import pruning_path
+    from dtcli.pruning.risk import node_risk
+
+    if choice.trees or not methods.tree_criterion(choice.name):
+        raise ParameterError(f"--frontier: '{choice.label}' is not a single tree; the "
+                             "frontier prunes trees")
+    params = {**choice.tree_options(options).estimator_params(), "pruning": None}
+    alphas, largest = [], []
+    for dataset in datasets:
+        model = methods.make_estimator(choice.name, dict(choice.params), params)
+        model.fit_dataset(dataset)
+        risk = node_risk(model.tree_.value, model.criterion, model.criterion_params,
+                         model.ccp_risk)
+        path = [a for a in pruning_path(model.tree_, risk)[0] if a > 0]
+        alphas += path
+        largest += path[-1:]
+    if not alphas:
+        return ()
+    low, high = float(np.quantile(alphas, 0.1)), float(np.median(largest))
+    grid = np.geomspace(low, max(high, low), points)
+    return tuple(sorted({float(f"{a:.2g}") for a in grid}))
+
+
+def swept(choice: CriterionChoice, ccp_alphas: Sequence[float] = ()
+          ) -> list[tuple[str, str | None, object, CriterionChoice]]:
+    """(pruning, parameter, value, entry) for every point of the criterion's frontier,
+    cost-complexity at `ccp_alphas`."""
     kept = tuple((k, v) for k, v in choice.options
                  if k not in ("pruning",) + tuple(p for p, _ in SWEEPS.values() if p))
     out = []
     for pruning, (parameter, values) in SWEEPS.items():
-        for value in values:
+        for value in (ccp_alphas if pruning == "ccp" else values):
             extra = (("pruning", None if pruning == "none" else pruning),)
             if parameter is not None:
                 extra += ((parameter, value),)
@@ -140,7 +179,8 @@ def frontier(names: Sequence[str], datasets: Sequence[Dataset],
 
     if run_grid is None:
         from dtcli.evaluate.runner import run_grid
-    entries = [(c, *point) for c in choices for point in swept(c)]
+    entries = [(c, *point) for c in choices
+               for point in swept(c, path_alphas(datasets, c, options))]
     grid = run_grid(names, datasets, [e[-1] for e in entries], options, protocol, **run)
     points = []
     for j, (choice, pruning, parameter, value, entry) in enumerate(entries):
