@@ -165,7 +165,7 @@ class TreeOptions:
         from dtcli.pruning.methods import effective_ccp_alpha
 
         params = dataclasses.asdict(self)
-        for name in _RESAMPLING:
+        for name in RESAMPLING:
             del params[name]
         if isinstance(self.class_weight, tuple):
             params["class_weight"] = dict(self.class_weight)
@@ -181,7 +181,7 @@ class TreeOptions:
         for name in ("class_weight", *_LATER_OPTIONS):
             if params[name] == defaults[name]:
                 del params[name]
-        params.update({name: getattr(self, name) for name in _RESAMPLING
+        params.update({name: getattr(self, name) for name in RESAMPLING
                        if getattr(self, name) is not None})
         return params
 
@@ -195,7 +195,7 @@ class TreeOptions:
         return self
 
 
-_RESAMPLING = ("imbalance", "minority")
+RESAMPLING = ("imbalance", "minority")  # the skew sweep's, not the estimator's
 # options added after results were first stored: in a task's key only when set
 _LATER_OPTIONS = ("min_weight_fraction_leaf", "pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
                   "pruning_folds", "significance", "permutations", "pruning_mode",
