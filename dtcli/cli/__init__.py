@@ -15,7 +15,8 @@ import sys
 import click
 
 from dtcli._version import __version__
-from dtcli.cli import evaluate_commands, tree_commands, tune_command, warm_command
+from dtcli.cli import (evaluate_commands, reproduce_command, tree_commands, tune_command,
+                       warm_command)
 from dtcli.cli.options import CONTEXT
 from dtcli.errors import DtreeError, Interrupted, ParameterError, interrupt_exit_code
 
@@ -124,7 +125,7 @@ def cli():
 
 for command in (tree_commands.train, tree_commands.predict, tree_commands.export,
                 tree_commands.criteria, evaluate_commands.evaluate, evaluate_commands.compare,
-                tune_command.tune, warm_command.warm):
+                tune_command.tune, warm_command.warm, reproduce_command.reproduce):
     cli.add_command(command)
 
 

@@ -9,6 +9,7 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
                                jobs_option, output_format_option, output_option, quiet_option,
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
+from dtcli.cli.analyses_options import analysis_options
 from dtcli.cli.pruning_options import PRUNING_PARAMS, pruning_options, pruning_params
 from dtcli.cli.tune_command import (TUNING_KEYS, evaluate_tuned, open_store, tuned_columns,
                                     tuned_method_options)
@@ -82,16 +83,16 @@ def _warn(lines) -> None:
         console.print(f"warning: {line}", style="yellow")
 
 
-def _run_grid(*args, quiet: bool, **kwargs):
-    """runner.run_grid with a progress bar; Ctrl-C, SIGTERM or SIGHUP stop with one line and
-    exit code 128 + the signal (130 for Ctrl-C)."""
+def _run_grid(*args, quiet: bool, runner=None, **kwargs):
+    """runner.run_grid (or `runner`, a function that calls it) with a progress bar; Ctrl-C,
+    SIGTERM or SIGHUP stop with one line and exit code 128 + the signal (130 for Ctrl-C)."""
     from dtcli.errors import interrupt_exit_code
     from dtcli.evaluate.report import progress_bar
     from dtcli.evaluate.runner import run_grid
 
     try:
         with progress_bar("cross-validating", enabled=not quiet) as progress:
-            return run_grid(*args, progress=progress, **kwargs)
+            return (runner or run_grid)(*args, progress=progress, **kwargs)
     except KeyboardInterrupt as exc:
         stderr_console().print(f"interrupted; {_saved(kwargs.get('store'))}", markup=False,
                                highlight=False, soft_wrap=True)
@@ -275,6 +276,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
               help="Compare the methods of this table instead of running trees: a header row, "
                    "then one row per dataset, name first, one score per method.")
 @click.option("--lower-is-better", is_flag=True, help="With --table: smaller scores are better.")
+@analysis_options
 @_cv_options
 @_run_options
 @target_options
@@ -290,7 +292,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
 def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, report_path,
             reference, table_path, lower_is_better, cv, repeats, seed, jobs, results_path,
             scheduler, target, drop, data_format, no_header, delimiter, output, output_format,
-            force, quiet, **tree):
+            force, quiet, imbalance, minority, frontier, plot, **tree):
     """Compare split criteria over datasets, with Demsar's rank statistics.
 
     Every criterion runs on the same stratified folds of every dataset (files
@@ -314,6 +316,11 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     from dtcli.evaluate.comparison import render_comparison
 
     tuning = {key: tree.pop(key) for key in TUNING_KEYS}
+    if imbalance is not None or frontier:
+        from dtcli.cli.analyses_options import run_analysis
+
+        return run_analysis(ctx, locals())
+    _refuse(ctx, ("minority", "plot"), "applies to --imbalance or --frontier")
     if table_path is not None:
         _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
                       "target", "drop", "data_format", "no_header", "delimiter", "force")
@@ -372,10 +379,11 @@ def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str
         inputs = {**inputs, option: path}
 
 
-def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats, seed, jobs,
-                      results_path, scheduler, target, drop, data_format, no_header, delimiter,
-                      quiet, tree, force, outputs, reference, tuning) -> dict:
-    from dtcli.evaluate.comparison import comparison_document
+def _compare_inputs(data, spec_path, criteria_entries, base, cv, repeats, seed, results_path,
+                    scheduler, target, drop, data_format, no_header, delimiter, tree, force,
+                    outputs, reference, tuning):
+    """compare's datasets, methods, tree options, protocol and result store, checked:
+    (names, specs, datasets, choices, tuned, labels, options, protocol, store)."""
     from dtcli.evaluate.results import ResultStore
     from dtcli.evaluate.tasks import (Protocol, TreeOptions, check_class_weight, check_protocol,
                                       parse_criteria)
@@ -410,7 +418,7 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     if not specs:
         raise ParameterError("give DATA files, a --spec file or a --table to compare")
     check_unique(specs)
-    if outputs["--cd-diagram"] is not None and len(specs) < 2:
+    if outputs.get("--cd-diagram") is not None and len(specs) < 2:
         raise ParameterError("--cd-diagram needs at least two datasets")
     _refuse_outputs_over_inputs(outputs, {"--spec file": spec_path, "--reference": reference,
                                           **{f"data file of '{s.name}'": s.path for s in specs}})
@@ -422,6 +430,18 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     if store.damaged:  # said once even with --quiet: the file has been rewritten without them
         _warn([f"{results_path}: skipped damaged line(s) {_numbers(store.damaged)} (an "
                "interrupted write or an edit) and rewrote the file without them"])
+    return names, specs, datasets, choices, tuned, labels, options, protocol, store
+
+
+def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats, seed, jobs,
+                      results_path, scheduler, target, drop, data_format, no_header, delimiter,
+                      quiet, tree, force, outputs, reference, tuning) -> dict:
+    from dtcli.evaluate.comparison import comparison_document
+
+    names, specs, datasets, choices, tuned, labels, options, protocol, store = _compare_inputs(
+        data, spec_path, criteria_entries, base, cv, repeats, seed, results_path, scheduler,
+        target, drop, data_format, no_header, delimiter, tree, force, outputs, reference,
+        tuning)
     means, stds, repeat_stds = ([[] for _ in names] for _ in range(3))
     if choices:
         grid = _run_grid(names, datasets, choices, options, protocol, jobs=jobs, store=store,

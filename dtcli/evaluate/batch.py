@@ -60,7 +60,20 @@ class PreparedDataset:
         key = (task.cv, task.seed, task.repeat)
         if key not in self.folds:
             self.folds[key] = repeat_folds(self.dataset.y, task.cv, task.seed, task.repeat)
-        return self.folds[key][task.fold]
+        return task_fold(self.dataset, task, self.folds[key][task.fold])
+
+
+def task_fold(dataset: Dataset, task: Task, fold: Fold) -> Fold:
+    """The task's (train, test) rows: the fold's, its training rows resampled to the
+    task's --imbalance ratio if it has one (evaluate/resample.py)."""
+    if task.options.imbalance is None:
+        return fold
+    from dtcli.evaluate.resample import minority_class, resampled_train
+
+    minority = minority_class(dataset.y, dataset.classes, task.options.minority, "")
+    train, test = fold
+    return resampled_train(dataset.y, train, minority, task.options.imbalance, task.seed,
+                           task.repeat, task.fold), test
 
 
 class _Resolved:

@@ -109,7 +109,10 @@ def run_method_task(dataset: Dataset, task: Task) -> dict:
     from dtcli.estimator import DecisionTreeClassifier
     from dtcli.evaluate import methods
 
-    train, test = repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold]
+    from dtcli.evaluate.batch import task_fold
+
+    train, test = task_fold(dataset, task,
+                            repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold])
     if task.trees:
         from dtcli.ensemble.forest import RandomForestClassifier
 

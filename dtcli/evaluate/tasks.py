@@ -151,6 +151,10 @@ class TreeOptions:
     pruning_mode: str = "default"
     leaf_estimate: str = "frequency"
     m: float = 2.0
+    # the skew sweep's resampling of the training rows (evaluate/resample.py), not the
+    # estimator's: majority : minority ratio, and the minority class (None: the smaller)
+    imbalance: float | None = None
+    minority: str | None = None
 
     def __post_init__(self):
         if isinstance(self.class_weight, dict):
@@ -161,6 +165,8 @@ class TreeOptions:
         from dtcli.pruning.methods import effective_ccp_alpha
 
         params = dataclasses.asdict(self)
+        for name in RESAMPLING:
+            del params[name]
         if isinstance(self.class_weight, tuple):
             params["class_weight"] = dict(self.class_weight)
         params["ccp_alpha"] = effective_ccp_alpha(self.pruning, self.ccp_alpha)
@@ -175,6 +181,8 @@ class TreeOptions:
         for name in ("class_weight", *_LATER_OPTIONS):
             if params[name] == defaults[name]:
                 del params[name]
+        params.update({name: getattr(self, name) for name in RESAMPLING
+                       if getattr(self, name) is not None})
         return params
 
     def check(self) -> "TreeOptions":
@@ -187,6 +195,7 @@ class TreeOptions:
         return self
 
 
+RESAMPLING = ("imbalance", "minority")  # the skew sweep's, not the estimator's
 # options added after results were first stored: in a task's key only when set
 _LATER_OPTIONS = ("min_weight_fraction_leaf", "pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
                   "pruning_folds", "significance", "permutations", "pruning_mode",

@@ -96,7 +96,8 @@ class TunedClassifier:
             weights = {str(label): float(w) for label, w in weights.items()}
         # every tree option of the tree (its pruning too); an auto one's values are the grid's
         params = tree.get_params(deep=False)
-        names = {f.name for f in dataclasses.fields(TreeOptions)} - set(auto_options(params))
+        names = ({f.name for f in dataclasses.fields(TreeOptions)} & params.keys()
+                 - set(auto_options(params)))  # the estimator's (no resampling)
         options = TreeOptions(**{**{n: params[n] for n in names}, "class_weight": weights})
         search = Search(tree.criterion, self.search_grid(), fixed, options.check(), self.scoring)
         self.search_ = grid_search("X", dataset, search, Protocol(self.cv, self.repeats, self.seed),
