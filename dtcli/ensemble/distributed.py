@@ -9,8 +9,7 @@ dtcli must be installed on the workers.
 from __future__ import annotations
 
 from dtcli.ensemble.growth import grow_trees
-from dtcli.errors import DtreeError
-from dtcli.evaluate.distributed import CONNECT_TIMEOUT, _import_distributed, check_address
+from dtcli.evaluate.distributed import _import_distributed, check_address, connect
 
 TREES_PER_TASK = 4  # small enough to spread 100 trees over many workers
 
@@ -22,13 +21,10 @@ def _grow_on_worker(prepared, plan, indices):
 def fit_on_cluster(forest, dataset, address: str):
     """forest.fit_dataset(dataset), its trees grown on the cluster at `address`."""
     check_address(address)
-    distributed = _import_distributed()
+    _import_distributed()  # before the data are prepared
 
     def grower(prepared, plan, n_jobs):
-        try:
-            client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise DtreeError(f"cannot connect to the Dask scheduler at {address} ({exc})") from None
+        client = connect(address)
         try:
             shipped_data, shipped_plan = client.scatter([prepared, plan], broadcast=True,
                                                         hash=False)
