@@ -9,7 +9,7 @@ dtcli must be installed on the workers.
 from __future__ import annotations
 
 from dtcli.ensemble.growth import grow_trees
-from dtcli.evaluate.distributed import _import_distributed, check_address, connect
+from dtcli.evaluate.distributed import check_address, connect
 
 TREES_PER_TASK = 4  # small enough to spread 100 trees over many workers
 
@@ -21,20 +21,19 @@ def _grow_on_worker(prepared, plan, indices):
 def fit_on_cluster(forest, dataset, address: str):
     """forest.fit_dataset(dataset), its trees grown on the cluster at `address`."""
     check_address(address)
-    _import_distributed()  # before the data are prepared
+    client = connect(address)  # before the data are prepared: a dead scheduler fails at once
 
     def grower(prepared, plan, n_jobs):
-        client = connect(address)
-        try:
-            shipped_data, shipped_plan = client.scatter([prepared, plan], broadcast=True,
-                                                        hash=False)
-            n = forest.n_estimators
-            chunks = [list(range(lo, min(lo + TREES_PER_TASK, n)))
-                      for lo in range(0, n, TREES_PER_TASK)]
-            futures = [client.submit(_grow_on_worker, shipped_data, shipped_plan, chunk,
-                                     pure=False) for chunk in chunks]
-            return [tree for future in futures for tree in future.result()]
-        finally:
-            client.close()
+        shipped_data, shipped_plan = client.scatter([prepared, plan], broadcast=True,
+                                                    hash=False)
+        n = forest.n_estimators
+        chunks = [list(range(lo, min(lo + TREES_PER_TASK, n)))
+                  for lo in range(0, n, TREES_PER_TASK)]
+        futures = [client.submit(_grow_on_worker, shipped_data, shipped_plan, chunk,
+                                 pure=False) for chunk in chunks]
+        return [tree for future in futures for tree in future.result()]
 
-    return forest.fit_dataset(dataset, grower=grower)
+    try:
+        return forest.fit_dataset(dataset, grower=grower)
+    finally:
+        client.close()
