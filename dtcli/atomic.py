@@ -14,7 +14,7 @@ import os
 import stat
 import sys
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import IO, Iterator
 
 from dtcli.errors import DtreeError, ParameterError
@@ -68,7 +68,8 @@ def _replace_atomically(target: str, shown: str, status: os.stat_result | None,
         os.chmod(tmp, stat.S_IMODE(status.st_mode) if status is not None else 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
-        os.unlink(tmp)
+        with suppress(FileNotFoundError):  # a signal just after the rename: nothing to remove
+            os.unlink(tmp)
         raise
 
 

@@ -1,5 +1,6 @@
 """Errors a user can cause; the CLI prints them as one line, never a traceback."""
 import signal
+from contextlib import contextmanager
 
 
 class DtreeError(Exception):
@@ -29,6 +30,32 @@ class Interrupted(KeyboardInterrupt):
 def interrupt_exit_code(exc: KeyboardInterrupt) -> int:
     """The shell's convention: 128 + the signal's number (130 for Ctrl-C)."""
     return 128 + getattr(exc, "signum", signal.SIGINT)
+
+
+def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt (Ctrl-C, SIGTERM, SIGHUP) that `exc` is or that caused it.
+
+    A signal's Python handler runs at the next check for pending signals, which can
+    be inside a numba dispatcher's C code as a kernel returns (unboxing a constant,
+    say); the dispatcher then returns a value with the handler's exception set, and
+    Python raises SystemError('... returned a result with an exception set') from
+    it, possibly from a second such SystemError."""
+    while isinstance(exc, SystemError):
+        exc = exc.__cause__
+    return exc if isinstance(exc, KeyboardInterrupt) else None
+
+
+@contextmanager
+def signals_as_interrupts():
+    """Inside, a signal that landed in a kernel call is raised as its KeyboardInterrupt
+    (see interrupt_behind), whatever was running, so every stop is handled alike."""
+    try:
+        yield
+    except SystemError as exc:
+        interrupt = interrupt_behind(exc)
+        if interrupt is None:
+            raise
+        raise interrupt.with_traceback(None) from None
 
 
 class NotFittedError(DtreeError, ValueError, AttributeError):

@@ -18,7 +18,8 @@ from dtcli._version import __version__
 from dtcli.cli import (evaluate_commands, reproduce_command, tree_commands, tune_command,
                        warm_command)
 from dtcli.cli.options import CONTEXT
-from dtcli.errors import DtreeError, Interrupted, ParameterError, interrupt_exit_code
+from dtcli.errors import (DtreeError, Interrupted, ParameterError, interrupt_exit_code,
+                          signals_as_interrupts)
 
 
 class _BadOption(click.ClickException):
@@ -64,7 +65,8 @@ class _Group(click.Group):
 
     def invoke(self, ctx):
         try:
-            result = super().invoke(ctx)
+            with signals_as_interrupts():
+                result = super().invoke(ctx)
             sys.stdout.flush()  # a closed pipe shows here, not at exit
             return result
         except BrokenPipeError as exc:  # Click would exit 1 for it

@@ -86,12 +86,13 @@ def _warn(lines) -> None:
 def _run_grid(*args, quiet: bool, runner=None, **kwargs):
     """runner.run_grid (or `runner`, a function that calls it) with a progress bar; Ctrl-C,
     SIGTERM or SIGHUP stop with one line and exit code 128 + the signal (130 for Ctrl-C)."""
-    from dtcli.errors import interrupt_exit_code
+    from dtcli.errors import interrupt_exit_code, signals_as_interrupts
     from dtcli.evaluate.report import progress_bar
     from dtcli.evaluate.runner import run_grid
 
     try:
-        with progress_bar("cross-validating", enabled=not quiet) as progress:
+        with signals_as_interrupts(), progress_bar("cross-validating",
+                                                   enabled=not quiet) as progress:
             return (runner or run_grid)(*args, progress=progress, **kwargs)
     except KeyboardInterrupt as exc:
         stderr_console().print(f"interrupted; {_saved(kwargs.get('store'))}", markup=False,

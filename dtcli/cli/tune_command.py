@@ -148,7 +148,7 @@ def open_store(results_path: str | None):
 def run_search(search, *, jobs, store, scheduler, quiet):
     """search(jobs=, store=, scheduler=, progress=) with a progress bar; Ctrl-C stops with
     one line."""
-    from dtcli.errors import interrupt_exit_code
+    from dtcli.errors import interrupt_exit_code, signals_as_interrupts
     from dtcli.evaluate.report import progress_bar
 
     if scheduler is not None:
@@ -156,7 +156,7 @@ def run_search(search, *, jobs, store, scheduler, quiet):
 
         check_address(scheduler)
     try:
-        with progress_bar("tuning", enabled=not quiet) as progress:
+        with signals_as_interrupts(), progress_bar("tuning", enabled=not quiet) as progress:
             return search(jobs=jobs, store=store, scheduler=scheduler, progress=progress)
     except KeyboardInterrupt as exc:
         where = (f"finished folds are saved in {store.path}; rerun to continue"

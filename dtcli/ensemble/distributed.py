@@ -9,8 +9,7 @@ dtcli must be installed on the workers.
 from __future__ import annotations
 
 from dtcli.ensemble.growth import grow_trees
-from dtcli.errors import DtreeError
-from dtcli.evaluate.distributed import CONNECT_TIMEOUT, _import_distributed, check_address
+from dtcli.evaluate.distributed import check_address, connect
 
 TREES_PER_TASK = 4  # small enough to spread 100 trees over many workers
 
@@ -22,23 +21,19 @@ def _grow_on_worker(prepared, plan, indices):
 def fit_on_cluster(forest, dataset, address: str):
     """forest.fit_dataset(dataset), its trees grown on the cluster at `address`."""
     check_address(address)
-    distributed = _import_distributed()
+    client = connect(address)  # before the data are prepared: a dead scheduler fails at once
 
     def grower(prepared, plan, n_jobs):
-        try:
-            client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise DtreeError(f"cannot connect to the Dask scheduler at {address} ({exc})") from None
-        try:
-            shipped_data, shipped_plan = client.scatter([prepared, plan], broadcast=True,
-                                                        hash=False)
-            n = forest.n_estimators
-            chunks = [list(range(lo, min(lo + TREES_PER_TASK, n)))
-                      for lo in range(0, n, TREES_PER_TASK)]
-            futures = [client.submit(_grow_on_worker, shipped_data, shipped_plan, chunk,
-                                     pure=False) for chunk in chunks]
-            return [tree for future in futures for tree in future.result()]
-        finally:
-            client.close()
+        shipped_data, shipped_plan = client.scatter([prepared, plan], broadcast=True,
+                                                    hash=False)
+        n = forest.n_estimators
+        chunks = [list(range(lo, min(lo + TREES_PER_TASK, n)))
+                  for lo in range(0, n, TREES_PER_TASK)]
+        futures = [client.submit(_grow_on_worker, shipped_data, shipped_plan, chunk,
+                                 pure=False) for chunk in chunks]
+        return [tree for future in futures for tree in future.result()]
 
-    return forest.fit_dataset(dataset, grower=grower)
+    try:
+        return forest.fit_dataset(dataset, grower=grower)
+    finally:
+        client.close()

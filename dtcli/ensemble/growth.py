@@ -8,7 +8,8 @@ tree by tree on the workers of a Dask cluster (distributed.py).
 Trees grow in parallel, one per thread, each on one thread: the engine's kernels
 release the GIL (jit.py: nogil), and a tree's own parallelism (a level's features,
 its subtrees) leaves threads idle on its small late levels, which whole trees do not
-(docs/forests.md has the measurement).
+(docs/forests.md has the measurement). A stop (Ctrl-C) ends the threads between
+trees (stoppable.py).
 """
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.engine.builder import Prepared, StopRules, grow
-from dtcli.jit.threads import MIN_PARALLEL_WORK, run_chunks
+from dtcli.jit.threads import MIN_PARALLEL_WORK
 from dtcli.ensemble.bootstrap import bootstrap_counts
+from dtcli.ensemble.stoppable import for_each_tree
 from dtcli.tree import Tree
 
 
@@ -72,13 +74,12 @@ def grow_trees(prepared: Prepared, plan: ForestPlan, indices, n_jobs: int | None
 
     per_tree = max(1, n_jobs // max(len(indices), 1))  # fewer trees than threads
 
-    def grow_some(lo, hi):
-        for k in range(lo, hi):
-            trees[k] = grow_tree(prepared, plan, indices[k], per_tree)
+    def grow_one(k):
+        trees[k] = grow_tree(prepared, plan, indices[k], per_tree)
 
     # a whole tree is always worth a thread
-    run_chunks(grow_some, len(indices), n_jobs, MIN_PARALLEL_WORK,
-               chunks_per_thread=1 if len(indices) <= n_jobs else 4)
+    for_each_tree(grow_one, len(indices), n_jobs, MIN_PARALLEL_WORK,
+                  chunks_per_thread=1 if len(indices) <= n_jobs else 4)
     return trees
 
 
@@ -109,14 +110,13 @@ def forest_proba(trees: list[Tree], matrix: np.ndarray, is_nominal: np.ndarray,
               for k in range(0, len(trees), TREES_PER_GROUP)]
     partial = [None] * len(groups)
 
-    def add_up(lo, hi):
-        for g in range(lo, hi):
-            total = np.zeros((matrix.shape[0], trees[0].value.shape[1]))
-            for tree, leaf_model in groups[g]:
-                total += tree_proba(tree, leaf_model, matrix, is_nominal, 1)
-            partial[g] = total
+    def add_up(g):
+        total = np.zeros((matrix.shape[0], trees[0].value.shape[1]))
+        for tree, leaf_model in groups[g]:
+            total += tree_proba(tree, leaf_model, matrix, is_nominal, 1)
+        partial[g] = total
 
-    run_chunks(add_up, len(groups), n_jobs, len(trees) * matrix.size)
+    for_each_tree(add_up, len(groups), n_jobs, len(trees) * matrix.size)
     total = partial[0]
     for part in partial[1:]:
         total += part

@@ -14,7 +14,8 @@ import os
 
 import numpy as np
 
-from dtcli.jit.threads import MIN_PARALLEL_WORK, run_chunks
+from dtcli.jit.threads import MIN_PARALLEL_WORK
+from dtcli.ensemble.stoppable import for_each_tree
 from dtcli.errors import ParameterError
 from dtcli.leaves.naive_bayes import LEAF_MODELS, fit_leaves, leaf_options
 
@@ -37,15 +38,14 @@ def fit_forest_leaves(forest, X: np.ndarray, y: np.ndarray, features, plan) -> N
     n_classes = forest.n_classes_
     estimators = forest.estimators_
 
-    def fit_some(lo, hi):
-        for index in range(lo, hi):
-            estimator = estimators[index]
-            estimator.leaf_model_ = fit_leaves(
-                estimator.tree_, X, y, plan.tree_weights(index, y, n_classes), features,
-                n_classes, options, 1)
+    def fit_one(index):
+        estimator = estimators[index]
+        estimator.leaf_model_ = fit_leaves(
+            estimator.tree_, X, y, plan.tree_weights(index, y, n_classes), features,
+            n_classes, options, 1)
 
-    run_chunks(fit_some, len(estimators), forest.n_jobs or os.cpu_count() or 1,
-               MIN_PARALLEL_WORK, chunks_per_thread=4)
+    for_each_tree(fit_one, len(estimators), forest.n_jobs or os.cpu_count() or 1,
+                  MIN_PARALLEL_WORK, chunks_per_thread=4)
 
 
 # In the model file (format 2; docs/model-format.md): the forest block's `leaf_model`

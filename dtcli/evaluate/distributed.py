@@ -40,6 +40,20 @@ def _import_distributed():
     return distributed
 
 
+def connect(address: str):
+    """A Dask client of the scheduler at `address`, connected within deadlines (the
+    scheduler is probed first: scheduler_probe.py); DtreeError naming the address and
+    what did not answer otherwise."""
+    distributed = _import_distributed()
+    from dtcli.evaluate.scheduler_probe import probe
+
+    probe(address)
+    try:
+        return distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise DtreeError(f"cannot connect to the Dask scheduler at {address} ({exc})") from None
+
+
 def run_on_dask(address: str, datasets: Sequence, tasks: Sequence,
                 on_done: Callable[[int, dict], None], describe: Callable) -> None:
     """Run `tasks` on the cluster whose scheduler listens at `address`; call
@@ -48,10 +62,7 @@ def run_on_dask(address: str, datasets: Sequence, tasks: Sequence,
     from dtcli.evaluate.runner import task_failed, task_groups
     from dtcli.evaluate.workers import chunk_size, run_group
 
-    try:
-        client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise DtreeError(f"cannot connect to the Dask scheduler at {address} ({exc})") from None
+    client = connect(address)
     try:
         shipped = client.scatter(list(datasets), broadcast=True, hash=False)
         threads = max(sum(client.nthreads().values()), 1)

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from dtcli.engine.jit import njit
+from dtcli.jit.flags import njit
 from dtcli.engine.rng import random_bits
 from dtcli.errors import ParameterError
 

@@ -36,4 +36,9 @@ def run_chunks(kernel, n_items: int, n_threads: int, work: int, *args,
     bounds = [n_items * k // chunks for k in range(chunks + 1)]
     futures = [_pool(n_threads).submit(kernel, *args, lo, hi)
                for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
-    return [future.result() for future in futures]
+    try:
+        return [future.result() for future in futures]
+    except BaseException:  # a stop (Ctrl-C) while waiting: the chunks not begun never begin
+        for future in futures:
+            future.cancel()
+        raise
