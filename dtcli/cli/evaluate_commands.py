@@ -409,9 +409,8 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     check_class_weight(names, datasets, options)
     _warn([w for d in datasets for w in d.warnings] + check_protocol(names, datasets, protocol))
     store = ResultStore(results_path)
-    if store.damaged:  # said once even with --quiet: the file has been rewritten without them
-        _warn([f"{results_path}: skipped damaged line(s) {_numbers(store.damaged)} (an "
-               "interrupted write or an edit) and rewrote the file without them"])
+    if store.repaired:  # said once even with --quiet: the line is gone from the file
+        _warn([store.repair_note()])
     means, stds, repeat_stds = ([[] for _ in names] for _ in range(3))
     if choices:
         grid = _run_grid(names, datasets, choices, options, protocol, jobs=jobs, store=store,
@@ -436,12 +435,6 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
     if tuned:
         doc["tuning"] = columns[3]
     return doc
-
-
-def _numbers(values: list[int], shown: int = 10) -> str:
-    """'3, 7, 9' or '3, 7, 9, ... (25 in all)'."""
-    head = ", ".join(map(str, values[:shown]))
-    return head + (f", ... ({len(values)} in all)" if len(values) > shown else "")
 
 
 def _write_cd_diagram(doc: dict, path: str) -> None:

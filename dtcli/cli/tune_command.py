@@ -125,8 +125,8 @@ def open_store(results_path: str | None):
     from dtcli.evaluate.results import ResultStore
 
     store = ResultStore(results_path)
-    if store.damaged:
-        warn([f"{results_path}: skipped damaged line(s) and rewrote the file without them"])
+    if store.repaired:
+        warn([store.repair_note()])
     return store
 
 
