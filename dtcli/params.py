@@ -7,6 +7,8 @@ from typing import Any
 
 from dtcli.errors import ParameterError
 
+INT64_MAX = 2**63 - 1
+
 
 class Parameters:
     PARAMS: tuple[str, ...] = ()
@@ -48,10 +50,13 @@ def count_or_fraction(value, total: int, round_fraction=int) -> int | None:
 
 
 def integer_param(estimator, name: str, low: int, allow_none: bool = False) -> int | None:
-    """The estimator's parameter `name` as an integer >= low (or None, if allowed)."""
+    """The estimator's parameter `name` as an integer >= low that fits an int64 (or None,
+    if allowed)."""
     value = getattr(estimator, name)
     if value is None and allow_none:
         return None
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
         raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
+    if value > INT64_MAX:
+        raise ParameterError(f"{name} must be at most {INT64_MAX} (2^63 - 1), got {value}")
     return int(value)

@@ -51,6 +51,8 @@ class RandomForestClassifier(TreeEstimatorBase):
     mean of the trees' Naive Bayes leaf probabilities.
     """
 
+    model_kind = "forest"  # its model file's kind (dtcli/model_kinds.py)
+
     def __init__(self, n_estimators: int = 100, criterion: str = "gini",
                  criterion_params: dict | None = None, max_depth: int | None = None,
                  min_samples_split: int = 2, min_samples_leaf: int = 1,
