@@ -8,6 +8,12 @@ from typing import Any
 from dtcli.errors import ParameterError
 
 INT64_MAX = 2**63 - 1
+# The largest counts that can run, and that memory sized by them holds (the command
+# line's options and the estimators take no more): one bound per shuffle in the
+# sequential permutation test, a task per fold and repeat, a tree per estimator.
+MAX_PERMUTATIONS = 1_000_000
+MAX_REPEATS = 10_000
+MAX_TREES = 100_000
 
 
 class Parameters:

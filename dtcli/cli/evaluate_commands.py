@@ -13,6 +13,7 @@ from dtcli.cli.pruning_options import PRUNING_PARAMS, pruning_options, pruning_p
 from dtcli.cli.tune_command import (TUNING_KEYS, evaluate_tuned, open_store, tuned_columns,
                                     tuned_method_options)
 from dtcli.errors import ParameterError
+from dtcli.params import MAX_REPEATS
 from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
 
 
@@ -31,7 +32,7 @@ def _cv_options(func):
     options = [
         click.option("--cv", type=click.IntRange(min=2), default=10, show_default=True,
                      help="Number of stratified folds."),
-        click.option("--repeats", "-r", type=click.IntRange(min=1), default=1, show_default=True,
+        click.option("--repeats", "-r", type=click.IntRange(1, MAX_REPEATS), default=1, show_default=True,
                      help="Repeat the cross-validation with different fold assignments."),
         click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
                      help="Seed of the fold assignment (folds depend only on it, the labels "
@@ -209,9 +210,11 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, forest_size,
                                       check_class_weight, check_protocol)
 
+    from dtcli.cli.unused_options import refuse_unused
     from dtcli.tuning.grid import auto_options
 
     tree.update(pruning_params(tree))
+    refuse_unused(click.get_current_context(), tree)
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
                             header=not no_header, delimiter=delimiter)[0]
@@ -365,6 +368,7 @@ def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str
 def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats, seed, jobs,
                       results_path, scheduler, target, drop, data_format, no_header, delimiter,
                       quiet, tree, force, outputs, reference, tuning) -> dict:
+    from dtcli.cli.unused_options import refuse_unused
     from dtcli.evaluate.comparison import comparison_document
     from dtcli.evaluate.results import ResultStore
     from dtcli.evaluate.tasks import (Protocol, TreeOptions, check_class_weight, check_protocol,
@@ -389,6 +393,8 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
         raise ParameterError(f"--base {base!r} is not one of the compared criteria "
                              f"({', '.join(labels)})")
     tree.update(pruning_params(tree))
+    refuse_unused(click.get_current_context(), tree,
+                  entries_prune=any("pruning=" in entry for entry in criteria_entries or []))
     if tree["significance"] == "auto":
         raise ParameterError("--significance auto: in compare, tune it in a --criteria entry "
                              "(pe:alpha=auto:pruning=s-pruning:significance=auto)")

@@ -9,7 +9,9 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
 from dtcli.cli.pruning_options import pruning_options, pruning_params
+from dtcli.errors import ParameterError
 from dtcli.evaluate.report import METRICS
+from dtcli.params import MAX_REPEATS
 
 
 def grid_option(func):
@@ -32,7 +34,7 @@ def grid_option(func):
 @grid_option
 @click.option("--cv", type=click.IntRange(min=2), default=5, show_default=True,
               help="Number of stratified folds.")
-@click.option("--repeats", "-r", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--repeats", "-r", type=click.IntRange(1, MAX_REPEATS), default=1, show_default=True,
               help="Repeat the cross-validation with different fold assignments.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed of the folds, shared by every grid point.")
@@ -68,6 +70,7 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
           --pruning s-pruning --significance auto --permutations 200
     """
     from dtcli.atomic import open_output, refuse_output_over_input
+    from dtcli.cli.unused_options import refuse_unused
     from dtcli.evaluate.spec import specs_from_paths
     from dtcli.evaluate.tasks import Protocol, check_class_weight, check_protocol
     from dtcli.tuning.report import render_search, search_document
@@ -77,6 +80,7 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
     refuse_output_over_input(results_path, "--results", {"DATA": data, "--output": output})
     refuse_unmarked_stdin(data, data_format)
     tree.update(pruning_params(tree))
+    refuse_unused(click.get_current_context(), tree)
     search = make_search(tree, grid_entries, metric)
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
@@ -204,7 +208,6 @@ def check_protocol_for(dataset, protocol) -> None:
 
 def tuned_search(tree: dict, grid_entries, tune_cv) -> TrainingSearch | None:
     """None when train has nothing to tune (no auto parameter, no --grid)."""
-    from dtcli.errors import ParameterError
     from dtcli.evaluate.tasks import Protocol
     from dtcli.tuning.grid import AUTO, auto_options
 
@@ -253,6 +256,12 @@ def tuned_columns(names, datasets, methods, tuning: dict, options, protocol, met
     from dtcli.tuning.methods import cell, folds_of, run_tuned, tuning_report
 
     inner = Protocol(tuning["inner_cv"] or protocol.cv, 1, protocol.seed)
+    for name, dataset in zip(names, datasets):
+        n = len(dataset.y)
+        rows = n - -(-n // protocol.cv)  # of the smallest training fold
+        if inner.cv > rows:
+            raise ParameterError(f"--inner-cv {inner.cv} (default: --cv) is more folds than the "
+                                 f"training folds of dataset '{name}' have rows ({rows})")
     nested = run_search(lambda **run: run_tuned(names, datasets, methods,
                                                 parse_grid(tuning["grid_entries"]), options,
                                                 protocol, inner, tuning["tune_metric"], **run),
