@@ -77,7 +77,12 @@ class AppendFile:
                              "(an interrupted write damages only the last): left untouched; "
                              "remove that line or name another file")
         copy = self._keep(raw[good_end:])
-        os.truncate(self.path, good_end)
+        try:
+            os.truncate(self.path, good_end)
+        except OSError as exc:  # (a read-only file): as it was, and no copy of nothing
+            os.unlink(copy)
+            raise DtreeError(f"{self.path}: cannot cut off its damaged last line {bad[0]} "
+                             f"({exc.strerror})") from None
         self.repaired = (bad[0], copy)
 
     def _keep(self, data: bytes) -> str:

@@ -133,3 +133,17 @@ def test_concurrent_compares_share_one_results_file(dtree_exe, tmp_path):
     assert len(keys) == 2 * 4 * 3 and len(lines) >= len(keys)
     third = subprocess.run(args, capture_output=True, text=True, timeout=600)
     assert third.returncode == 0 and "24 fold(s) taken from" in third.stderr, third.stderr
+
+
+def test_tune_cuts_off_a_damaged_last_line_and_names_its_copy(tmp_path):
+    results = tmp_path / "runs.jsonl"
+    tune = NEWER["tune"]
+    assert invoke(tune, IRIS, "--results", results, "-q").exit_code == 0
+    good = results.read_text()
+    results.write_text(good + '{"key": "cut sh')
+    again = invoke(tune, IRIS, "--results", results)
+    assert again.exit_code == 0, again.stderr
+    assert (f"{results}: removed its damaged last line {good.count(chr(10)) + 1} (an "
+            f"interrupted write); the line is kept in {results}.damaged") in again.stderr
+    assert results.read_text() == good
+    assert (tmp_path / "runs.jsonl.damaged").read_text() == '{"key": "cut sh'

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import numbers
+import math
 
 import numpy as np
 
@@ -121,11 +121,8 @@ def forest_from_dict(doc: dict, check: Checker):
                           features, class_array)
         for i, t in enumerate(trees)]
     load_leaves(forest, block.get("leaf_model", "counts"), trees, check)
-    oob = block.get("oob_score")
-    if oob is not None:
-        if not isinstance(oob, numbers.Real) or isinstance(oob, bool) or not 0 <= oob <= 1:
-            check.fail("forest.oob_score must be null or a number in [0, 1]")
-        forest.oob_score_ = float(oob)
+    if block.get("oob_score") is not None:
+        forest.oob_score_ = check.number(block["oob_score"], "forest.oob_score", 0, 1)
     return forest
 
 
@@ -152,7 +149,7 @@ def decode_compact(value, dtype: str, shape, fail) -> np.ndarray:
     except (binascii.Error, ValueError):
         fail(".data is not base64")
     code = np.dtype(_DTYPES[dtype])
-    if len(data) != code.itemsize * int(np.prod(given)):
+    if len(data) != code.itemsize * math.prod(given):  # (exact: no int64 to wrap around)
         fail(f" holds {len(data)} bytes, not {given} {dtype} values")
     return np.frombuffer(data, dtype=code).astype(code.newbyteorder("="), copy=True).reshape(given)
 
