@@ -156,10 +156,16 @@ class Checker:
              high: int = INT64 - 1) -> np.ndarray:
         """A list of integers in [low, high] (of length n, if given) as an int64 array."""
         values = self.sized_list(value, name, n)
-        for i, v in enumerate(values):
-            if not is_int(v) or not low <= v <= high:
-                self.fail(f"{name}[{i}] must be an integer in [{low}, {high}]")
-        return np.array(values, dtype=np.int64).reshape(len(values))
+        array = None
+        if all(type(v) is int for v in values):  # (not bool) the usual case, checked whole
+            try:
+                array = np.array(values, dtype=np.int64).reshape(len(values))
+            except OverflowError:
+                pass
+        if array is None or ((array < low) | (array > high)).any():
+            i = next(i for i, v in enumerate(values) if not is_int(v) or not low <= v <= high)
+            self.fail(f"{name}[{i}] must be an integer in [{low}, {high}]")
+        return array
 
     def flags(self, value, name, n: int | None = None) -> np.ndarray:
         flags = self.sized_list(value, name, n)
@@ -170,8 +176,15 @@ class Checker:
     def floats(self, value, name, n: int | None = None, none_is_nan: bool = False,
                infinities: bool = False) -> np.ndarray:
         """Finite numbers; also null (as NaN) and "inf"/"-inf" where allowed."""
-        decode = {"inf": math.inf, "-inf": -math.inf} if infinities else {}
         values = self.sized_list(value, name, n)
+        if all(type(v) is float or type(v) is int for v in values):  # the usual case, whole
+            try:
+                out = np.array(values, dtype=np.float64).reshape(len(values))
+                if np.isfinite(out).all():
+                    return out
+            except OverflowError:  # an integer beyond any float
+                pass
+        decode = {"inf": math.inf, "-inf": -math.inf} if infinities else {}
         out = np.empty(len(values))
         for i, v in enumerate(values):
             if is_finite(v):

@@ -120,7 +120,15 @@ def check_tree(check: Checker, tree: dict, features: list[Feature], n_classes: i
     rows = array("value", check.sized_list, n)
     if not all(isinstance(r, list) and len(r) == n_classes for r in rows):
         check.fail(f"tree.value must hold {n_classes} class counts per node")
-    value = np.array([check.floats(r, f"tree.value[{i}]") for i, r in enumerate(rows)])
+    flat, value = [count for row in rows for count in row], None
+    if all(type(c) is float or type(c) is int for c in flat):  # the usual case, whole
+        try:
+            value = np.array(flat, dtype=np.float64).reshape(n, n_classes)
+        except OverflowError:  # an integer beyond any float
+            pass
+    if value is None or not np.isfinite(value).all():
+        for i, row in enumerate(rows):  # the row to name
+            check.floats(row, f"tree.value[{i}]")
     # weighted counts are subtracted in the engine: a zero may come out as -1e-14
     if (value < -COUNT_TOLERANCE * abs(value[0]).sum()).any():
         check.fail("tree.value must hold non-negative class counts")
