@@ -69,6 +69,8 @@ class DecisionTreeClassifier(TreeEstimatorBase):
     ("mdl" or "gaussian"), min_samples, alpha, var_smoothing).
     """
 
+    model_kind = "tree"  # its model file's kind (dtcli/model_kinds.py)
+
     PARAMS = _PARAMS
 
     def __init__(self, criterion: str = "gini", criterion_params: dict | None = None,

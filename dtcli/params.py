@@ -7,6 +7,14 @@ from typing import Any
 
 from dtcli.errors import ParameterError
 
+INT64_MAX = 2**63 - 1
+# The largest counts that can run, and that memory sized by them holds (the command
+# line's options and the estimators take no more): one bound per shuffle in the
+# sequential permutation test, a task per fold and repeat, a tree per estimator.
+MAX_PERMUTATIONS = 1_000_000
+MAX_REPEATS = 10_000
+MAX_TREES = 100_000
+
 
 class Parameters:
     PARAMS: tuple[str, ...] = ()
@@ -48,10 +56,13 @@ def count_or_fraction(value, total: int, round_fraction=int) -> int | None:
 
 
 def integer_param(estimator, name: str, low: int, allow_none: bool = False) -> int | None:
-    """The estimator's parameter `name` as an integer >= low (or None, if allowed)."""
+    """The estimator's parameter `name` as an integer >= low that fits an int64 (or None,
+    if allowed)."""
     value = getattr(estimator, name)
     if value is None and allow_none:
         return None
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
         raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
+    if value > INT64_MAX:
+        raise ParameterError(f"{name} must be at most {INT64_MAX} (2^63 - 1), got {value}")
     return int(value)

@@ -280,18 +280,18 @@ def test_results_file_resumes_and_reruns_only_what_changed(tmp_path, iris, thyro
     assert other_seed.reused == 0
 
 
-def test_an_interrupted_line_is_skipped_and_the_next_one_starts_afresh(tmp_path, iris):
+def test_an_interrupted_line_is_cut_off_and_the_next_one_starts_afresh(tmp_path, iris):
     path = tmp_path / "results.jsonl"
     run([iris], [GINI], jobs=1, store=ResultStore(str(path)))
     text = path.read_text()
     path.write_text(text[: len(text) - 40])  # the last line loses its end
     store = ResultStore(str(path))
-    assert store.damaged == [3] and len(store.cells) == 2
-    assert path.read_text() == "".join(text.splitlines(keepends=True)[:2])  # rewritten clean
+    assert store.repaired == (3, f"{path}.damaged") and len(store.cells) == 2
+    assert path.read_text() == "".join(text.splitlines(keepends=True)[:2])  # cut off in place
     grid = run([iris], [GINI], jobs=1, store=store)
     assert grid.computed == 1
     reread = ResultStore(str(path))
-    assert reread.damaged == [] and len(reread.cells) == 3
+    assert reread.repaired is None and len(reread.cells) == 3
 
 
 @pytest.fixture()
@@ -320,23 +320,20 @@ def _tamper(line: str, **metrics) -> str:
     lambda line: "[1, 2]",
 ], ids=["auc text", "auc null", "accuracy > 1", "accuracy off its matrix", "depth not whole",
         "metrics empty", "matrix ragged", "no key", "not an object"])
-def test_a_damaged_line_is_skipped_reported_once_and_removed(results_file, damage):
+def test_a_damaged_line_is_refused_inside_and_cut_off_at_the_end(results_file, damage):
     lines = results_file.read_text().splitlines()
     kept = ResultStore(str(results_file)).cells
-    results_file.write_text("\n".join([lines[0], damage(lines[1]), lines[2]]) + "\n")
+    inside = "\n".join([lines[0], damage(lines[1]), lines[2]]) + "\n"
+    results_file.write_text(inside)
+    with pytest.raises(DtreeError, match="line 2 is damaged and is not the last line"):
+        ResultStore(str(results_file))
+    assert results_file.read_text() == inside
+    results_file.write_text("\n".join([lines[0], lines[1], damage(lines[2])]) + "\n")
     store = ResultStore(str(results_file))
-    assert store.damaged == [2]
-    assert store.cells == {k: v for i, (k, v) in enumerate(kept.items()) if i != 1}
-    assert results_file.read_text().splitlines() == [lines[0], lines[2]]
-    assert ResultStore(str(results_file)).damaged == []  # no warning on the next run
-
-
-def test_invalid_utf8_spoils_only_its_own_line(results_file):
-    good = results_file.read_bytes()
-    results_file.write_bytes(good + b'{"key": "\xff\xfe')
-    store = ResultStore(str(results_file))
-    assert store.damaged == [4] and len(store.cells) == 3
-    assert results_file.read_bytes() == good
+    assert store.repaired == (3, f"{results_file}.damaged")
+    assert store.cells == {k: v for i, (k, v) in enumerate(kept.items()) if i != 2}
+    assert results_file.read_text().splitlines() == lines[:2]
+    assert ResultStore(str(results_file)).repaired is None  # no warning on the next run
 
 
 def test_a_null_auc_is_kept_for_a_single_class_fold(tmp_path):
@@ -345,38 +342,31 @@ def test_a_null_auc_is_kept_for_a_single_class_fold(tmp_path):
     path = tmp_path / "results.jsonl"
     path.write_text(json.dumps({"key": "k", "metrics": metrics, "confusion_matrix": matrix}) + "\n")
     store = ResultStore(str(path))
-    assert store.damaged == [] and store.get("k")["metrics"]["auc"] is None
-
-
-class _FullDisk:
-    """A file whose third write fails as on a full disk, after two complete lines."""
-
-    def __init__(self, path):
-        self.handle, self.writes = open(path, "a", encoding="utf-8"), 0
-
-    def write(self, text):
-        self.writes += 1
-        if self.writes == 3:
-            self.handle.write(text[:10])
-            self.handle.flush()
-            raise OSError(28, "No space left on device")
-        self.handle.write(text)
-
-    def flush(self):
-        self.handle.flush()
-
-    def close(self):
-        self.handle.close()
+    assert store.repaired is None and store.get("k")["metrics"]["auc"] is None
 
 
 def test_a_full_disk_stops_the_run_and_keeps_every_complete_line(tmp_path, iris, monkeypatch):
+    """The third line's write stops part way, as on a full disk: it is undone."""
+    import os
+
     path = tmp_path / "results.jsonl"
     store = ResultStore(str(path))
-    monkeypatch.setattr(store, "_open", lambda: _FullDisk(path))
+    real_write, writes = os.write, []
+
+    def full_disk(fd, data):
+        writes.append(fd)
+        if len(writes) < 3:
+            return real_write(fd, data)
+        if len(writes) == 3:
+            return real_write(fd, bytes(data[:10]))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full_disk)
     with pytest.raises(DtreeError, match="No space left on device"):
         run([iris], [GINI], jobs=1, store=store)
+    monkeypatch.undo()
     reread = ResultStore(str(path))
-    assert len(reread.cells) == 2 and reread.damaged == [3]
+    assert len(reread.cells) == 2 and reread.repaired is None
 
 
 def test_grid_table_means_and_repeat_spread(iris):

@@ -14,6 +14,7 @@ from dtcli.cli.pruning_options import PRUNING_PARAMS, pruning_options, pruning_p
 from dtcli.cli.tune_command import (TUNING_KEYS, evaluate_tuned, open_store, tuned_columns,
                                     tuned_method_options)
 from dtcli.errors import ParameterError
+from dtcli.params import MAX_REPEATS
 from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
 
 
@@ -32,7 +33,7 @@ def _cv_options(func):
     options = [
         click.option("--cv", type=click.IntRange(min=2), default=10, show_default=True,
                      help="Number of stratified folds."),
-        click.option("--repeats", "-r", type=click.IntRange(min=1), default=1, show_default=True,
+        click.option("--repeats", "-r", type=click.IntRange(1, MAX_REPEATS), default=1, show_default=True,
                      help="Repeat the cross-validation with different fold assignments."),
         click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
                      help="Seed of the fold assignment (folds depend only on it, the labels "
@@ -211,9 +212,11 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
     from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, forest_size,
                                       check_class_weight, check_protocol)
 
+    from dtcli.cli.unused_options import refuse_unused
     from dtcli.tuning.grid import auto_options
 
     tree.update(pruning_params(tree))
+    refuse_unused(click.get_current_context(), tree)
     protocol = Protocol(cv, repeats, seed)
     spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
                             header=not no_header, delimiter=delimiter)[0]
@@ -385,6 +388,7 @@ def _compare_inputs(data, spec_path, criteria_entries, base, cv, repeats, seed, 
                     outputs, reference, tuning):
     """compare's datasets, methods, tree options, protocol and result store, checked:
     (names, specs, datasets, choices, tuned, labels, options, protocol, store)."""
+    from dtcli.cli.unused_options import refuse_unused
     from dtcli.evaluate.results import ResultStore
     from dtcli.evaluate.tasks import (Protocol, TreeOptions, check_class_weight, check_protocol,
                                       parse_criteria)
@@ -408,6 +412,8 @@ def _compare_inputs(data, spec_path, criteria_entries, base, cv, repeats, seed, 
         raise ParameterError(f"--base {base!r} is not one of the compared criteria "
                              f"({', '.join(labels)})")
     tree.update(pruning_params(tree))
+    refuse_unused(click.get_current_context(), tree,
+                  entries_prune=any("pruning=" in entry for entry in criteria_entries or []))
     if tree["significance"] == "auto":
         raise ParameterError("--significance auto: in compare, tune it in a --criteria entry "
                              "(pe:alpha=auto:pruning=s-pruning:significance=auto)")
@@ -428,9 +434,8 @@ def _compare_inputs(data, spec_path, criteria_entries, base, cv, repeats, seed, 
     check_class_weight(names, datasets, options)
     _warn([w for d in datasets for w in d.warnings] + check_protocol(names, datasets, protocol))
     store = ResultStore(results_path)
-    if store.damaged:  # said once even with --quiet: the file has been rewritten without them
-        _warn([f"{results_path}: skipped damaged line(s) {_numbers(store.damaged)} (an "
-               "interrupted write or an edit) and rewrote the file without them"])
+    if store.repaired:  # said once even with --quiet: the line is gone from the file
+        _warn([store.repair_note()])
     return names, specs, datasets, choices, tuned, labels, options, protocol, store
 
 
@@ -470,12 +475,6 @@ def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repea
             doc["fold_scores"][name].update(scores)
         doc["tuning"] = columns[3]
     return doc
-
-
-def _numbers(values: list[int], shown: int = 10) -> str:
-    """'3, 7, 9' or '3, 7, 9, ... (25 in all)'."""
-    head = ", ".join(map(str, values[:shown]))
-    return head + (f", ... ({len(values)} in all)" if len(values) > shown else "")
 
 
 def _write_cd_diagram(doc: dict, path: str) -> None:

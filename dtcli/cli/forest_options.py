@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from dtcli.cli.options import LARGEST_COUNT
+from dtcli.params import MAX_TREES
 
 
 def _count_or_fraction(value: str):
@@ -42,7 +42,7 @@ def _parse_max_samples(ctx, param, value):
 def forest_options(func):
     """Options of `train` that choose a forest and shape it."""
     options = [
-        click.option("--trees", "n_estimators", type=click.IntRange(min=1, max=LARGEST_COUNT),
+        click.option("--trees", "n_estimators", type=click.IntRange(1, MAX_TREES),
                      default=100, show_default=True, help="Forest: number of trees."),
         click.option("--max-features", callback=_parse_max_features, metavar="sqrt|log2|all|N|F",
                      help="Features searched at each node, drawn at random: sqrt, log2, all, a "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from dtcli.params import MAX_PERMUTATIONS
+
 # the estimator parameters these options set, in the order of the options
 PRUNING_PARAMS = ("pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
                   "pruning_folds", "significance", "permutations", "pruning_mode",
@@ -71,7 +73,7 @@ def pruning_options(func):
                           "becomes a leaf; auto: tuned over 0.01, 0.05, 0.1 (the PIDT "
                           "paper's grid; not in compare, whose entries take "
                           "significance=auto)."),
-        click.option("--permutations", type=click.IntRange(min=1), default=1000,
+        click.option("--permutations", type=click.IntRange(1, MAX_PERMUTATIONS), default=1000,
                      show_default=True, help="s-pruning: label shuffles per tested node."),
         click.option("--pruning-mode", type=click.Choice(MODE_NAMES), default="default",
                      show_default=True,

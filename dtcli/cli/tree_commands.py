@@ -66,6 +66,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
 
     from dtcli.atomic import refuse_output_over_input
     from dtcli.cli.model_choice import fdf_summary, make_model
+    from dtcli.cli.unused_options import refuse_unused
     from dtcli.io import load_dataset
     from dtcli.pruning.methods import effective_ccp_alpha
 
@@ -75,6 +76,9 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
                             dict(target=target, drop=drop, format=data_format,
                                  header=not no_header, delimiter=delimiter))
     tree.update(pruning_params(tree))
+    if model_kind != "fdf":  # (make_model refuses every option FDF has no use for)
+        refuse_unused(click.get_current_context(), tree, model_kind=model_kind,
+                      leaf_model=leaf_model)
     tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"])
     search = tuned_search(tree, grid_entries, tune_cv)
     if search is not None and (model_kind != "tree" or pruning_path):

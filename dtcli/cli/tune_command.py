@@ -9,7 +9,9 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
                                refuse_unmarked_stdin, stderr_console, target_options,
                                tree_options)
 from dtcli.cli.pruning_options import pruning_options, pruning_params
+from dtcli.errors import ParameterError
 from dtcli.evaluate.report import METRICS
+from dtcli.params import MAX_REPEATS
 
 
 def grid_option(func):
@@ -32,7 +34,7 @@ def grid_option(func):
 @grid_option
 @click.option("--cv", type=click.IntRange(min=2), default=5, show_default=True,
               help="Number of stratified folds.")
-@click.option("--repeats", "-r", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--repeats", "-r", type=click.IntRange(1, MAX_REPEATS), default=1, show_default=True,
               help="Repeat the cross-validation with different fold assignments.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed of the folds, shared by every grid point.")
@@ -73,6 +75,7 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
       dtree tune examples/balanced/wine.csv -c tsallis --grid q=0.5:5:0.5 --plot q.svg
     """
     from dtcli.atomic import open_output, refuse_output_over_input
+    from dtcli.cli.unused_options import refuse_unused
     from dtcli.evaluate.spec import specs_from_paths
     from dtcli.evaluate.tasks import Protocol, check_class_weight, check_protocol
     from dtcli.tuning.report import render_search, search_document
@@ -84,6 +87,7 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
                                                    "--results": results_path})
     refuse_unmarked_stdin(data, data_format)
     tree.update(pruning_params(tree))
+    refuse_unused(click.get_current_context(), tree)
     search = make_search(tree, grid_entries, metric)
     if plot_path is not None and len(search.grid) > 2:
         raise click.UsageError(f"--plot draws one or two parameters; the grid has "
@@ -140,8 +144,8 @@ def open_store(results_path: str | None):
     from dtcli.evaluate.results import ResultStore
 
     store = ResultStore(results_path)
-    if store.damaged:
-        warn([f"{results_path}: skipped damaged line(s) and rewrote the file without them"])
+    if store.repaired:
+        warn([store.repair_note()])
     return store
 
 
@@ -219,7 +223,6 @@ def check_protocol_for(dataset, protocol) -> None:
 
 def tuned_search(tree: dict, grid_entries, tune_cv) -> TrainingSearch | None:
     """None when train has nothing to tune (no auto parameter, no --grid)."""
-    from dtcli.errors import ParameterError
     from dtcli.evaluate.tasks import Protocol
     from dtcli.tuning.grid import AUTO, auto_options
 
@@ -269,6 +272,12 @@ def tuned_columns(names, datasets, methods, tuning: dict, options, protocol, met
     from dtcli.tuning.methods import cell, folds_of, run_tuned, tuning_report
 
     inner = Protocol(tuning["inner_cv"] or protocol.cv, 1, protocol.seed)
+    for name, dataset in zip(names, datasets):
+        n = len(dataset.y)
+        rows = n - -(-n // protocol.cv)  # of the smallest training fold
+        if inner.cv > rows:
+            raise ParameterError(f"--inner-cv {inner.cv} (default: --cv) is more folds than the "
+                                 f"training folds of dataset '{name}' have rows ({rows})")
     nested = run_search(lambda **run: run_tuned(names, datasets, methods,
                                                 parse_grid(tuning["grid_entries"]), options,
                                                 protocol, inner, tuning["tune_metric"], **run),

@@ -18,7 +18,7 @@ import numpy as np
 from dtcli.errors import ParameterError
 from dtcli.estimator import DecisionTreeClassifier, prepare_encoded
 from dtcli.estimator_base import TreeEstimatorBase
-from dtcli.params import count_or_fraction
+from dtcli.params import MAX_TREES, count_or_fraction
 from dtcli.validation import not_fitted, row_weights
 
 _TREE_PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
@@ -50,6 +50,8 @@ class RandomForestClassifier(TreeEstimatorBase):
     with those weights as sample_weight would fit them; `predict_proba` is then the
     mean of the trees' Naive Bayes leaf probabilities.
     """
+
+    model_kind = "forest"  # its model file's kind (dtcli/model_kinds.py)
 
     def __init__(self, n_estimators: int = 100, criterion: str = "gini",
                  criterion_params: dict | None = None, max_depth: int | None = None,
@@ -125,6 +127,8 @@ class RandomForestClassifier(TreeEstimatorBase):
         n = self.n_estimators
         if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 1:
             raise ParameterError(f"n_estimators must be an integer >= 1, got {n!r}")
+        if n > MAX_TREES:
+            raise ParameterError(f"n_estimators must be at most {MAX_TREES}, got {n}")
         if not isinstance(self.bootstrap, (bool, np.bool_)):
             raise ParameterError(f"bootstrap must be True or False, got {self.bootstrap!r}")
         if self.max_samples is not None and not self.bootstrap:

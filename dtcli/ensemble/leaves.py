@@ -64,7 +64,7 @@ def leaves_block(estimator) -> dict:
 
 def load_leaves(forest, name, trees: list, check) -> None:
     """Set the leaf models of a forest read from a file (`trees`: the file's trees,
-    `check`: model._Checker); a damaged or inconsistent block fails."""
+    `check`: a model_check.Checker); a damaged or inconsistent block fails."""
     from dtcli.leaves.files import leaves_from_dict
 
     if name not in LEAF_MODELS:

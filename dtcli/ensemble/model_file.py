@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import numbers
+import math
 
 import numpy as np
 
 from dtcli.io.dataset import NOMINAL
-from dtcli.model import COUNT_TOLERANCE, missing_counts_valid
+from dtcli.model_check import (COUNT_TOLERANCE, INT64, Checker, children_add_up, header_fields,
+                               missing_counts_valid)
 from dtcli.model_categories import SPARSE_VERSION, check_sets, from_dense, uses_sparse_layout
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
@@ -50,8 +51,6 @@ def encode_array(array: np.ndarray, dtype: str) -> dict:
 
 
 def forest_to_dict(forest, *, target: str, source: str | None) -> dict:
-    from dtcli.model import header_fields
-
     from dtcli.ensemble.leaves import leaves_block
 
     trees = [e.tree_ for e in forest.estimators_]
@@ -78,15 +77,21 @@ def forest_to_dict(forest, *, target: str, source: str | None) -> dict:
     }
 
 
-def forest_from_dict(doc: dict, check):
-    """A fitted RandomForestClassifier from a forest file (checked by `check`, a
-    model._Checker)."""
+_FOREST_KEYS = ("n_estimators", "max_features", "bootstrap", "max_samples", "seed")
+
+
+def forest_from_dict(doc: dict, check: Checker):
+    """A fitted RandomForestClassifier from a forest file, validated field by field."""
     from dtcli.ensemble.forest import RandomForestClassifier
     from dtcli.ensemble.leaves import load_leaves
 
     forest = RandomForestClassifier()
     features, classes = check.header(doc, forest, ("balanced", "balanced_subsample"))
     block = check.mapping(doc.get("forest"), "forest")
+    for key in _FOREST_KEYS:
+        check.field(block, key, "forest")
+    check.integer(block["seed"], "forest.seed", 0)
+    check.integer(block["n_estimators"], "forest.n_estimators", 1)
     try:
         forest.set_params(n_estimators=block.get("n_estimators"),
                           max_features=block.get("max_features"),
@@ -95,8 +100,10 @@ def forest_from_dict(doc: dict, check):
         forest._max_features(len(features))
         if not isinstance(forest.bootstrap, bool):
             raise ValueError("bootstrap must be true or false")
-        if not isinstance(forest.n_estimators, int) or forest.n_estimators < 1:
-            raise ValueError("n_estimators must be a positive integer")
+        if forest.max_samples is not None:
+            if not forest.bootstrap:
+                raise ValueError("max_samples needs bootstrap true")
+            forest._n_draws(doc.get("training", {}).get("n_samples") or INT64 - 1)
     except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
         check.fail(f"invalid forest options ({exc})")
     trees = doc.get("trees")
@@ -106,7 +113,7 @@ def forest_from_dict(doc: dict, check):
     class_array = np.array(classes, dtype=object)
     forest._set_fitted(features, class_array)
     forest.feature_names_in_ = np.array([f.name for f in features], dtype=object)
-    forest._seed, forest._n_rows = forest.random_state, doc["training"].get("n_samples")
+    forest._seed, forest._n_rows = forest.random_state, doc.get("training", {}).get("n_samples")
     forest.estimators_ = [
         forest._estimator(_checked_tree(check, check.mapping(t, f"trees[{i}]"), f"trees[{i}]",
                                         features, len(classes), max_categories,
@@ -114,11 +121,8 @@ def forest_from_dict(doc: dict, check):
                           features, class_array)
         for i, t in enumerate(trees)]
     load_leaves(forest, block.get("leaf_model", "counts"), trees, check)
-    oob = block.get("oob_score")
-    if oob is not None:
-        if not isinstance(oob, numbers.Real) or isinstance(oob, bool) or not 0 <= oob <= 1:
-            check.fail("forest.oob_score must be null or a number in [0, 1]")
-        forest.oob_score_ = float(oob)
+    if block.get("oob_score") is not None:
+        forest.oob_score_ = check.number(block["oob_score"], "forest.oob_score", 0, 1)
     return forest
 
 
@@ -145,17 +149,15 @@ def decode_compact(value, dtype: str, shape, fail) -> np.ndarray:
     except (binascii.Error, ValueError):
         fail(".data is not base64")
     code = np.dtype(_DTYPES[dtype])
-    if len(data) != code.itemsize * int(np.prod(given)):
+    if len(data) != code.itemsize * math.prod(given):  # (exact: no int64 to wrap around)
         fail(f" holds {len(data)} bytes, not {given} {dtype} values")
     return np.frombuffer(data, dtype=code).astype(code.newbyteorder("="), copy=True).reshape(given)
 
 
 def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
                   max_categories: int, sparse: bool) -> Tree:
-    """The checks of model._Checker.tree, on whole arrays."""
-    n = tree.get("node_count")
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        check.fail(f"{where}.node_count must be a positive integer")
+    """The checks of model_tree.check_tree, on whole arrays."""
+    n = check.integer(tree.get("node_count"), f"{where}.node_count", 1, INT64 - 2)
     layout = {**_ARRAYS, **(_SPARSE_CATEGORIES if sparse
                             else {_DENSE_CATEGORIES[0]: _DENSE_CATEGORIES[1:]})}
     arrays = {name: _decode(check, tree, where, name, dtype, shape(n, n_classes, max_categories))
@@ -188,8 +190,7 @@ def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
     fail_at(np.concatenate([[parents[0] != 0], parents[1:] != 1]),
             "every node but the root must be the child of exactly one node")
     fail_at(~leaf & ((feature < 0) | (feature >= len(features))), "feature does not exist")
-    fail_at(np.isin(node, split) & (samples[np.maximum(left, 0)] + samples[np.maximum(right, 0)]
-                                    != samples), "its children's n_node_samples do not add up")
+    fail_at(~children_add_up(samples, left, right), "its children's n_node_samples do not add up")
     nominal = np.array([f.kind == NOMINAL for f in features], bool)
     widths = np.array([len(f.categories) for f in features], np.int64)
     f = np.where(leaf, 0, feature)

@@ -4,16 +4,14 @@ Each line is one task: {"key", "dataset", "criterion", "repeat", "fold",
 "metrics", "confusion_matrix"}; only "key" identifies it (`tasks.task_key`),
 the rest is for people. A line is used only if every value in it is one a
 task can produce (`check_record`); any other line (an interrupted write, a
-tampered value, bytes that are not UTF-8) is skipped, its line number
-reported once, and the file rewritten without it, so the next run neither
-warns again nor trips over it.
+tampered value, bytes that are not UTF-8) makes the file one that is not ours
+(refused untouched), unless it is the last line, which an interrupted write
+leaves: then it is cut off, kept in a `.damaged` copy and reported once.
 """
 from __future__ import annotations
 
 import json
 import math
-import os
-import stat
 
 from dtcli.errors import DtreeError
 from dtcli.evaluate.report import METRICS
@@ -72,67 +70,41 @@ def check_record(record) -> dict | None:
 
 
 class ResultStore:
-    """Finished tasks by key; with a path, also the results file, appended as tasks finish.
+    """Finished tasks by key; with a path, also the results file, appended as tasks finish
+    (dtcli/appendfile.py: a file that is not a results file is refused, a damaged last
+    line cut off and kept in a copy, each line written whole or not at all).
 
-    A key seen twice keeps its last line. `damaged` lists the line numbers
-    (1-based) of the lines skipped on reading; the file has then been rewritten
-    without them.
+    A key seen twice keeps its last line. `repaired` is (line number, copy) when the
+    file's damaged last line was cut off on reading, else None.
     """
 
     def __init__(self, path: str | None = None):
+        from dtcli.appendfile import AppendFile
+
         self.path = path
         self.cells: dict[str, dict] = {}
-        self.damaged: list[int] = []
         self.written = 0  # lines appended to the file by this run
-        self._handle = None
-        if path is None:
+        self._file = None if path is None else AppendFile(path, "results file")
+        self.repaired = None
+        if self._file is None:
             return
-        try:
-            status = os.stat(path)
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            raise DtreeError(f"{path}: cannot read the results file ({exc.strerror})") from None
-        if not stat.S_ISREG(status.st_mode):
-            raise DtreeError(f"{path}: the results file must be a regular file (it is read, "
-                             "appended to and rewritten)")
-        lines = self._read(path)
-        if self.damaged:
-            self._rewrite(lines)
-
-    def _read(self, path: str) -> list[bytes]:
-        """The file's good lines, as they are; fills `cells` and `damaged`."""
-        try:
-            with open(path, "rb") as handle:
-                raw = handle.read()
-        except OSError as exc:
-            raise DtreeError(f"{path}: cannot read the results file ({exc.strerror})") from None
-        good = []
-        for number, line in enumerate(raw.split(b"\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = check_record(json.loads(line.decode("utf-8")))
-            except (UnicodeDecodeError, ValueError, RecursionError):
-                record = None
-            if record is None:
-                self.damaged.append(number)
-                continue
+        for record in self._file.read(_parse_line):
             self.cells[record.pop("key")] = record
-            good.append(line)
-        return good
+        self.repaired = self._file.repaired
 
-    def _rewrite(self, lines: list[bytes]) -> None:
-        from dtcli.atomic import open_output
-
-        with open_output(self.path, "wb") as handle:
-            handle.write(b"".join(line + b"\n" for line in lines))
+    def repair_note(self) -> str | None:
+        """The warning to give when reading cut off a damaged last line."""
+        if self.repaired is None:
+            return None
+        number, copy = self.repaired
+        return (f"{self.path}: removed its damaged last line {number} (an interrupted write); "
+                f"the line is kept in {copy}")
 
     def get(self, key: str) -> dict | None:
         return self.cells.get(key)
 
     def add(self, key: str, result: dict, **about) -> None:
-        """Remember a finished task; with a file, append its line and flush it.
+        """Remember a finished task; with a file, append its line, whole or not at all.
 
         NaN metrics (an AUC on a single-class fold) are kept as None, in memory
         as in the file, so a resumed run reports exactly what a fresh one does.
@@ -141,33 +113,23 @@ class ResultStore:
         result = {"metrics": {k: _none_if_nan(v) for k, v in result["metrics"].items()},
                   "confusion_matrix": result["confusion_matrix"]}
         self.cells[key] = result
-        if self.path is None:
+        if self._file is None:
             return
         line = json.dumps({"key": key, **about, **result}, allow_nan=False, separators=(",", ":"))
         try:
-            if self._handle is None:
-                self._handle = self._open()
-            self._handle.write(line + "\n")
-            self._handle.flush()
+            self._file.append(line.encode("utf-8"))
             self.written += 1
         except OSError as exc:
             raise DtreeError(f"{self.path}: cannot write the results file ({exc.strerror}); "
                              "the folds written before are kept") from None
 
-    def _open(self):
-        handle = open(self.path, "a+", encoding="utf-8")
-        handle.seek(0, os.SEEK_END)
-        if handle.tell() > 0:
-            handle.seek(handle.tell() - 1)
-            if handle.read(1) != "\n":  # the last line has no end: start a fresh one
-                handle.write("\n")
-        return handle
-
     def close(self) -> None:
-        if self._handle is None:
-            return
-        handle, self._handle = self._handle, None
-        try:
-            handle.close()
-        except OSError:  # the write that failed already said so
-            pass
+        if self._file is not None:
+            self._file.close()
+
+
+def _parse_line(line: bytes) -> dict | None:
+    try:
+        return check_record(json.loads(line.decode("utf-8")))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None

@@ -24,6 +24,7 @@ from dtcli.errors import ParameterError
 from dtcli.evaluate.entry_options import ENTRY_OPTIONS, format_option, parse_option
 from dtcli.evaluate.methods import FDF_COMBINE
 from dtcli.io.dataset import Dataset
+from dtcli.params import MAX_REPEATS, MAX_TREES
 
 RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a result changes
 
@@ -119,9 +120,9 @@ def forest_size(entry: str) -> tuple[str, int]:
     entry, star, size = entry.rpartition("*") if "*" in entry else (entry, "", "")
     if not star:
         return entry.strip(), 0
-    if not size.strip().isdigit() or int(size) < 1:
-        raise ParameterError(f"--criteria: expected NAME*TREES (a forest of TREES >= 1 trees) "
-                             f"in {entry + star + size!r}")
+    if not size.strip().isdigit() or not 1 <= int(size) <= MAX_TREES:
+        raise ParameterError(f"--criteria: expected NAME*TREES (a forest of TREES trees, 1 to "
+                             f"{MAX_TREES}) in {entry + star + size!r}")
     return entry.strip(), int(size)
 
 
@@ -267,8 +268,8 @@ def check_protocol(names: Sequence[str], datasets: Sequence[Dataset],
     """Raise ParameterError if a dataset is too small for the folds; return warnings."""
     if protocol.cv < 2:
         raise ParameterError(f"--cv must be at least 2, got {protocol.cv}")
-    if protocol.repeats < 1:
-        raise ParameterError(f"--repeats must be at least 1, got {protocol.repeats}")
+    if not 1 <= protocol.repeats <= MAX_REPEATS:
+        raise ParameterError(f"--repeats must be in [1, {MAX_REPEATS}], got {protocol.repeats}")
     warnings = []
     for name, dataset in zip(names, datasets):
         n = len(dataset.y)

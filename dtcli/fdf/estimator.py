@@ -13,6 +13,7 @@ GenGain(S, a2)); docs/fdf.md discusses the reading.
 from __future__ import annotations
 
 import numbers
+import sys
 import time
 
 import numpy as np
@@ -25,6 +26,8 @@ from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset
 from dtcli.leaves.naive_bayes import softmax
 from dtcli.params import integer_param
 from dtcli.validation import not_fitted
+
+_FLOAT_MAX = sys.float_info.max
 
 _PARAMS = ("min_samples_leaf", "max_depth", "min_gain", "nb_min_samples", "alpha",
            "combine", "nominal_features")
@@ -68,7 +71,8 @@ class FDFClassifier(Classifier):
 
         def real(name, low):
             value = getattr(self, name)
-            if not isinstance(value, numbers.Real) or not np.isfinite(value) or value < low:
+            finite = isinstance(value, numbers.Real) and -_FLOAT_MAX <= value <= _FLOAT_MAX
+            if not finite or value < low:  # (NaN is in no range; 10**400 in no float's)
                 raise ParameterError(f"{name} must be a finite number >= {low:g}, got {value!r}")
             return float(value)
 

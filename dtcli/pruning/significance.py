@@ -63,6 +63,7 @@ from dtcli.engine.builder import Prepared, StopRules, count_weights, fit_searche
 from dtcli.engine.searches import compiled
 from dtcli.jit.threads import run_chunks
 from dtcli.errors import ParameterError
+from dtcli.params import MAX_PERMUTATIONS
 from dtcli.pruning.compact import compact
 from dtcli.tree import TREE_LEAF, Tree
 
@@ -103,6 +104,9 @@ def check_parameters(significance, permutations, mode) -> None:
     if (not isinstance(permutations, numbers.Integral) or isinstance(permutations, bool)
             or permutations < 1):
         raise ParameterError(f"permutations must be an integer >= 1, got {permutations!r}")
+    if permutations > MAX_PERMUTATIONS:  # the sequential test keeps a bound per shuffle
+        raise ParameterError(f"permutations must be at most {MAX_PERMUTATIONS}, got "
+                             f"{permutations}")
     if mode not in MODES:
         raise ParameterError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
 

@@ -11,10 +11,10 @@ trained with (its criterion parameters or tree options).
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 from dtcli.evaluate.report import METRICS, clean
+from dtcli.model_check import is_finite, is_int
 
 
 def tuning_record(result) -> dict:
@@ -29,13 +29,8 @@ def tuning_record(result) -> dict:
                   "results": result.results()})
 
 
-def _number(value) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value))
-
-
 def _whole(value, low: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+    return is_int(value) and value >= low
 
 
 def check_tuning(block, params: dict, options: dict, fail: Callable[[str], None]) -> dict:
@@ -45,11 +40,11 @@ def check_tuning(block, params: dict, options: dict, fail: Callable[[str], None]
 
     if not isinstance(block, dict):
         fail("tuning must be an object")
-    if block.get("metric") not in METRICS:
+    if not isinstance(block.get("metric"), str) or block["metric"] not in METRICS:
         fail(f"tuning.metric must be one of {', '.join(METRICS)}")
     grid = block.get("grid")
     if not isinstance(grid, dict) or not grid or not all(
-            isinstance(v, list) and v and all(map(_number, v)) for v in grid.values()):
+            isinstance(v, list) and v and all(map(is_finite, v)) for v in grid.values()):
         fail("tuning.grid must map each parameter to a non-empty list of numbers")
     protocol = block.get("protocol")
     if not (isinstance(protocol, dict) and _whole(protocol.get("cv"), 2)
@@ -64,7 +59,7 @@ def check_tuning(block, params: dict, options: dict, fail: Callable[[str], None]
         if used is None or float(used) != float(value):
             fail(f"tuning.best_params.{name} = {value:g} is not the value the tree was "
                  "trained with")
-    if block.get("best_score") is not None and not _number(block["best_score"]):
+    if block.get("best_score") is not None and not is_finite(block["best_score"]):
         fail("tuning.best_score must be a number or null")
     results = block.get("results")
     expected = points(grid)
@@ -72,6 +67,6 @@ def check_tuning(block, params: dict, options: dict, fail: Callable[[str], None]
         fail(f"tuning.results must list the {len(expected)} points of tuning.grid")
     for i, (row, point) in enumerate(zip(results, expected)):
         if not (isinstance(row, dict) and row.get("params") == point and all(
-                row.get(k) is None or _number(row.get(k)) for k in ("mean", "std"))):
+                row.get(k) is None or is_finite(row.get(k)) for k in ("mean", "std"))):
             fail(f"tuning.results[{i}] must be {{params, mean, std}} of grid point {point}")
     return block
