@@ -14,6 +14,7 @@ import numpy as np
 
 from dtcli import criteria
 from dtcli.errors import ParameterError
+from dtcli.fit_data import FitData
 from dtcli.io.arrays import column_names, columns_of, default_names, encode_columns, encode_training
 from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
 from dtcli.params import Parameters, count_or_fraction, integer_param
@@ -101,18 +102,9 @@ class TreeEstimatorBase(Classifier):
         return self
 
     # input -----------------------------------------------------------------------------
-    def _training_input(self, X, y):
-        """(matrix, class codes, features, classes) of X and y; sets feature_names_in_
-        (shared with the forest, which fits many trees from one encoding)."""
-        features, matrix, classes, codes, names = self._encode(X, y)
-        self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
-        if self.feature_names_in_ is None:
-            del self.feature_names_in_  # scikit-learn sets it only for named input
-        return matrix, codes, features, classes
-
-    def _encode(self, X, y):
-        """(features, float64 matrix, classes, class codes, column names or None) of
-        training input, as `fit` encodes it."""
+    def fit_data(self, X, y) -> FitData:
+        """Training input encoded as `fit` encodes it (for `fit_prepared`, which can fit
+        many times from it: the forest's trees, a search's points)."""
         names = column_names(X)
         if (isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] > 0
                 and X.dtype.kind in "fiu" and self.nominal_features is None):
@@ -124,7 +116,16 @@ class TreeEstimatorBase(Classifier):
             features, matrix = encode_training(columns_of(X), names, self.nominal_features,
                                                 text_may_be_numbers=names is None)
         classes, codes = class_labels(y, matrix.shape[0])
-        return features, matrix, classes, codes, names
+        return FitData(matrix, codes, features, classes, names)
+
+    def set_fitted(self, data: FitData) -> None:
+        """The fitted attributes that describe the training data (`feature_names_in_`
+        only for named input, as scikit-learn)."""
+        self._set_fitted(data.features, data.classes)
+        if data.names is not None:
+            self.feature_names_in_ = np.array(data.names, dtype=object)
+        else:
+            self.__dict__.pop("feature_names_in_", None)
 
     def _set_fitted(self, features, classes) -> None:
         self.classes_ = classes
@@ -133,7 +134,8 @@ class TreeEstimatorBase(Classifier):
         self.n_features_in_ = len(features)
 
     # checks ----------------------------------------------------------------------------
-    def _stop_rules(self):
+    def stop_rules(self):
+        """The stopping rules the engine grows by, checked (ParameterError)."""
         from dtcli.engine.builder import StopRules
 
         def check_int(name, low, allow_none=False):
@@ -175,7 +177,7 @@ class TreeEstimatorBase(Classifier):
         does not pass through the readers)."""
         from dtcli.io.limits import check_node_records
 
-        rules = dataclasses.replace(self._stop_rules(),
+        rules = dataclasses.replace(self.stop_rules(),
                                     max_features=self._max_features(X.shape[1]))
         engine = criteria.get(self.criterion).engine(self.criterion_params)
         if X.shape[0] == 0:

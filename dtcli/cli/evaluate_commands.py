@@ -7,13 +7,12 @@ from click.core import ParameterSource
 from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
                                force_option,
                                jobs_option, output_format_option, output_option, quiet_option,
-                               refuse_unmarked_stdin, stderr_console, target_options,
+                               refuse_unmarked_stdin, target_options,
                                tree_options)
 from dtcli.cli.pruning_options import PRUNING_PARAMS, pruning_options, pruning_params
-from dtcli.cli.tune_command import (TUNING_KEYS, evaluate_tuned, open_store, tuned_columns,
-                                    tuned_method_options)
+from dtcli.cli.tune_command import TUNING_KEYS, tuned_method_options, tuning_keywords
 from dtcli.errors import ParameterError
-from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
+from dtcli.evaluate.report import FORMATS, METRICS
 
 
 def _tree_options_without(*names):
@@ -76,41 +75,6 @@ def _refuse(ctx, names, reason: str) -> None:
         raise ParameterError(f"{_flag(ctx, given[0])} {reason}")
 
 
-def _warn(lines) -> None:
-    console = stderr_console()
-    for line in lines:
-        console.print(f"warning: {line}", style="yellow")
-
-
-def _run_grid(*args, quiet: bool, **kwargs):
-    """runner.run_grid with a progress bar; Ctrl-C, SIGTERM or SIGHUP stop with one line and
-    exit code 128 + the signal (130 for Ctrl-C)."""
-    from dtcli.errors import interrupt_exit_code
-    from dtcli.evaluate.report import progress_bar
-    from dtcli.evaluate.runner import run_grid
-
-    try:
-        with progress_bar("cross-validating", enabled=not quiet) as progress:
-            return run_grid(*args, progress=progress, **kwargs)
-    except KeyboardInterrupt as exc:
-        stderr_console().print(f"interrupted; {_saved(kwargs.get('store'))}", markup=False,
-                               highlight=False, soft_wrap=True)
-        raise SystemExit(interrupt_exit_code(exc)) from None
-
-
-def _saved(store) -> str:
-    """What an interrupted run kept, truthfully: the folds written to --results by it."""
-    if store is None or not store.path:
-        return "nothing was saved (use --results FILE to keep finished folds)"
-    if store.written == 0:
-        kept = (f"; {store.path} still holds the {len(store.cells)} folds of earlier runs"
-                if store.cells else "")
-        return f"no fold finished in this run, none was saved{kept}"
-    plural = "s" if store.written != 1 else ""
-    return (f"{store.written} finished fold{plural} of this run saved in {store.path} "
-            f"({len(store.cells)} in all); rerun to continue")
-
-
 _TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min_samples_leaf",
          "min_weight_fraction_leaf", "min_gain", "class_weight") + PRUNING_PARAMS
 _CV = ("cv", "repeats", "seed", "jobs")
@@ -158,15 +122,22 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     named = {"model": inputs[0], "data": inputs[1]} if len(inputs) == 2 else {"data": inputs[0]}
     _refuse_outputs_over_inputs({"--results": results_path, "--output": output}, named)
     refuse_unmarked_stdin(inputs[-1], data_format)
-    tuning = {key: tree.pop(key) for key in TUNING_KEYS}
+    tuning = tuning_keywords({key: tree.pop(key) for key in TUNING_KEYS})
     if len(inputs) == 2:
         _refuse(ctx, _TREE + _CV + TUNING_KEYS + ("drop", "force", "results_path", "scheduler"),
                 "applies to cross-validating DATA; a saved MODEL is evaluated as it is")
         doc = _evaluate_model(*inputs, target, data_format, no_header, delimiter)
     else:
-        run = {"jobs": jobs, "store": open_store(results_path), "scheduler": scheduler}
-        doc = _cross_validate(inputs[0], target, drop, data_format, no_header, delimiter, cv,
-                              repeats, seed, run, quiet, tree, force, tuning)
+        from dtcli.evaluate.method_syntax import command_method
+        from dtcli.experiments.evaluation import evaluate as run_evaluation
+
+        tree.update(pruning_params(tree))
+        method = command_method(tree.pop("criterion"), dict(tree.pop("criterion_params")))
+        doc = run_evaluation(inputs[0], method, cv=cv, repeats=repeats, seed=seed, jobs=jobs,
+                             results=results_path, scheduler=scheduler, target=target,
+                             drop=drop, input_format=data_format, header=not no_header,
+                             delimiter=delimiter, force=force, quiet=quiet, **tuning,
+                             **tree).document
     from dtcli.atomic import open_output
     from dtcli.evaluate.report import render_evaluation
 
@@ -199,45 +170,6 @@ def _evaluate_model(model_path, data, target, data_format, no_header, delimiter)
              "criterion": meta.get("criterion", {"name": meta.get("kind"), "params": {}}),
              "options": meta["options"]}
     return evaluation_document(summarize([result]), model.classes_, about)
-
-
-def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-                    run, quiet, tree, force, tuning) -> dict:
-    from dtcli.evaluate.report import evaluation_document
-    from dtcli.evaluate.runner import summarize
-    from dtcli.evaluate.spec import specs_from_paths
-    from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, forest_size,
-                                      check_class_weight, check_protocol)
-
-    from dtcli.tuning.grid import auto_options
-
-    tree.update(pruning_params(tree))
-    protocol = Protocol(cv, repeats, seed)
-    spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
-                            header=not no_header, delimiter=delimiter)[0]
-    if "auto" in tree["criterion_params"].values() or auto_options(tree):
-        dataset = spec.load(force)
-        _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
-        return evaluate_tuned(spec, dataset, tree, tuning, protocol, quiet=quiet, **run)
-    if tuning["grid_entries"] or tuning["inner_cv"]:
-        raise ParameterError("--grid and --inner-cv apply to a --param given as auto")
-    name, trees = forest_size(tree.pop("criterion"))  # gini*100: a forest
-    choice = CriterionChoice(name, tuple(tree.pop("criterion_params").items()), (), trees)
-    params = choice.resolved()
-    options = TreeOptions(**tree).check()
-    dataset = spec.load(force)
-    check_class_weight([spec.name], [dataset], options)
-    _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
-    if run["scheduler"] is not None:
-        from dtcli.evaluate.distributed import check_address
-
-        check_address(run["scheduler"])
-    grid = _run_grid([spec.name], [dataset], [choice], options, protocol, quiet=quiet, **run)
-    about = {"dataset": spec.name, "source": data, "target": dataset.target,
-             "n_rows": int(len(dataset.y)), "criterion": {"name": choice.name, "params": params},
-             **({"forest": {"n_estimators": trees, "max_features": "sqrt"}} if trees else {}),
-             "options": options.estimator_params(), "cv": cv, "repeats": repeats, "seed": seed}
-    return evaluation_document(summarize(grid.cells[(0, 0)]), dataset.classes, about)
 
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
@@ -308,7 +240,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     """
     from dtcli.evaluate.comparison import render_comparison
 
-    tuning = {key: tree.pop(key) for key in TUNING_KEYS}
+    tuning = tuning_keywords({key: tree.pop(key) for key in TUNING_KEYS})
     if table_path is not None:
         _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
                       "target", "drop", "data_format", "no_header", "delimiter", "force")
@@ -319,21 +251,25 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
         _refuse_outputs_over_inputs({"--cd-diagram": cd_diagram, "--output": output},
                                     {"--table": table_path, "--reference": reference})
         doc = _compare_table(table_path, lower_is_better, base)
-    else:
-        _refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
-        doc = _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats,
-                                seed, jobs, results_path, scheduler, target, drop, data_format,
-                                no_header, delimiter, quiet, tree, force,
-                                outputs={"--results": results_path, "--cd-diagram": cd_diagram,
-                                         "--output": output},
-                                reference=reference, tuning=tuning)
-    _warn(doc["warnings"])
-    if reference is not None:
-        from dtcli.evaluate.reference import reference_comparison
+        _warn(doc["warnings"])
+        if reference is not None:
+            from dtcli.evaluate.reference import reference_comparison
 
-        doc["reference"] = reference_comparison(doc, reference)
-    if cd_diagram is not None:
-        _write_cd_diagram(doc, cd_diagram)
+            doc["reference"] = reference_comparison(doc, reference)
+        if cd_diagram is not None:
+            _write_cd_diagram(doc, cd_diagram)
+    else:
+        from dtcli.experiments.comparison import compare as run_comparison
+
+        _refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
+        tree.update(pruning_params(tree))
+        doc = run_comparison(list(data), ",".join(criteria_entries), spec=spec_path, cv=cv,
+                             repeats=repeats, seed=seed, metric=metric, base=base, jobs=jobs,
+                             results=results_path, scheduler=scheduler, reference=reference,
+                             cd_diagram=cd_diagram, target=target, drop=drop,
+                             input_format=data_format, header=not no_header,
+                             delimiter=delimiter, force=force, quiet=quiet,
+                             outputs={"--output": output}, **tuning, **tree).document
     from dtcli.atomic import open_output
 
     with open_output(output) as handle:
@@ -354,108 +290,21 @@ def _compare_table(path, lower_is_better, base) -> dict:
 
 
 def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str, str | None]):
-    """ParameterError if an output option names an input file, or another output."""
-    from dtcli.atomic import refuse_output_over_input
+    from dtcli.experiments.data import refuse_outputs
 
-    for option, path in outputs.items():
-        refuse_output_over_input(path, option, inputs)
-        inputs = {**inputs, option: path}
+    refuse_outputs(outputs, inputs)
 
 
-def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats, seed, jobs,
-                      results_path, scheduler, target, drop, data_format, no_header, delimiter,
-                      quiet, tree, force, outputs, reference, tuning) -> dict:
-    from dtcli.evaluate.comparison import comparison_document
-    from dtcli.evaluate.results import ResultStore
-    from dtcli.evaluate.tasks import (Protocol, TreeOptions, check_class_weight, check_protocol,
-                                      parse_criteria)
-    from dtcli.evaluate.spec import (check_distinct, check_unique, default_criteria, load_spec,
-                                     specs_from_paths)
+def _warn(lines) -> None:
+    from dtcli.experiments.notes import Notes
 
-    if scheduler is not None:
-        from dtcli.evaluate.distributed import check_address
-
-        check_address(scheduler)
-    from dtcli.tuning.methods import split_entries
-
-    entries, tuned = split_entries(criteria_entries or [",".join(default_criteria())])
-    choices = parse_criteria(entries) if entries or not tuned else []
-    if not tuned and (tuning["grid_entries"] or tuning["inner_cv"]):
-        raise ParameterError("--grid and --inner-cv apply to --criteria entries with auto "
-                             "parameters (tsallis:q=auto)")
-    check_distinct(choices)
-    labels = [c.label for c in choices] + [t.label for t in tuned]  # tuned methods last
-    if base is not None and base not in labels:
-        raise ParameterError(f"--base {base!r} is not one of the compared criteria "
-                             f"({', '.join(labels)})")
-    tree.update(pruning_params(tree))
-    if tree["significance"] == "auto":
-        raise ParameterError("--significance auto: in compare, tune it in a --criteria entry "
-                             "(pe:alpha=auto:pruning=s-pruning:significance=auto)")
-    options = TreeOptions(**tree).check()
-    protocol = Protocol(cv, repeats, seed)
-    specs = (load_spec(spec_path) if spec_path else []) + specs_from_paths(
-        data, target=target, drop=drop, format=data_format, header=not no_header,
-        delimiter=delimiter)
-    if not specs:
-        raise ParameterError("give DATA files, a --spec file or a --table to compare")
-    check_unique(specs)
-    if outputs["--cd-diagram"] is not None and len(specs) < 2:
-        raise ParameterError("--cd-diagram needs at least two datasets")
-    _refuse_outputs_over_inputs(outputs, {"--spec file": spec_path, "--reference": reference,
-                                          **{f"data file of '{s.name}'": s.path for s in specs}})
-    datasets = [spec.load(force) for spec in specs]
-    names = [spec.name for spec in specs]
-    check_class_weight(names, datasets, options)
-    _warn([w for d in datasets for w in d.warnings] + check_protocol(names, datasets, protocol))
-    store = ResultStore(results_path)
-    if store.damaged:  # said once even with --quiet: the file has been rewritten without them
-        _warn([f"{results_path}: skipped damaged line(s) {_numbers(store.damaged)} (an "
-               "interrupted write or an edit) and rewrote the file without them"])
-    means, stds, repeat_stds = ([[] for _ in names] for _ in range(3))
-    if choices:
-        grid = _run_grid(names, datasets, choices, options, protocol, jobs=jobs, store=store,
-                         scheduler=scheduler, quiet=quiet)
-        if results_path and not quiet:
-            stderr_console().print(f"{grid.reused} fold(s) taken from {results_path}, "
-                                   f"{grid.computed} computed")
-        means, stds, repeat_stds = grid.table(metric)
-    if tuned:
-        columns = tuned_columns(names, datasets, tuned, tuning, options, protocol, metric,
-                                jobs=jobs, store=store, scheduler=scheduler, quiet=quiet)
-        for table, extra in zip((means, stds, repeat_stds), columns):
-            for row, more in zip(table, extra):
-                row.extend(more)
-    about = {"metric": metric, "cv": cv, "repeats": repeats, "seed": seed,
-             "options": options.estimator_params(),
-             "sources": {spec.name: spec.path for spec in specs}}
-    doc = comparison_document(names, labels, means, stds, higher_is_better=METRICS[metric],
-                              base=base, repeat_stds=repeat_stds if repeats > 1 else None,
-                              about=about)
-    doc["timing"] = grid.timing() if choices else {}
-    if tuned:
-        doc["tuning"] = columns[3]
-    return doc
-
-
-def _numbers(values: list[int], shown: int = 10) -> str:
-    """'3, 7, 9' or '3, 7, 9, ... (25 in all)'."""
-    head = ", ".join(map(str, values[:shown]))
-    return head + (f", ... ({len(values)} in all)" if len(values) > shown else "")
+    Notes().warn(lines)
 
 
 def _write_cd_diagram(doc: dict, path: str) -> None:
     from dtcli.atomic import open_output
-    from dtcli.evaluate.cd_diagram import critical_difference_svg
+    from dtcli.evaluate.cd_diagram import comparison_svg
 
-    if doc["nemenyi"] is None:
-        raise ParameterError("--cd-diagram needs at least two datasets")
-    methods = doc["criteria"]
-    pairs = [(methods.index(a), methods.index(b)) for a, b in doc["nemenyi"]["significant_pairs"]]
-    what = doc.get("metric") or doc.get("table", "scores")
-    svg = critical_difference_svg(methods, [doc["average_ranks"][m] for m in methods],
-                                  doc["nemenyi"]["cd"], pairs,
-                                  title=f"{what}: {len(doc['datasets'])} datasets, Nemenyi "
-                                        f"alpha {ALPHA}")
+    svg = comparison_svg(doc)
     with open_output(path) as handle:
         handle.write(svg)

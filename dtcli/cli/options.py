@@ -204,8 +204,8 @@ def make_tree(criterion, criterion_params, max_depth, min_samples_split, min_sam
                                    min_samples_leaf=min_samples_leaf, min_gain=min_gain,
                                    min_weight_fraction_leaf=min_weight_fraction_leaf,
                                    n_jobs=jobs, class_weight=class_weight, **pruning)
-    model._stop_rules()
-    model._pruning_method()
+    model.stop_rules()
+    model.pruning_method()
     criteria.get(criterion).param_vector(criterion_params)
     return model
 

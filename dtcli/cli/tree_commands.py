@@ -12,7 +12,7 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
                                stderr_console, target_options, tree_options)
 from dtcli.cli.model_choice import model_options
 from dtcli.cli.pruning_options import pruning_options, pruning_params
-from dtcli.cli.tune_command import tuned_search, tuning_options
+from dtcli.cli.tune_command import tuning_options
 from dtcli.errors import ParameterError
 
 
@@ -65,7 +65,9 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
 
     tree.update(pruning_params(tree))
     tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"])
-    search = tuned_search(tree, grid_entries, tune_cv)
+    from dtcli.experiments.tuning import TrainingSearch
+
+    search = TrainingSearch.of(tree, grid_entries, tune_cv)
     if search is not None and (model_kind != "tree" or pruning_path):
         raise click.UsageError("--param NAME=auto and --grid tune a single tree (--model tree)")
     model = make_model(model_kind, tree if search is None else search.untuned(tree), jobs,

@@ -6,7 +6,7 @@ import click
 from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
                                force_option,
                                jobs_option, output_format_option, output_option, quiet_option,
-                               refuse_unmarked_stdin, stderr_console, target_options,
+                               refuse_unmarked_stdin, target_options,
                                tree_options)
 from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.evaluate.report import METRICS
@@ -67,87 +67,21 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
       dtree tune examples/balanced/pima.csv -c pe --grid alpha=0.05:1:0.05 \\
           --pruning s-pruning --significance auto --permutations 200
     """
-    from dtcli.atomic import open_output, refuse_output_over_input
-    from dtcli.evaluate.spec import specs_from_paths
-    from dtcli.evaluate.tasks import Protocol, check_class_weight, check_protocol
-    from dtcli.tuning.report import render_search, search_document
-    from dtcli.tuning.search import grid_search
+    from dtcli.atomic import open_output
+    from dtcli.evaluate.method_syntax import command_method
+    from dtcli.experiments.tuning import tune as run_tuning
+    from dtcli.tuning.report import render_search
 
-    refuse_output_over_input(output, "--output", {"DATA": data})
-    refuse_output_over_input(results_path, "--results", {"DATA": data, "--output": output})
     refuse_unmarked_stdin(data, data_format)
     tree.update(pruning_params(tree))
-    search = make_search(tree, grid_entries, metric)
-    protocol = Protocol(cv, repeats, seed)
-    spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
-                            header=not no_header, delimiter=delimiter)[0]
-    dataset = spec.load(force)
-    check_class_weight([spec.name], [dataset], search.options)
-    warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
-    result = run_search(lambda **run: grid_search(spec.name, dataset, search, protocol, **run),
-                        jobs=jobs, store=open_store(results_path), scheduler=scheduler,
-                        quiet=quiet)
-    doc = search_document(result, {"dataset": spec.name, "source": data,
-                                   "criterion": search.criterion, "fixed": dict(search.fixed),
-                                   "options": search.options.estimator_params()})
-    with open_output(output) as handle:
-        render_search(doc, output_format, handle)
-
-
-def make_search(tree: dict, grid_entries, metric: str):
-    """A `search.Search` from the tree options and --grid entries; "auto" parameters and,
-    without --grid, every parameter of the criterion take the papers' default grid."""
-    from dtcli.evaluate.tasks import TreeOptions
-    from dtcli.tuning.grid import AUTO, auto_options, default_grid, parse_grid
-    from dtcli.tuning.search import Search
-
-    tree = dict(tree)
     criterion, params = tree.pop("criterion"), dict(tree.pop("criterion_params") or {})
-    grid = parse_grid(grid_entries)
-    options_auto = auto_options(tree)
-    for name in options_auto:  # the grid gives their values
-        del tree[name]
-    auto = [name for name, value in params.items() if value == AUTO] + options_auto
-    if auto or not grid:
-        grid = {**default_grid(criterion, auto or None), **grid}
-    fixed = tuple((k, v) for k, v in params.items() if v != AUTO and k not in grid)
-    return Search(criterion, grid, fixed, TreeOptions(**tree).check(), metric)
-
-
-def warn(lines) -> None:
-    console = stderr_console()
-    for line in lines:
-        console.print(f"warning: {line}", style="yellow")
-
-
-def open_store(results_path: str | None):
-    """The --results store (in memory without a path), saying if lines were damaged."""
-    from dtcli.evaluate.results import ResultStore
-
-    store = ResultStore(results_path)
-    if store.damaged:
-        warn([f"{results_path}: skipped damaged line(s) and rewrote the file without them"])
-    return store
-
-
-def run_search(search, *, jobs, store, scheduler, quiet):
-    """search(jobs=, store=, scheduler=, progress=) with a progress bar; Ctrl-C stops with
-    one line."""
-    from dtcli.errors import interrupt_exit_code
-    from dtcli.evaluate.report import progress_bar
-
-    if scheduler is not None:
-        from dtcli.evaluate.distributed import check_address
-
-        check_address(scheduler)
-    try:
-        with progress_bar("tuning", enabled=not quiet) as progress:
-            return search(jobs=jobs, store=store, scheduler=scheduler, progress=progress)
-    except KeyboardInterrupt as exc:
-        where = (f"finished folds are saved in {store.path}; rerun to continue"
-                 if store.path else "use --results FILE to keep finished folds")
-        stderr_console().print(f"interrupted; {where}")
-        raise SystemExit(interrupt_exit_code(exc)) from None
+    result = run_tuning(data, command_method(criterion, params), grid_entries, cv=cv, repeats=repeats,
+                        seed=seed, metric=metric, jobs=jobs, results=results_path,
+                        scheduler=scheduler, target=target, drop=drop, input_format=data_format,
+                        header=not no_header, delimiter=delimiter, force=force, quiet=quiet,
+                        outputs={"--output": output}, **tree)
+    with open_output(output) as handle:
+        render_search(result.document, output_format, handle)
 
 
 def tuning_options(func):
@@ -156,65 +90,6 @@ def tuning_options(func):
                         help="Folds of the search that chooses the auto parameters "
                              "(default: 10; seed 0, accuracy).")(func)
     return grid_option(func)
-
-
-class TrainingSearch:
-    """The search `train` runs first when a parameter is auto (or --grid is given)."""
-
-    def __init__(self, search, tree: dict, protocol):
-        self.search, self.tree, self.protocol = search, tree, protocol
-
-    def untuned(self, tree: dict) -> dict:
-        """The tree options without the searched values (checked before data is read)."""
-        from dtcli.evaluate.tasks import TreeOptions
-        from dtcli.tuning.grid import auto_options
-
-        params = {k: v for k, v in (tree["criterion_params"] or {}).items()
-                  if k not in self.search.grid}
-        return {**tree, "criterion_params": params,
-                **{name: getattr(TreeOptions(), name) for name in auto_options(tree)}}
-
-    def tuned_tree(self, dataset, jobs, quiet):
-        """Search on `dataset`, then the estimator with the best point's values, whose
-        `tuning_` records the search (written into the model file)."""
-        from dtcli.cli.options import make_tree
-        from dtcli.tuning.record import tuning_record
-        from dtcli.tuning.search import grid_search
-
-        check_protocol_for(dataset, self.protocol)
-        result = run_search(lambda **run: grid_search(dataset.source, dataset, self.search,
-                                                      self.protocol, **run),
-                            jobs=jobs, store=open_store(None), scheduler=None, quiet=quiet)
-        choice, options = self.search.candidate(result.best_params)
-        model = make_tree(self.tree["criterion"], dict(choice.params), jobs=jobs,
-                          **{k: v for k, v in options.estimator_params().items()})
-        model.tuning_ = tuning_record(result)
-        if not quiet:
-            chosen = ", ".join(f"{k}={v:g}" for k, v in result.best_params.items())
-            stderr_console().print(f"tuned {chosen}: {result.search.metric} "
-                                   f"{result.best_score:.4f} in {self.protocol.cv}-fold CV")
-        return model
-
-
-def check_protocol_for(dataset, protocol) -> None:
-    from dtcli.evaluate.tasks import check_protocol
-
-    warn(check_protocol([dataset.source], [dataset], protocol))
-
-
-def tuned_search(tree: dict, grid_entries, tune_cv) -> TrainingSearch | None:
-    """None when train has nothing to tune (no auto parameter, no --grid)."""
-    from dtcli.errors import ParameterError
-    from dtcli.evaluate.tasks import Protocol
-    from dtcli.tuning.grid import AUTO, auto_options
-
-    auto = [k for k, v in (tree["criterion_params"] or {}).items() if v == AUTO]
-    if not auto and not auto_options(tree) and not grid_entries:
-        if tune_cv is not None:
-            raise ParameterError("--tune-cv applies when a --param is auto or --grid is given")
-        return None
-    search = make_search(tree, grid_entries, "accuracy")
-    return TrainingSearch(search, tree, Protocol(tune_cv or 10, 1, 0))
 
 
 TUNING_KEYS = ("grid_entries", "inner_cv", "selection", "tune_metric")
@@ -243,64 +118,7 @@ def tuned_method_options(func):
     return func
 
 
-def tuned_columns(names, datasets, methods, tuning: dict, options, protocol, metric, *, jobs,
-                  store, scheduler, quiet, keep=False):
-    """Tuned methods' (means, stds, repeat_stds), one row per dataset, one column per
-    method, under --selection, and the report of both selections (`methods.tuning_report`;
-    with `keep`, also the `Nested` results by method, under "nested")."""
-    from dtcli.evaluate.tasks import Protocol
-    from dtcli.tuning.grid import parse_grid
-    from dtcli.tuning.methods import cell, folds_of, run_tuned, tuning_report
-
-    inner = Protocol(tuning["inner_cv"] or protocol.cv, 1, protocol.seed)
-    nested = run_search(lambda **run: run_tuned(names, datasets, methods,
-                                                parse_grid(tuning["grid_entries"]), options,
-                                                protocol, inner, tuning["tune_metric"], **run),
-                        jobs=jobs, store=store, scheduler=scheduler, quiet=quiet)
-    cells = [[cell(folds_of(nested[m.label][d], tuning["selection"]), metric, protocol.cv,
-                   protocol.repeats) for m in methods] for d in range(len(names))]
-    report = {m.label: tuning_report(names, nested[m.label], metric) for m in methods}
-    return ([[c[0] for c in row] for row in cells], [[c[1] for c in row] for row in cells],
-            [[c[2] for c in row] for row in cells],
-            {"selection": tuning["selection"], "inner_cv": inner.cv,
-             "tune_metric": tuning["tune_metric"], "methods": report,
-             **({"nested": nested} if keep else {})})
-
-
-def evaluate_tuned(spec, dataset, tree: dict, tuning: dict, protocol, *, jobs, store, scheduler,
-                   quiet) -> dict:
-    """`evaluate` of a criterion with auto parameters: the nested (or, with --selection
-    paper, the papers') cross-validation of the tuned tree, as evaluate reports a fixed
-    one, with the tuning report (`methods.tuning_report`) in "tuning"."""
-    from dtcli.evaluate.report import evaluation_document
-    from dtcli.evaluate.runner import summarize
-    from dtcli.evaluate.tasks import check_class_weight
-    from dtcli.tuning.methods import TunedMethod, folds_of
-
-    from dtcli.evaluate.tasks import TreeOptions
-    from dtcli.tuning.grid import auto_options
-
-    tree = dict(tree)
-    criterion, params = tree.pop("criterion"), dict(tree.pop("criterion_params") or {})
-    options_auto = auto_options(tree)
-    for name in options_auto:  # the grid gives their values
-        del tree[name]
-    options = TreeOptions(**tree).check()
-    auto = tuple(k for k, v in params.items() if v == "auto") + tuple(options_auto)
-    fixed = tuple((k, v) for k, v in params.items() if v != "auto")
-    label = criterion + "".join(f":{k}={v if v == 'auto' else f'{v:g}'}" for k, v in params.items())
-    label += "".join(f":{name}=auto" for name in options_auto)
-    method = TunedMethod(label, criterion, fixed, auto)
-    check_class_weight([spec.name], [dataset], options)
-    _, _, _, report = tuned_columns([spec.name], [dataset], [method], tuning, options, protocol,
-                                    tuning["tune_metric"], jobs=jobs, store=store,
-                                    scheduler=scheduler, quiet=quiet, keep=True)
-    nested = report.pop("nested")[label][0]
-    about = {"dataset": spec.name, "source": spec.path, "target": dataset.target,
-             "n_rows": int(len(dataset.y)), "criterion": {"name": criterion, "params": params},
-             "options": options.estimator_params(), "cv": protocol.cv,
-             "repeats": protocol.repeats, "seed": protocol.seed}
-    doc = evaluation_document(summarize(folds_of(nested, tuning["selection"])), dataset.classes,
-                              about)
-    doc["tuning"] = report
-    return doc
+def tuning_keywords(values: dict) -> dict:
+    """The options of `tuned_method_options` as the library's keywords."""
+    return {"grid": values["grid_entries"], "inner_cv": values["inner_cv"],
+            "selection": values["selection"], "tune_metric": values["tune_metric"]}
