@@ -67,7 +67,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"])
     from dtcli.experiments.tuning import TrainingSearch
 
-    search = TrainingSearch.of(tree, grid_entries, tune_cv)
+    search = TrainingSearch.of(tree, grid_entries, tune_cv, seed)
     if search is not None and (model_kind != "tree" or pruning_path):
         raise click.UsageError("--param NAME=auto and --grid tune a single tree (--model tree)")
     model = make_model(model_kind, tree if search is None else search.untuned(tree), jobs,

@@ -88,7 +88,7 @@ def tuning_options(func):
     """train's options for parameters given as auto: --grid and --tune-cv."""
     func = click.option("--tune-cv", type=click.IntRange(min=2), metavar="N",
                         help="Folds of the search that chooses the auto parameters "
-                             "(default: 10; seed 0, accuracy).")(func)
+                             "(default: 10; folds seeded by --seed; accuracy).")(func)
     return grid_option(func)
 
 
