@@ -99,8 +99,9 @@ def growth_strategies(X, y, trees, repeats, jobs):
     forest = RandomForestClassifier(n_estimators=trees, random_state=0, n_jobs=jobs)
     classes = np.array([0, 1], dtype=object)
     features = [Feature(f"x{j}", NUMERIC) for j in range(X.shape[1])]
-    plan = forest._plan(X, y, features, classes, None)
-    prepared = FitData(X, y, features, classes).presort(jobs)
+    data = FitData(X, y, features, classes)
+    plan = forest._plan(data, None)
+    prepared = data.presort(jobs)
     growth.grow_trees(prepared, plan, range(2), jobs)  # load the kernels
     parallel = best_of(lambda: growth.grow_trees(prepared, plan, range(trees), jobs), repeats)
     serial = best_of(lambda: [growth.grow_tree(prepared, plan, i, jobs) for i in range(trees)],

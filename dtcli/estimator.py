@@ -125,12 +125,15 @@ class DecisionTreeClassifier(TreeEstimatorBase):
         from dtcli.engine.builder import grow
         from dtcli.engine.rng import seed_of
 
-        rules, engine = self._check_training(data.X, data.classes)
+        rules, engine = self._check_training(data)
         X, y, classes = data.X, data.y, data.classes
         # rows of weight zero are left out by the engine (builder.grow)
         weights = row_weights(sample_weight, self.class_weight, y, classes)
         method = self.pruning_method()
-        seed = seed_of(self.random_state)
+        # the seed keys only max_features' draws and, with a random_state, pruning's folds
+        # (fresh entropy for random_state=None costs a system call per fit)
+        seed = (seed_of(self.random_state)
+                if rules.max_features is not None or self.random_state is not None else 0)
         start = time.perf_counter()
         prepared = data.presort(self.n_jobs)
 

@@ -5,6 +5,7 @@ input, and the checks of the parameters and data before growing (`TreeEstimatorB
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import numbers
 import os
@@ -171,23 +172,14 @@ class TreeEstimatorBase(Classifier):
         raise ParameterError(f"max_features must be None, 'sqrt', 'log2', an integer in "
                              f"[1, {n_features}] or a fraction in (0, 1], got {value!r}")
 
-    def _check_training(self, X, classes):
+    def _check_training(self, data: FitData):
         """The stopping rules and the engine's criterion, after checking the parameters
-        and the data (with the readers' limit on the engine's node records: fit(X, y)
-        does not pass through the readers)."""
-        from dtcli.io.limits import check_node_records
-
+        and, once per FitData, the data (with the readers' limit on the engine's node
+        records: fit(X, y) does not pass through the readers)."""
         rules = dataclasses.replace(self.stop_rules(),
-                                    max_features=self._max_features(X.shape[1]))
-        engine = criteria.get(self.criterion).engine(self.criterion_params)
-        if X.shape[0] == 0:
-            raise ParameterError("cannot fit a tree on zero rows")
-        if classes.shape[0] < 2:
-            raise ParameterError(
-                f"y has one class ({classes[0]!r}); a classifier needs at least two")
-        if np.isinf(X).any():
-            raise ParameterError("X contains infinite values")
-        check_node_records(X.shape[0], classes.shape[0], "y", "X")
+                                    max_features=self._max_features(data.X.shape[1]))
+        engine = _engine(self.criterion, self.criterion_params)
+        data.check()
         return rules, engine
 
     def __sklearn_tags__(self):
@@ -197,3 +189,17 @@ class TreeEstimatorBase(Classifier):
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
                     classifier_tags=ClassifierTags(),
                     input_tags=InputTags(allow_nan=True, string=True))
+
+
+@functools.lru_cache(maxsize=64)
+def _engine_of(criterion: str, params: tuple):
+    return criteria.get(criterion).engine(dict(params))
+
+
+def _engine(criterion: str, params):
+    """The engine's form of a criterion (registry.Criterion.engine), resolved once per
+    criterion and parameters: the folds of a cross-validation fit many trees of one."""
+    try:
+        return _engine_of(criterion, tuple(sorted((params or {}).items())))
+    except TypeError:  # parameters that are not hashable: the registry says what is wrong
+        return criteria.get(criterion).engine(params)

@@ -26,6 +26,7 @@ class FitData:
     classes: np.ndarray
     names: list | None = None
     _presort: object = field(default=None, repr=False)  # builder.Prepared, made once
+    _checked: bool = field(default=False, repr=False)
 
     def __post_init__(self):
         self.X = np.ascontiguousarray(self.X, dtype=np.float64)
@@ -34,6 +35,23 @@ class FitData:
     def of_dataset(cls, dataset: Dataset) -> "FitData":
         return cls(dataset.X, dataset.y, list(dataset.features),
                    np.array(dataset.classes, dtype=object), list(dataset.feature_names))
+
+    def check(self) -> None:
+        """ParameterError if no tree can be fitted on the data (checked once)."""
+        from dtcli.errors import ParameterError
+        from dtcli.io.limits import check_node_records
+
+        if self._checked:
+            return
+        if self.X.shape[0] == 0:
+            raise ParameterError("cannot fit a tree on zero rows")
+        if self.classes.shape[0] < 2:
+            raise ParameterError(
+                f"y has one class ({self.classes[0]!r}); a classifier needs at least two")
+        if np.isinf(self.X).any():
+            raise ParameterError("X contains infinite values")
+        check_node_records(self.X.shape[0], self.classes.shape[0], "y", "X")
+        self._checked = True
 
     @property
     def is_nominal(self) -> np.ndarray:

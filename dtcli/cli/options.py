@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import click
 
+from dtcli.experiments.notes import stderr_console  # noqa: F401 - the commands' console
+
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 # --help lists a command's options under these headings (by parameter name, in this
@@ -44,12 +46,6 @@ class SectionedCommand(click.Command):
 LARGEST_COUNT = 2**31 - 1
 
 
-def stderr_console():
-    """Where talk and progress go; rich is imported only when something is said."""
-    from rich.console import Console
-
-    # markup off: file names and class labels such as "[high]" or "[/x]" are printed as they are
-    return Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
 def data_options(func):

@@ -98,7 +98,7 @@ class RandomForestClassifier(TreeEstimatorBase):
         from dtcli.ensemble.growth import grow_trees
 
         X, y, features, classes = data.X, data.y, data.features, data.classes
-        plan = self._plan(X, y, features, classes, sample_weight)
+        plan = self._plan(data, sample_weight)
         start = time.perf_counter()
         prepared = data.presort(self.n_jobs)
         if grower is None:
@@ -118,7 +118,7 @@ class RandomForestClassifier(TreeEstimatorBase):
             self._score_out_of_bag(X, y, plan)
         return self
 
-    def _plan(self, X, y, features, classes, sample_weight):
+    def _plan(self, data: FitData, sample_weight):
         from dtcli.ensemble.growth import ForestPlan
         from dtcli.ensemble.leaves import checked_leaf_options
         from dtcli.engine.rng import seed_of
@@ -137,11 +137,11 @@ class RandomForestClassifier(TreeEstimatorBase):
         subsample = isinstance(self.class_weight, str) and self.class_weight == "balanced_subsample"
         class_weight = ("balanced" if subsample and not self.bootstrap
                         else None if subsample else self.class_weight)
-        rules, engine = self._check_training(X, classes)
+        rules, engine = self._check_training(data)
         checked_leaf_options(self)  # before the trees grow
         return ForestPlan(engine=engine, rules=rules,
-                          weights=row_weights(sample_weight, class_weight, y, classes),
-                          bootstrap=bool(self.bootstrap), n_draws=self._n_draws(X.shape[0]),
+                          weights=row_weights(sample_weight, class_weight, data.y, data.classes),
+                          bootstrap=bool(self.bootstrap), n_draws=self._n_draws(data.X.shape[0]),
                           balanced_subsample=subsample and bool(self.bootstrap),
                           seed=seed_of(self.random_state))
 

@@ -106,7 +106,8 @@ def _fold_weights(data: PreparedDataset, train: np.ndarray, options: TreeOptions
     if options.class_weight is None:
         weights[train] = 1.0
     else:
-        class_weight = options.estimator_params()["class_weight"]
+        class_weight = options.class_weight  # "balanced", or (label, weight) pairs
+        class_weight = dict(class_weight) if isinstance(class_weight, tuple) else class_weight
         weights[train] = row_weights(None, class_weight, dataset.y[train],
                                      np.array(dataset.classes, dtype=object))
     return weights
