@@ -181,3 +181,11 @@ def test_the_ihd_example_runs_the_comparison_from_python(tmp_path, capsys, monke
     ours = json.loads(ours.to_json())
     del ours["sources"], command["sources"]  # the example names its files by absolute paths
     assert without_timings(ours) == without_timings(command)
+
+
+def test_fdf_refuses_every_option_it_does_not_take(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    refused = CliRunner().invoke(cli, ["train", DATA[1], "--model", "fdf", "--significance",
+                                       "0.1"])
+    assert refused.exit_code == 2
+    assert "--significance does not apply to --model fdf" in refused.stderr

@@ -9,7 +9,7 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
                                jobs_option, output_format_option, output_option, quiet_option,
                                refuse_unmarked_stdin, target_options,
                                tree_options)
-from dtcli.cli.pruning_options import PRUNING_PARAMS, pruning_options, pruning_params
+from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import TUNING_KEYS, tuned_method_options, tuning_keywords
 from dtcli.errors import ParameterError
 from dtcli.evaluate.report import FORMATS, METRICS
@@ -75,8 +75,13 @@ def _refuse(ctx, names, reason: str) -> None:
         raise ParameterError(f"{_flag(ctx, given[0])} {reason}")
 
 
-_TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min_samples_leaf",
-         "min_weight_fraction_leaf", "min_gain", "class_weight") + PRUNING_PARAMS
+def _tree_names() -> tuple[str, ...]:
+    """The parameters of the tree option bundles (tree, class weight, pruning), in the
+    order --help lists them (a decorator's parameters are kept last first)."""
+    return tuple(p.name for bundle in (tree_options, class_weight_option, pruning_options)
+                 for p in reversed(bundle(lambda: None).__click_params__))
+
+
 _CV = ("cv", "repeats", "seed", "jobs")
 
 
@@ -124,9 +129,12 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     refuse_unmarked_stdin(inputs[-1], data_format)
     tuning = tuning_keywords({key: tree.pop(key) for key in TUNING_KEYS})
     if len(inputs) == 2:
-        _refuse(ctx, _TREE + _CV + TUNING_KEYS + ("drop", "force", "results_path", "scheduler"),
+        _refuse(ctx, _tree_names() + _CV + TUNING_KEYS + ("drop", "force", "results_path", "scheduler"),
                 "applies to cross-validating DATA; a saved MODEL is evaluated as it is")
-        doc = _evaluate_model(*inputs, target, data_format, no_header, delimiter)
+        from dtcli.experiments.evaluation import score_model
+
+        doc = score_model(*inputs, target=target, input_format=data_format,
+                          header=not no_header, delimiter=delimiter).document
     else:
         from dtcli.evaluate.method_syntax import command_method
         from dtcli.experiments.evaluation import evaluate as run_evaluation
@@ -147,29 +155,6 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
             from dtcli.tuning.report import render_tuning
 
             render_tuning(doc["tuning"], output_format, handle)
-
-
-def _evaluate_model(model_path, data, target, data_format, no_header, delimiter) -> dict:
-    from dtcli.errors import DataError
-    from dtcli.evaluate.report import evaluation_document
-    from dtcli.evaluate.runner import evaluate_model, summarize
-    from dtcli.io import load_features
-    from dtcli.model import load_model
-
-    model, meta = load_model(model_path)
-    target = target or meta.get("target")
-    X, columns = load_features(data, model.features_, labels_of=[target], format=data_format,
-                               header=not no_header, delimiter=delimiter)
-    labels = columns.get(target)
-    if labels is None:
-        raise DataError(f"{data}: no class column '{target}' to evaluate against; "
-                        "name it with --target")
-    fit_seconds = float(meta.get("training", {}).get("fit_seconds") or 0.0)
-    result, n_rows = evaluate_model(model, fit_seconds, X, labels, data)
-    about = {"model": model_path, "dataset": data, "target": target, "n_rows": n_rows,
-             "criterion": meta.get("criterion", {"name": meta.get("kind"), "params": {}}),
-             "options": meta["options"]}
-    return evaluation_document(summarize([result]), model.classes_, about)
 
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
@@ -244,7 +229,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     if table_path is not None:
         _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
                       "target", "drop", "data_format", "no_header", "delimiter", "force")
-                + _CV + _TREE + TUNING_KEYS,
+                + _CV + _tree_names() + TUNING_KEYS,
                 "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")

@@ -105,15 +105,14 @@ class TreeOptions:
         return params
 
     def identity(self) -> dict:
-        """The options as they enter a task's key: class_weight, pruning and leaf-estimate
-        options only when not at their defaults, so that a run without them keeps the
-        keys (and stored results) it had before there were any."""
+        """The options as they enter a task's key: those of the first results files always,
+        any other (class weights, pruning, leaf estimates, options added since) only when
+        not at its default, so that a run without them keeps the keys (and stored
+        results) it had before there were any."""
         params = self.estimator_params()
         defaults = TreeOptions().estimator_params()
-        for name in ("class_weight", *_LATER_OPTIONS):
-            if params[name] == defaults[name]:
-                del params[name]
-        return params
+        return {name: value for name, value in params.items()
+                if name in _FIRST_OPTIONS or value != defaults[name]}
 
     def check(self) -> "TreeOptions":
         """Validate the options (ParameterError) before any data is read."""
@@ -125,10 +124,8 @@ class TreeOptions:
         return self
 
 
-# options added after results were first stored: in a task's key only when set
-_LATER_OPTIONS = ("min_weight_fraction_leaf", "pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
-                  "pruning_folds", "significance", "permutations", "pruning_mode",
-                  "leaf_estimate", "m")
+# the options of the first stored results: in every task's key
+_FIRST_OPTIONS = ("max_depth", "min_samples_split", "min_samples_leaf", "min_gain")
 
 
 @dataclass(frozen=True)

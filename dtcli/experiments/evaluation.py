@@ -100,3 +100,29 @@ def _evaluate_tuned(source, dataset, method: Tuned, options: dict, tuning: dict,
     result.document["tuning"] = tuning_document([source.name], [method], nested, tuning, inner,
                                                 tuning["tune_metric"])
     return result
+
+
+def score_model(model_path: str, data: str, *, target: str | None = None, input_format=None,
+                header: bool = True, delimiter=None) -> Evaluation:
+    """A saved model's metrics on labelled data (`dtree evaluate MODEL DATA`): one "fold",
+    the whole file; its class column is the model's target unless `target` names another."""
+    from dtcli.errors import DataError
+    from dtcli.evaluate.report import evaluation_document
+    from dtcli.evaluate.runner import evaluate_model, summarize
+    from dtcli.io import load_features
+    from dtcli.model import load_model
+
+    model, meta = load_model(model_path)
+    target = target or meta.get("target")
+    X, columns = load_features(data, model.features_, labels_of=[target], format=input_format,
+                               header=header, delimiter=delimiter)
+    labels = columns.get(target)
+    if labels is None:
+        raise DataError(f"{data}: no class column '{target}' to evaluate against; "
+                        "name it with --target")
+    fit_seconds = float(meta.get("training", {}).get("fit_seconds") or 0.0)
+    result, n_rows = evaluate_model(model, fit_seconds, X, labels, data)
+    about = {"model": model_path, "dataset": data, "target": target, "n_rows": n_rows,
+             "criterion": meta.get("criterion", {"name": meta.get("kind"), "params": {}}),
+             "options": meta["options"]}
+    return Evaluation(evaluation_document(summarize([result]), model.classes_, about), [result])
