@@ -189,3 +189,15 @@ def test_fdf_refuses_every_option_it_does_not_take(monkeypatch):
                                        "0.1"])
     assert refused.exit_code == 2
     assert "--significance does not apply to --model fdf" in refused.stderr
+
+
+def test_a_header_row_of_numbers_hints_at_no_header(tmp_path):
+    from dtcli.io import load_dataset
+
+    raw = tmp_path / "raw.csv"  # KEEL's data rows without their header
+    raw.write_text("38, 59, 2, negative\n39, 63, 4, negative\n40, 58, 0, positive\n")
+    assert load_dataset(str(raw)).warnings == [
+        f"{raw}: the header row (38, 59, 2, negative) looks like data; if the file has no "
+        "header row, give --no-header"]
+    assert load_dataset(str(raw), header=False).warnings == []
+    assert load_dataset(str(ROOT / "examples" / "iris.csv")).warnings == []
