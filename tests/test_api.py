@@ -201,3 +201,12 @@ def test_a_header_row_of_numbers_hints_at_no_header(tmp_path):
         "header row, give --no-header"]
     assert load_dataset(str(raw), header=False).warnings == []
     assert load_dataset(str(ROOT / "examples" / "iris.csv")).warnings == []
+
+
+@pytest.mark.parametrize("command", ["", "train", "predict", "export", "criteria", "evaluate",
+                                     "compare", "tune", "warm"])
+def test_help_fits_in_80_columns(command):
+    result = CliRunner().invoke(cli, [*([command] if command else []), "--help"],
+                                terminal_width=80)
+    assert result.exit_code == 0
+    assert [line for line in result.stdout.splitlines() if len(line) > 80] == []

@@ -221,7 +221,8 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     Example:
       dtree compare examples/imbalanced/*.dat --criteria gini,entropy,gain-ratio \\
           --metric auc --cv 10 --cd-diagram cd.svg --results runs.jsonl
-      dtree compare --table docs/reference/ihd_table3_accuracy_balanced.csv --base iHDw
+      dtree compare --table docs/reference/ihd_table3_accuracy_balanced.csv \\
+          --base iHDw
     """
     from dtcli.evaluate.comparison import render_comparison
 

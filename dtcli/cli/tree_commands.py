@@ -48,12 +48,17 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     \b
     Example:
       dtree train examples/iris.csv -o iris.json
-      dtree train examples/ecoli2.dat --criterion entropy --min-samples-leaf 2 -o ecoli2.json
-      dtree train examples/ecoli2.dat --pruning pessimistic --leaf-estimate laplace -o e.json
+      dtree train examples/ecoli2.dat --criterion entropy --min-samples-leaf 2 \\
+          -o ecoli2.json
+      dtree train examples/ecoli2.dat --pruning pessimistic \\
+          --leaf-estimate laplace -o e.json
       dtree train examples/ecoli2.dat --pruning-path
-      dtree train examples/iris.csv --max-depth 2 --leaf-model naive-bayes -o iris-nb.json
-      dtree train examples/hepatitis.csv --target Class --model fdf -o hepatitis-fdf.json
-      dtree train examples/ecoli2.dat --model forest --trees 200 --criterion hddt -o forest.json
+      dtree train examples/iris.csv --max-depth 2 --leaf-model naive-bayes \\
+          -o iris-nb.json
+      dtree train examples/hepatitis.csv --target Class --model fdf \\
+          -o hepatitis-fdf.json
+      dtree train examples/ecoli2.dat --model forest --trees 200 \\
+          --criterion hddt -o forest.json
     """
     import sys
     import warnings
@@ -222,7 +227,8 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
     \b
     Example:
       dtree predict iris.json examples/iris.csv --proba -o predictions.csv
-      dtree predict iris.json examples/iris.csv --keep class --no-output-header | head
+      dtree predict iris.json examples/iris.csv --keep class \\
+          --no-output-header | head
       dtree predict iris.json examples/iris.csv --keep a1 --keep class
     """
     import csv

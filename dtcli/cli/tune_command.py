@@ -61,9 +61,10 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
 
     \b
     Example:
-      dtree tune examples/balanced/glass.csv -t Type --drop Id --criterion tsallis \\
+      dtree tune examples/balanced/glass.csv -t Type --drop Id -c tsallis \\
           --grid q=0.1:10:0.1 --cv 10 --min-samples-leaf 5
-      dtree tune examples/balanced/wine.csv -c pt --grid alpha=0.25,0.5,1 --grid gamma=0.5:3:0.5 -f json
+      dtree tune examples/balanced/wine.csv -c pt --grid alpha=0.25,0.5,1 \\
+          --grid gamma=0.5:3:0.5 -f json
       dtree tune examples/balanced/pima.csv -c pe --grid alpha=0.05:1:0.05 \\
           --pruning s-pruning --significance auto --permutations 200
     """
