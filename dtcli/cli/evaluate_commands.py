@@ -234,16 +234,11 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
                 "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")
-        _refuse_outputs_over_inputs({"--cd-diagram": cd_diagram, "--output": output},
-                                    {"--table": table_path, "--reference": reference})
-        doc = _compare_table(table_path, lower_is_better, base)
-        _warn(doc["warnings"])
-        if reference is not None:
-            from dtcli.evaluate.reference import reference_comparison
+        from dtcli.experiments.comparison import compare_scores
 
-            doc["reference"] = reference_comparison(doc, reference)
-        if cd_diagram is not None:
-            _write_cd_diagram(doc, cd_diagram)
+        doc = compare_scores(table_path, lower_is_better=lower_is_better, base=base,
+                             reference=reference, cd_diagram=cd_diagram,
+                             outputs={"--output": output}).document
     else:
         from dtcli.experiments.comparison import compare as run_comparison
 
@@ -266,31 +261,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
             render_tuning(doc["tuning"], output_format, handle)
 
 
-def _compare_table(path, lower_is_better, base) -> dict:
-    from dtcli.evaluate.comparison import comparison_document
-    from dtcli.evaluate.reference import read_score_table
-
-    datasets, methods, values = read_score_table(path)
-    return comparison_document(datasets, methods, values, higher_is_better=not lower_is_better,
-                               base=base, about={"table": path})
-
-
 def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str, str | None]):
     from dtcli.experiments.data import refuse_outputs
 
     refuse_outputs(outputs, inputs)
-
-
-def _warn(lines) -> None:
-    from dtcli.experiments.notes import Notes
-
-    Notes().warn(lines)
-
-
-def _write_cd_diagram(doc: dict, path: str) -> None:
-    from dtcli.atomic import open_output
-    from dtcli.evaluate.cd_diagram import comparison_svg
-
-    svg = comparison_svg(doc)
-    with open_output(path) as handle:
-        handle.write(svg)

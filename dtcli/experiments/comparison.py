@@ -110,13 +110,35 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
     doc["timing"] = grid_run.timing() if grid_run is not None else {}
     if tuned:
         doc["tuning"] = tuning_document(names, tuned, nested, tuning, inner, metric)
-    notes.warn(doc["warnings"])
+    return _finished(Comparison(doc, {key: folds[key] for key in
+                                      ((d, m) for d in names for m in labels)}),
+                     notes, reference, cd_diagram)
+
+
+def compare_scores(table: str, *, lower_is_better: bool = False, base: str | None = None,
+                   reference: str | None = None, cd_diagram: str | None = None,
+                   outputs: dict | None = None) -> Comparison:
+    """The same statistics on a table of scores you bring (`dtree compare --table`): a CSV
+    with a header row, then one row per dataset, its name first, one score per method."""
+    from dtcli.evaluate.comparison import comparison_document
+    from dtcli.evaluate.reference import read_score_table
+
+    refuse_outputs({"--cd-diagram": cd_diagram, **(outputs or {})},
+                   {"--table": table, "--reference": reference})
+    datasets, methods, values = read_score_table(table)
+    doc = comparison_document(datasets, methods, values, higher_is_better=not lower_is_better,
+                              base=base, about={"table": table})
+    return _finished(Comparison(doc, {}), Notes(), reference, cd_diagram)
+
+
+def _finished(result: Comparison, notes: Notes, reference, cd_diagram) -> Comparison:
+    """The comparison's warnings said, the `reference` figures beside it, its diagram
+    written to `cd_diagram`."""
+    notes.warn(result.document["warnings"])
     if reference is not None:
         from dtcli.evaluate.reference import reference_comparison
 
-        doc["reference"] = reference_comparison(doc, reference)
-    result = Comparison(doc, {key: folds[key] for key in
-                              ((d, m) for d in names for m in labels)})
+        result.document["reference"] = reference_comparison(result.document, reference)
     if cd_diagram is not None:
         from dtcli.atomic import open_output
 
