@@ -210,3 +210,22 @@ def test_help_fits_in_80_columns(command):
                                 terminal_width=80)
     assert result.exit_code == 0
     assert [line for line in result.stdout.splitlines() if len(line) > 80] == []
+
+
+def test_a_score_plot_of_the_default_grid_fits_in_80_columns():
+    from dtcli.tuning.report import score_plot
+
+    xs = [round(0.1 * i, 1) for i in range(1, 101)]  # q's default grid: 100 points
+    ys = [1.0 if x == 2.0 else 0.0 for x in xs]  # one peak, the 20th point
+    lines = score_plot("q", xs, ys).splitlines()
+    assert max(map(len, lines)) == 80
+    bar = lines[0].index("|")
+    columns = len(lines[-2]) - bar - 1
+    stars = {col - bar - 1: row for row, line in enumerate(lines[:-2])
+             for col, char in enumerate(line) if char == "*"}
+    peak = min(stars, key=stars.get)  # the highest star (row 0 is the top)
+    # 100 points in `columns` runs of neighbours: the peak's run is raised, alone
+    assert 100 * peak // columns <= 19 < 100 * (peak + 1) // columns
+    assert sorted(stars.values()).count(stars[peak]) == 1
+    assert "mean of up to 2 points" in lines[-1]
+    assert score_plot("q", [1, 2, 3], [0.5, 0.7, 0.6]).splitlines()[0].endswith("| * ")
