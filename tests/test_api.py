@@ -150,6 +150,8 @@ def test_methods_keep_the_labels_and_keys_of_their_strings():
     assert dtcli.Tuned.of(dtcli.Tree("tsallis"), "q") == parse_methods(["tsallis:q=auto"])[0]
     with pytest.raises(ParameterError, match="unknown tree option 'min_leaf'"):
         dtcli.evaluate(DATA[1], "gini", min_leaf=3)
+    with pytest.raises(ParameterError, match="expected one method, got 2"):
+        dtcli.evaluate(DATA[1], "gini,entropy")
 
 
 def test_importing_dtcli_loads_no_numba():

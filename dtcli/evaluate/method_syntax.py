@@ -45,6 +45,15 @@ def as_methods(methods) -> list[Method]:
     return found
 
 
+def one_method(method) -> Method:
+    """The one method of an object or a --criteria string (ParameterError for more)."""
+    methods = as_methods(method)
+    if len(methods) != 1:
+        raise ParameterError(f"expected one method, got {len(methods)} "
+                             f"({', '.join(m.label for m in methods) or 'none'})")
+    return methods[0]
+
+
 def fixed_choices(entries: Sequence[str]) -> list:
     """The runner's records (tasks.CriterionChoice) of entries without tuned parameters."""
     methods = parse_methods(entries)

@@ -26,12 +26,12 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
     DataFrame). A tuned method (`tsallis:q=auto`, or a tree option given as "auto") is
     scored by nested cross-validation (`selection="paper"`: the papers' protocol), with
     both selections' report under document["tuning"]. Keywords as `compare`'s."""
-    from dtcli.evaluate.method_syntax import as_methods, with_tuned_options
+    from dtcli.evaluate.method_syntax import one_method, with_tuned_options
     from dtcli.evaluate.tasks import Protocol, TreeOptions, check_class_weight, check_protocol
     from dtcli.tuning.grid import auto_options
 
     notes = Notes(quiet)
-    (method,) = as_methods(method)
+    method = one_method(method)
     options = tree_options(options)
     method = with_tuned_options(method, auto_options(options))
     source = sources(data, Reading(target, tuple(drop), input_format, header, delimiter))[0]

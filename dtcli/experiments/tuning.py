@@ -50,11 +50,11 @@ def tune(data, method="tsallis", grid=None, *, cv: int = 5, repeats: int = 1, se
 
 def _criterion_of(method) -> tuple[str, dict]:
     """The criterion and parameters (auto ones as "auto") a search starts from."""
-    from dtcli.evaluate.method_syntax import as_methods
+    from dtcli.evaluate.method_syntax import one_method
 
     if isinstance(method, str) and ":" not in method and "," not in method:
         return method, {}
-    (method,) = as_methods(method)
+    method = one_method(method)
     if isinstance(method, Tuned):
         return method.criterion, {**dict(method.fixed), **{n: "auto" for n in method.tuned}}
     if isinstance(method, Tree) and method.leaves is None and not method.options:
