@@ -65,7 +65,9 @@ def _listed(data) -> list:
     """One dataset or a list of them ((X, y) is one dataset, not two)."""
     if isinstance(data, (str, os.PathLike, Dataset)) or hasattr(data, "columns"):
         return [data]
-    if isinstance(data, tuple) and len(data) == 2 and not isinstance(data[0], (str, os.PathLike)):
+    datasets = (str, os.PathLike, Dataset)
+    if (isinstance(data, tuple) and len(data) == 2 and not isinstance(data[0], datasets)
+            and not isinstance(data[1], datasets) and not hasattr(data[1], "columns")):
         return [data]
     return list(data)
 
