@@ -33,7 +33,8 @@ def main() -> None:
     from dtcli.evaluate.tasks import Task, TreeOptions
     from dtcli.io import load_dataset
 
-    datasets = [load_dataset(str(p)) for p in sorted((ROOT / "examples" / "imbalanced").glob("*.dat"))]
+    paths = sorted((ROOT / "examples" / "imbalanced").glob("*.dat"))
+    datasets = [load_dataset(str(p)) for p in paths]
     for what, options in (("class_weight balanced", TreeOptions(class_weight="balanced")),
                           ("pessimistic pruning", TreeOptions(pruning="pessimistic"))):
         groups = [[Task(d, c, (), options, 10, 0, r, f) for c in ("gini", "entropy")

@@ -129,7 +129,8 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     refuse_unmarked_stdin(inputs[-1], data_format)
     tuning = tuning_keywords({key: tree.pop(key) for key in TUNING_KEYS})
     if len(inputs) == 2:
-        _refuse(ctx, _tree_names() + _CV + TUNING_KEYS + ("drop", "force", "results_path", "scheduler"),
+        _refuse(ctx, _tree_names() + _CV + TUNING_KEYS
+                + ("drop", "force", "results_path", "scheduler"),
                 "applies to cross-validating DATA; a saved MODEL is evaluated as it is")
         from dtcli.experiments.evaluation import score_model
 

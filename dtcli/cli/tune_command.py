@@ -76,9 +76,10 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
     refuse_unmarked_stdin(data, data_format)
     tree.update(pruning_params(tree))
     criterion, params = tree.pop("criterion"), dict(tree.pop("criterion_params") or {})
-    result = run_tuning(data, command_method(criterion, params), grid_entries, cv=cv, repeats=repeats,
-                        seed=seed, metric=metric, jobs=jobs, results=results_path,
-                        scheduler=scheduler, target=target, drop=drop, input_format=data_format,
+    result = run_tuning(data, command_method(criterion, params), grid_entries, cv=cv,
+                        repeats=repeats, seed=seed, metric=metric, jobs=jobs,
+                        results=results_path, scheduler=scheduler, target=target, drop=drop,
+                        input_format=data_format,
                         header=not no_header, delimiter=delimiter, force=force, quiet=quiet,
                         outputs={"--output": output}, **tree)
     with open_output(output) as handle:

@@ -84,7 +84,8 @@ class Evaluation(_Result):
 
         rows = [[_cell(name), _cell(self.document[name]["mean"]), _cell(self.document[name]["std"])]
                 for name in METRICS]
-        caption = f"{self.document.get('dataset', '')}: {_method_label(self.document.get('criterion'))}"
+        method = _method_label(self.document.get("criterion"))
+        caption = f"{self.document.get('dataset', '')}: {method}"
         return _table(["metric", "mean", "std"], rows, caption)
 
 
