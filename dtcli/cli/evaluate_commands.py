@@ -33,8 +33,8 @@ def _cv_options(func):
         click.option("--repeats", "-r", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Repeat the cross-validation with different fold assignments."),
         click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-                     help="Seed of the fold assignment (folds depend only on it, the labels "
-                          "and the repeat)."),
+                     help="Seed of everything random: the fold assignment (folds depend "
+                          "only on it, the labels and the repeat) and the forests' draws."),
         jobs_option("one worker process per core (default: the cores other processes "
                     "leave idle, or one for a run of a few seconds)"),
     ]
