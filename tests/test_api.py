@@ -231,3 +231,17 @@ def test_a_score_plot_of_the_default_grid_fits_in_80_columns():
     assert sorted(stars.values()).count(stars[peak]) == 1
     assert "mean of up to 2 points" in lines[-1]
     assert score_plot("q", [1, 2, 3], [0.5, 0.7, 0.6]).splitlines()[0].endswith("| * ")
+
+
+def test_train_seeds_its_search_of_auto_parameters_with_seed(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    records = []
+    for seed in ("0", "3"):
+        model = tmp_path / f"model{seed}.json"
+        result = CliRunner().invoke(cli, ["train", DATA[0], "-c", "tsallis", "-p", "q=auto",
+                                          "--grid", "q=1,2", "--tune-cv", "3", "--seed", seed,
+                                          "-q", "-o", str(model)])
+        assert result.exit_code == 0, result.stderr
+        records.append(json.loads(model.read_text())["tuning"])
+    assert [r["protocol"]["seed"] for r in records] == [0, 3]
+    assert records[0]["results"] != records[1]["results"]  # other folds, other scores
