@@ -93,14 +93,15 @@ def growth_strategies(X, y, trees, repeats, jobs):
     all threads."""
     from dtcli import RandomForestClassifier
     from dtcli.ensemble import growth
-    from dtcli.estimator import prepare_encoded
+    from dtcli.fit_data import FitData
     from dtcli.io.dataset import NUMERIC, Feature
 
     forest = RandomForestClassifier(n_estimators=trees, random_state=0, n_jobs=jobs)
     classes = np.array([0, 1], dtype=object)
     features = [Feature(f"x{j}", NUMERIC) for j in range(X.shape[1])]
-    plan = forest._plan(X, y, features, classes, None)
-    prepared = prepare_encoded(X, y, features, 2, jobs)
+    data = FitData(X, y, features, classes)
+    plan = forest._plan(data, None)
+    prepared = data.presort(jobs)
     growth.grow_trees(prepared, plan, range(2), jobs)  # load the kernels
     parallel = best_of(lambda: growth.grow_trees(prepared, plan, range(trees), jobs), repeats)
     serial = best_of(lambda: [growth.grow_tree(prepared, plan, i, jobs) for i in range(trees)],

@@ -1,11 +1,16 @@
 """dtree: decision trees with the split criteria of the research literature.
 
 `from dtcli import DecisionTreeClassifier` gives the scikit-learn-style
-estimator; the command line (`dtree`) is a thin layer over it.
+estimator; `dtcli.evaluate`, `dtcli.compare` and `dtcli.tune` run the experiments of
+the commands of those names, on methods `Tree`, `Forest`, `FDF` and `Tuned` (or the
+--criteria strings); the command line (`dtree`) is a thin layer over them.
 """
 from dtcli._version import __version__
 
-__all__ = ["DecisionTreeClassifier", "FDFClassifier", "RandomForestClassifier", "__version__"]
+__all__ = ["DecisionTreeClassifier", "FDF", "FDFClassifier", "Forest", "RandomForestClassifier",
+           "Tree", "Tuned", "__version__", "compare", "evaluate", "tune"]
+
+_METHODS = ("Tree", "Forest", "FDF", "Tuned")
 
 
 def __getattr__(name):
@@ -22,4 +27,20 @@ def __getattr__(name):
         from dtcli.ensemble.forest import RandomForestClassifier
 
         return RandomForestClassifier
+    if name == "evaluate":  # the package dtcli.evaluate, which is callable
+        import importlib
+
+        return importlib.import_module("dtcli.evaluate")
+    if name == "compare":
+        from dtcli.experiments.comparison import compare
+
+        return compare
+    if name == "tune":
+        from dtcli.experiments.tuning import tune
+
+        return tune
+    if name in _METHODS:
+        from dtcli.evaluate import methods
+
+        return getattr(methods, name)
     raise AttributeError(f"module 'dtcli' has no attribute {name!r}")

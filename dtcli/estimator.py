@@ -14,7 +14,8 @@ import numpy as np
 from dtcli import leaf_estimate
 from dtcli.errors import ParameterError
 from dtcli.estimator_base import TreeEstimatorBase
-from dtcli.io.dataset import NOMINAL, Dataset
+from dtcli.fit_data import FitData
+from dtcli.io.dataset import Dataset
 from dtcli.pruning import methods as pruning_methods
 from dtcli.validation import not_fitted, row_weights
 
@@ -110,30 +111,37 @@ class DecisionTreeClassifier(TreeEstimatorBase):
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":
-        return self._fit_encoded(*self._training_input(X, y), sample_weight)
+        return self.fit_prepared(self.fit_data(X, y), sample_weight, spend=True)
 
     def fit_dataset(self, dataset: Dataset, sample_weight=None) -> "DecisionTreeClassifier":
         """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does)."""
-        self.feature_names_in_ = np.array(dataset.feature_names, dtype=object)
-        return self._fit_encoded(dataset.X, dataset.y, dataset.features,
-                                 np.array(dataset.classes, dtype=object), sample_weight)
+        return self.fit_prepared(FitData.of_dataset(dataset), sample_weight, spend=True)
 
-    def _fit_encoded(self, X, y, features, classes, sample_weight):
+    def fit_prepared(self, data: FitData, sample_weight=None, *,
+                     spend: bool = False) -> "DecisionTreeClassifier":
+        """Fit on encoded data (`fit_data`, `FitData.of_dataset`), growing from its presort,
+        which is made once and kept for the next fit (the folds of a cross-validation
+        grow from one, with 0/1 weights: a row of weight zero is left out, so the tree is
+        the one fitted without it). With `spend`, an unpruned tree may grow in the
+        presort's own buffer (one fit, no copy), and `data` forgets it."""
         from dtcli.engine.builder import grow
         from dtcli.engine.rng import seed_of
 
-        rules, engine = self._check_training(X, classes)
+        rules, engine = self._check_training(data)
+        X, y, classes = data.X, data.y, data.classes
         # rows of weight zero are left out by the engine (builder.grow)
         weights = row_weights(sample_weight, self.class_weight, y, classes)
-        method = self._pruning_method()
-        seed = seed_of(self.random_state)
+        method = self.pruning_method()
+        # the seed keys only max_features' draws and, with a random_state, pruning's folds
+        # (fresh entropy for random_state=None costs a system call per fit)
+        seed = (seed_of(self.random_state)
+                if rules.max_features is not None or self.random_state is not None else 0)
         start = time.perf_counter()
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        prepared = prepare_encoded(X, y, features, classes.shape[0], self.n_jobs)
+        prepared = data.presort(self.n_jobs)
 
         def grow_with(row_weights):
             return grow(prepared, engine, rules, weights if row_weights is None else row_weights,
-                        self.n_jobs, seed=seed, reuse=method is not None)
+                        self.n_jobs, seed=seed, reuse=method is not None or not spend)
 
         if method is None:
             self.tree_, self.pruning_ = grow_with(None), None
@@ -146,12 +154,22 @@ class DecisionTreeClassifier(TreeEstimatorBase):
                 pruning_methods.Growth(prepared, engine, rules, weights))
             self.tree_, record = method.run(fit, {k: getattr(self, k) for k in method.params})
             self.pruning_ = {"method": self.pruning, **record}
-        self.leaf_model_ = _fit_leaf_model(self, X, y, weights, features, classes.shape[0])
+        if spend:
+            data.release()
+        self.leaf_model_ = _fit_leaf_model(self, X, y, weights, data.features, classes.shape[0])
         self.fit_seconds_ = time.perf_counter() - start
-        self._set_fitted(features, classes)
+        self.set_fitted(data)
         return self
 
-    def _pruning_method(self):
+    @classmethod
+    def of_tree(cls, tree, features, classes, **params) -> "DecisionTreeClassifier":
+        """A fitted estimator of these parameters around a grown `tree` (a forest's)."""
+        estimator = cls(**params)
+        estimator.tree_ = tree
+        estimator._set_fitted(features, classes)
+        return estimator
+
+    def pruning_method(self):
         """The pruning method (None for none) and the leaf estimate, checked."""
         leaf_estimate.check(self.leaf_estimate, self.m)
         return pruning_methods.checked(self.pruning, self.get_params())
@@ -251,13 +269,3 @@ class PruningPath(dict):
             return self[name]
         except KeyError:
             raise AttributeError(name) from None
-
-
-def prepare_encoded(X, y, features, n_classes: int, n_jobs):
-    """builder.prepare of an encoded matrix with its features' kinds."""
-    from dtcli.engine.builder import prepare
-
-    is_nominal = np.array([f.kind == NOMINAL for f in features], dtype=np.uint8)
-    n_categories = np.array([len(f.categories) for f in features], dtype=np.int64)
-    return prepare(np.ascontiguousarray(X, dtype=np.float64), y, n_classes, is_nominal,
-                   n_categories, n_jobs)

@@ -5,6 +5,7 @@ input, and the checks of the parameters and data before growing (`TreeEstimatorB
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import numbers
 import os
@@ -14,6 +15,7 @@ import numpy as np
 
 from dtcli import criteria
 from dtcli.errors import ParameterError
+from dtcli.fit_data import FitData
 from dtcli.io.arrays import column_names, columns_of, default_names, encode_columns, encode_training
 from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
 from dtcli.params import Parameters, count_or_fraction, integer_param
@@ -126,18 +128,9 @@ class TreeEstimatorBase(Classifier):
         return self
 
     # input -----------------------------------------------------------------------------
-    def _training_input(self, X, y):
-        """(matrix, class codes, features, classes) of X and y; sets feature_names_in_
-        (shared with the forest, which fits many trees from one encoding)."""
-        features, matrix, classes, codes, names = self._encode(X, y)
-        self.feature_names_in_ = np.array(names, dtype=object) if names is not None else None
-        if self.feature_names_in_ is None:
-            del self.feature_names_in_  # scikit-learn sets it only for named input
-        return matrix, codes, features, classes
-
-    def _encode(self, X, y):
-        """(features, float64 matrix, classes, class codes, column names or None) of
-        training input, as `fit` encodes it."""
+    def fit_data(self, X, y) -> FitData:
+        """Training input encoded as `fit` encodes it (for `fit_prepared`, which can fit
+        many times from it: the forest's trees, a search's points)."""
         names = column_names(X)
         if (isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] > 0
                 and X.dtype.kind in "fiu" and self.nominal_features is None):
@@ -149,7 +142,16 @@ class TreeEstimatorBase(Classifier):
             features, matrix = encode_training(columns_of(X), names, self.nominal_features,
                                                 text_may_be_numbers=names is None)
         classes, codes = class_labels(y, matrix.shape[0])
-        return features, matrix, classes, codes, names
+        return FitData(matrix, codes, features, classes, names)
+
+    def set_fitted(self, data: FitData) -> None:
+        """The fitted attributes that describe the training data (`feature_names_in_`
+        only for named input, as scikit-learn)."""
+        self._set_fitted(data.features, data.classes)
+        if data.names is not None:
+            self.feature_names_in_ = np.array(data.names, dtype=object)
+        else:
+            self.__dict__.pop("feature_names_in_", None)
 
     def _set_fitted(self, features, classes) -> None:
         self.classes_ = classes
@@ -158,7 +160,8 @@ class TreeEstimatorBase(Classifier):
         self.n_features_in_ = len(features)
 
     # checks ----------------------------------------------------------------------------
-    def _stop_rules(self):
+    def stop_rules(self):
+        """The stopping rules the engine grows by, checked (ParameterError)."""
         from dtcli.engine.builder import StopRules
 
         def check_int(name, low, allow_none=False):
@@ -194,23 +197,14 @@ class TreeEstimatorBase(Classifier):
         raise ParameterError(f"max_features must be None, 'sqrt', 'log2', an integer in "
                              f"[1, {n_features}] or a fraction in (0, 1], got {value!r}")
 
-    def _check_training(self, X, classes):
+    def _check_training(self, data: FitData):
         """The stopping rules and the engine's criterion, after checking the parameters
-        and the data (with the readers' limit on the engine's node records: fit(X, y)
-        does not pass through the readers)."""
-        from dtcli.io.limits import check_node_records
-
-        rules = dataclasses.replace(self._stop_rules(),
-                                    max_features=self._max_features(X.shape[1]))
-        engine = criteria.get(self.criterion).engine(self.criterion_params)
-        if X.shape[0] == 0:
-            raise ParameterError("cannot fit a tree on zero rows")
-        if classes.shape[0] < 2:
-            raise ParameterError(
-                f"y has one class ({classes[0]!r}); a classifier needs at least two")
-        if np.isinf(X).any():
-            raise ParameterError("X contains infinite values")
-        check_node_records(X.shape[0], classes.shape[0], "y", "X")
+        and, once per FitData, the data (with the readers' limit on the engine's node
+        records: fit(X, y) does not pass through the readers)."""
+        rules = dataclasses.replace(self.stop_rules(),
+                                    max_features=self._max_features(data.X.shape[1]))
+        engine = _engine(self.criterion, self.criterion_params)
+        data.check()
         return rules, engine
 
     def __sklearn_tags__(self):
@@ -220,3 +214,17 @@ class TreeEstimatorBase(Classifier):
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
                     classifier_tags=ClassifierTags(),
                     input_tags=InputTags(allow_nan=True, string=True))
+
+
+@functools.lru_cache(maxsize=64)
+def _engine_of(criterion: str, params: tuple):
+    return criteria.get(criterion).engine(dict(params))
+
+
+def _engine(criterion: str, params):
+    """The engine's form of a criterion (registry.Criterion.engine), resolved once per
+    criterion and parameters: the folds of a cross-validation fit many trees of one."""
+    try:
+        return _engine_of(criterion, tuple(sorted((params or {}).items())))
+    except TypeError:  # parameters that are not hashable: the registry says what is wrong
+        return criteria.get(criterion).engine(params)

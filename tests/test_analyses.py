@@ -17,7 +17,8 @@ from dtcli.cli import cli
 from dtcli.errors import ParameterError
 from dtcli.evaluate.folds import repeat_folds
 from dtcli.evaluate.resample import kept_minority, reachable, resampled_train
-from dtcli.evaluate.tasks import CriterionChoice, Protocol, TreeOptions, parse_criteria
+from dtcli.evaluate.method_syntax import fixed_choices as parse_criteria
+from dtcli.evaluate.tasks import CriterionChoice, Protocol, TreeOptions
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 THYROID = EXAMPLES / "imbalanced" / "new-thyroid1.dat"  # 215 rows, 35 positive

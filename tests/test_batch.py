@@ -133,7 +133,7 @@ def test_plain_progress_writes_a_line_at_most_every_ten_seconds():
 
 
 def test_an_interrupted_run_says_what_it_saved(tmp_path):
-    from dtcli.cli.evaluate_commands import _saved
+    from dtcli.experiments.notes import saved as _saved
     from dtcli.evaluate.results import ResultStore
 
     from dtcli.evaluate.report import METRICS

@@ -93,11 +93,11 @@ def test_j48_is_a_method_of_compare():
 
 
 def test_an_entrys_settings_reach_j48():
-    from dtcli.evaluate.methods import make_estimator
+    from dtcli.evaluate.methods import Preset
+    from dtcli.evaluate.tasks import TreeOptions
 
-    model = make_estimator("j48", {"unpruned": 1.0, "min_samples_leaf": 3.0},
-                           {"confidence": 0.1, "subtree_raising": False,
-                            "leaf_estimate": "laplace", "pruning": None, "max_depth": None})
+    model = Preset("j48", {"unpruned": 1.0, "min_samples_leaf": 3.0}).estimator(
+        TreeOptions(confidence=0.1, subtree_raising=False, leaf_estimate="laplace"))
     assert model.options() == {"min_samples_leaf": 3, "pruning": None, "confidence": 0.1,
                                "subtree_raising": False, "leaf_estimate": "laplace",
                                "binary_splits": False}

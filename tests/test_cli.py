@@ -267,11 +267,17 @@ def test_top_level_help_and_version():
 
 
 def help_examples(command):
-    """The example command lines of a command's --help, without pipes or comments."""
+    """The example command lines of a command's --help (lines ending in a backslash
+    joined to the next), without pipes or comments."""
     text = invoke(command, "--help").stdout
     block = text.split("Example", 1)[1].split("Options:", 1)[0]
-    return [line.split("#")[0].strip() for line in block.splitlines()
-            if line.strip().startswith("dtree ") and "|" not in line]
+    lines = []
+    for line in (line.split("#")[0].strip() for line in block.splitlines()):
+        if lines and lines[-1].endswith("\\"):
+            lines[-1] = lines[-1][:-1] + line
+        elif line.startswith("dtree "):
+            lines.append(line)
+    return [line for line in lines if "|" not in line]
 
 
 def test_the_help_examples_of_the_tree_commands_run(tmp_path, monkeypatch):
@@ -489,13 +495,13 @@ def _loaded_kernel_forms() -> int:
 ])
 def test_train_loads_its_kernels_before_the_fit_it_times(example, criterion, class_weight,
                                                           load_example):
-    """What train times loads no kernel: _load_kernels loaded them all before."""
-    from dtcli.cli.tree_commands import _load_kernels
+    """What train times loads no kernel: load_kernels loaded them all before."""
     from dtcli.estimator import DecisionTreeClassifier
+    from dtcli.experiments.training import load_kernels
 
     dataset = load_example(example)
     model = DecisionTreeClassifier(criterion=criterion, class_weight=class_weight)
-    _load_kernels(model, dataset)
+    load_kernels(model, dataset)
     before = _loaded_kernel_forms()
     model.fit_dataset(dataset)
     assert _loaded_kernel_forms() == before

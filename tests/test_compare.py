@@ -14,7 +14,8 @@ from dtcli.criteria import CRITERIA
 from dtcli.errors import ParameterError
 from dtcli.evaluate import reference
 from dtcli.evaluate.comparison import comparison_document, render_comparison
-from dtcli.evaluate.tasks import CriterionChoice, parse_criteria
+from dtcli.evaluate.method_syntax import fixed_choices as parse_criteria
+from dtcli.evaluate.tasks import CriterionChoice
 from dtcli.evaluate.spec import check_distinct, dataset_name, default_criteria, method_identity
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from dtcli.cli import cli
+from dtcli.evaluate.method_syntax import fixed_choices
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 DATA = [EXAMPLES / "imbalanced" / "new-thyroid1.dat", EXAMPLES / "imbalanced" / "ecoli-0-6-7_vs_5.dat"]
@@ -64,7 +65,7 @@ def test_every_worker_holds_each_dataset_once(cluster):
                 held.update(client.run(lambda dask_worker: sorted(
                     type(value).__name__ for value in dask_worker.data.values())))
 
-    runner.run_grid(["a", "b"], datasets, tasks.parse_criteria(["gini,entropy"]),
+    runner.run_grid(["a", "b"], datasets, fixed_choices(["gini,entropy"]),
                     tasks.TreeOptions(), tasks.Protocol(3, 1, 0),
                     scheduler=cluster.scheduler_address, progress=look)
     assert len(held) == 2

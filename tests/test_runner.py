@@ -12,6 +12,7 @@ from dtcli.errors import DataError, DtreeError, ParameterError
 from dtcli.estimator import DecisionTreeClassifier
 from dtcli.evaluate import runner, tasks
 from dtcli.evaluate.folds import repeat_folds, repeated_stratified_kfold
+from dtcli.evaluate.method_syntax import fixed_choices
 from dtcli.evaluate.report import METRICS, TIMING
 from dtcli.evaluate.results import ResultStore
 from dtcli.io import load_dataset
@@ -43,7 +44,7 @@ def without_timing(grid):
 
 
 def test_parse_criteria_splits_commas_and_repeats():
-    choices = tasks.parse_criteria(["gini, entropy", "gain-ratio"])
+    choices = fixed_choices(["gini, entropy", "gain-ratio"])
     assert [c.label for c in choices] == ["gini", "entropy", "gain-ratio"]
     assert all(c.params == () for c in choices)
 
@@ -54,7 +55,7 @@ def test_parse_criteria_reads_parameters_and_labels_them():
     values = [v for v in (param.default + 0.5, param.default - 0.25, 0.5, 1.5, 2.5, 3.0)
               if param.accepts(v) and v != param.default][:2]
     entries = [f"{WITH_PARAMS.name}:{param.name}={v}" for v in values]
-    choices = tasks.parse_criteria([",".join(entries)])
+    choices = fixed_choices([",".join(entries)])
     assert [c.label for c in choices] == [f"{WITH_PARAMS.name}:{param.name}={v:g}" for v in values]
     assert choices[0].resolved()[param.name] == values[0]
 
@@ -70,14 +71,14 @@ def test_parse_criteria_reads_parameters_and_labels_them():
 ])
 def test_parse_criteria_errors(text, message):
     with pytest.raises(ParameterError, match=message):
-        tasks.parse_criteria([text])
+        fixed_choices([text])
 
 
 @pytest.mark.skipif(WITH_PARAMS is None, reason="no registered criterion has parameters")
 def test_a_parameter_at_its_default_is_the_same_criterion():
     param = WITH_PARAMS.params[0]
     with pytest.raises(ParameterError, match="the same criterion"):
-        tasks.parse_criteria([f"{WITH_PARAMS.name},{WITH_PARAMS.name}:{param.name}={param.default}"])
+        fixed_choices([f"{WITH_PARAMS.name},{WITH_PARAMS.name}:{param.name}={param.default}"])
 
 
 # --------------------------------------------------------------------------

@@ -20,7 +20,9 @@ from dtcli.evaluate.folds import repeat_folds
 from dtcli.evaluate.tasks import Protocol, TreeOptions
 from dtcli.tuning.estimator import TunedClassifier
 from dtcli.tuning.grid import default_grid
-from dtcli.tuning.methods import TunedMethod, method_grid, split_entries
+from dtcli.evaluate.method_syntax import parse_methods
+from dtcli.evaluate.methods import Tuned
+from dtcli.tuning.methods import method_grid
 from dtcli.tuning.search import Search, grid_search, nested_many, subset
 
 ALPHAS = (0.5, 1.0)
@@ -109,15 +111,15 @@ def test_nested_chooses_significance_inside_each_outer_training_fold(iris):
 
 
 def test_one_grid_serves_every_tuned_method_by_its_own_parameters():
-    _, methods = split_entries(["pe:alpha=auto,abi:alpha=auto:beta=auto:pruning=s-pruning"
-                                ":significance=auto:permutations=50"])
+    methods = parse_methods(["pe:alpha=auto,abi:alpha=auto:beta=auto:pruning=s-pruning"
+                             ":significance=auto:permutations=50"])
     pe, abi = methods
     assert abi.options == (("pruning", "s-pruning"), ("permutations", 50))
     grid = {"alpha": (0.5, 1.0), "beta": (1.0,), "significance": (0.05,)}
     assert method_grid(pe, grid, TreeOptions()) == {"alpha": (0.5, 1.0)}
     assert method_grid(abi, grid, TreeOptions(pruning="s-pruning")) == grid
-    fixed = TunedMethod("pe:alpha=0.5:significance=auto", "pe", (("alpha", 0.5),),
-                        ("significance",))
+    fixed = Tuned("pe:alpha=0.5:significance=auto", "pe", (("alpha", 0.5),),
+                  ("significance",))
     assert method_grid(fixed, {"alpha": (1.0,), "min_samples_leaf": (1.0, 5.0)},
                        TreeOptions(pruning="s-pruning")) == {
         "significance": LEVELS, "min_samples_leaf": (1.0, 5.0)}

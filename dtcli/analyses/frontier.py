@@ -136,10 +136,12 @@ def path_alphas(datasets: Sequence[Dataset], choice: CriterionChoice, options: T
     if choice.trees or not methods.tree_criterion(choice.name):
         raise ParameterError(f"--frontier: '{choice.label}' is not a single tree; the "
                              "frontier prunes trees")
-    params = {**choice.tree_options(options).estimator_params(), "pruning": None}
+    from dtcli.estimator import DecisionTreeClassifier
+
+    params = {**methods.method_of(choice).estimator_params(options), "pruning": None}
     alphas, largest = [], []
     for dataset in datasets:
-        model = methods.make_estimator(choice.name, dict(choice.params), params)
+        model = DecisionTreeClassifier(n_jobs=1, **params)
         model.fit_dataset(dataset)
         risk = node_risk(model.tree_.value, model.criterion, model.criterion_params,
                          model.ccp_risk)

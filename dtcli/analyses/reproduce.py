@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from dtcli.errors import ParameterError
-from dtcli.evaluate.tasks import Protocol, TreeOptions, parse_criteria
+from dtcli.evaluate.method_syntax import fixed_choices
+from dtcli.evaluate.tasks import Protocol, TreeOptions
 
 _IHD = "entropy,gini,gain-ratio,dcsm,hddt,ccpdt,ihd,ihdw"  # the paper's column order
 _IHD_PAPER = ("P. S. Akash, M. E. Kadir, A. A. Ali and M. Shoyaib, Inter-node Hellinger "
@@ -159,7 +160,7 @@ def reproduce(paper: str, examples: str, *, quick: bool = False, run_grid=None,
             raise DataError(f"{missing[0]}: no such file (the datasets of `dtree reproduce` "
                             "ship in the project's examples/; name its folder with --examples)")
         loaded = [s.load() for s in specs]
-        choices = parse_criteria([table.criteria])
+        choices = fixed_choices([table.criteria])
         protocol = Protocol(table.cv, 1, 0)
         grid = run_grid([s.name for s in specs], loaded, choices, TreeOptions(), protocol,
                         **run)

@@ -117,7 +117,7 @@ def cli():
     An option means the same in every command that takes it:
       -o, --output FILE      where to write (- for stdout, the default)
       -f, --output-format    what to write (text, json, csv, ...)
-      --input-format         how to read DATA (csv, arff, keel; default: by extension)
+      --input-format         how to read DATA: csv, arff, keel (default: by name)
       -j, --jobs N           CPU cores to use (default: all)
       -q, --quiet            no notes or progress on stderr
     Old spellings: `-o json` is refused (write -f json); --format still works,

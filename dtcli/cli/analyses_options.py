@@ -35,14 +35,19 @@ def run_analysis(ctx, given: dict) -> None:
 
     from dtcli.atomic import open_output
     from dtcli.cli import evaluate_commands as compare
+    from dtcli.cli.pruning_options import pruning_params
+    from dtcli.cli.tune_command import TUNING_KEYS
     from dtcli.errors import ParameterError
+    from dtcli.experiments.comparison import prepare_run
+    from dtcli.experiments.data import Reading
+    from dtcli.experiments.notes import saved
 
     analysis = "--frontier" if given["frontier"] else "--imbalance"
     if given["frontier"] and given["imbalance"] is not None:
         raise ParameterError("--imbalance and --frontier are separate analyses; run one at "
                              "a time")
     compare._refuse(ctx, ("table_path", "lower_is_better", "base", "cd_diagram", "report_path",
-                          "reference", "show_sd"), f"does not apply to {analysis}")
+                          "reference", "show_sd") + TUNING_KEYS, f"does not apply to {analysis}")
     if given["frontier"]:
         compare._refuse(ctx, ("pruning", "ccp_alpha", "confidence", "pruning_folds",
                               "significance", "minority"),
@@ -51,40 +56,50 @@ def run_analysis(ctx, given: dict) -> None:
     if analysis == "--imbalance" and (ctx.get_parameter_source("metric")
                                       != ParameterSource.COMMANDLINE):
         metric = "auc"
-    outputs = {"--results": given["results_path"], "--plot": given["plot"],
-               "--output": given["output"]}
-    names, _, datasets, choices, tuned, _, options, protocol, store = compare._compare_inputs(
-        given["data"], given["spec_path"], given["criteria_entries"], None, given["cv"],
-        given["repeats"], given["seed"], given["results_path"], given["scheduler"],
-        given["target"], given["drop"], given["data_format"], given["no_header"],
-        given["delimiter"], given["tree"], given["force"], outputs, None, given["tuning"])
+    tree = {key: value for key, value in given["tree"].items() if key not in TUNING_KEYS}
+    tree.update(pruning_params(tree))
+    notes, fixed, tuned, names, datasets, options, protocol, store, _ = prepare_run(
+        list(given["data"]), ",".join(given["criteria_entries"]), spec=given["spec_path"],
+        cv=given["cv"], repeats=given["repeats"], seed=given["seed"],
+        results=given["results_path"], scheduler=given["scheduler"],
+        reading=Reading(given["target"], tuple(given["drop"]), given["data_format"],
+                        not given["no_header"], given["delimiter"]),
+        force=given["force"], quiet=given["quiet"],
+        outputs={"--plot": given["plot"], "--output": given["output"]}, inputs={},
+        options=tree)
     if tuned:
         raise ParameterError(f"{analysis}: tune parameters in a separate run; give the "
                              "--criteria entries fixed parameters")
-    run = {"jobs": given["jobs"], "store": store, "scheduler": given["scheduler"],
-           "quiet": given["quiet"]}
+    choices = [method.choice for method in fixed]
     about = {"cv": protocol.cv, "repeats": protocol.repeats, "seed": protocol.seed,
              "options": options.estimator_params()}
     from dtcli.analyses import report
 
+    run = {"jobs": given["jobs"], "store": store, "scheduler": given["scheduler"]}
     if given["frontier"]:
         from dtcli.analyses.frontier import frontier
 
-        result = compare._run_grid(names, datasets, choices, options, protocol, metric=metric,
-                                   runner=frontier, **run)
+        def analyse(progress):
+            return frontier(names, datasets, choices, options, protocol, metric=metric,
+                            progress=progress, **run)
         render, plot = report.render_frontier, report.frontier_svg
     else:
         from dtcli.analyses.skew import parse_ratios, skew_sweep
 
-        result = compare._run_grid(names, datasets, choices, options, protocol,
-                                   parse_ratios(given["imbalance"]), metric=metric,
-                                   minority=given["minority"], runner=skew_sweep, **run)
+        ratios = parse_ratios(given["imbalance"])
+
+        def analyse(progress):
+            return skew_sweep(names, datasets, choices, options, protocol, ratios,
+                              metric=metric, minority=given["minority"], progress=progress,
+                              **run)
         render, plot = report.render_sweep, report.sweep_svg
+    result = notes.run("cross-validating", analyse, lambda: saved(store))
     result.about = about
     doc = result.to_json()
-    compare._warn(f"dataset '{name}' cannot reach ratio(s) "
-                  f"{', '.join(f'{r:g}' for r in ratios)} (its training folds are more "
-                  "imbalanced than that): skipped there" for name, ratios in doc.get("skipped", {}).items())
+    notes.warn([f"dataset '{name}' cannot reach ratio(s) "
+                f"{', '.join(f'{r:g}' for r in unreached)} (its training folds are more "
+                "imbalanced than that): skipped there"
+                for name, unreached in doc.get("skipped", {}).items()])
     if given["plot"] is not None:
         with open_output(given["plot"]) as handle:
             handle.write(plot(doc))

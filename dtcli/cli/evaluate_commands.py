@@ -4,18 +4,16 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
+from dtcli.cli.analyses_options import analysis_options
 from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
                                force_option,
                                jobs_option, output_format_option, output_option, quiet_option,
-                               refuse_unmarked_stdin, stderr_console, target_options,
+                               refuse_unmarked_stdin, target_options,
                                tree_options)
-from dtcli.cli.analyses_options import analysis_options
-from dtcli.cli.pruning_options import PRUNING_PARAMS, pruning_options, pruning_params
-from dtcli.cli.tune_command import (TUNING_KEYS, evaluate_tuned, open_store, tuned_columns,
-                                    tuned_method_options)
+from dtcli.cli.pruning_options import pruning_options, pruning_params
+from dtcli.cli.tune_command import TUNING_KEYS, tuned_method_options, tuning_keywords
 from dtcli.errors import ParameterError
-from dtcli.params import MAX_REPEATS
-from dtcli.evaluate.report import ALPHA, FORMATS, METRICS
+from dtcli.evaluate.report import FORMATS, METRICS
 
 
 def _tree_options_without(*names):
@@ -33,11 +31,11 @@ def _cv_options(func):
     options = [
         click.option("--cv", type=click.IntRange(min=2), default=10, show_default=True,
                      help="Number of stratified folds."),
-        click.option("--repeats", "-r", type=click.IntRange(1, MAX_REPEATS), default=1, show_default=True,
+        click.option("--repeats", "-r", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Repeat the cross-validation with different fold assignments."),
         click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-                     help="Seed of the fold assignment (folds depend only on it, the labels "
-                          "and the repeat)."),
+                     help="Seed of everything random: the fold assignment (folds depend "
+                          "only on it, the labels and the repeat) and the forests' draws."),
         jobs_option("one worker process per core (default: the cores other processes "
                     "leave idle, or one for a run of a few seconds)"),
     ]
@@ -78,44 +76,13 @@ def _refuse(ctx, names, reason: str) -> None:
         raise ParameterError(f"{_flag(ctx, given[0])} {reason}")
 
 
-def _warn(lines) -> None:
-    console = stderr_console()
-    for line in lines:
-        console.print(f"warning: {line}", style="yellow")
+def _tree_names() -> tuple[str, ...]:
+    """The parameters of the tree option bundles (tree, class weight, pruning), in the
+    order --help lists them (a decorator's parameters are kept last first)."""
+    return tuple(p.name for bundle in (tree_options, class_weight_option, pruning_options)
+                 for p in reversed(bundle(lambda: None).__click_params__))
 
 
-def _run_grid(*args, quiet: bool, runner=None, **kwargs):
-    """runner.run_grid (or `runner`, a function that calls it) with a progress bar; Ctrl-C,
-    SIGTERM or SIGHUP stop with one line and exit code 128 + the signal (130 for Ctrl-C)."""
-    from dtcli.errors import interrupt_exit_code, signals_as_interrupts
-    from dtcli.evaluate.report import progress_bar
-    from dtcli.evaluate.runner import run_grid
-
-    try:
-        with signals_as_interrupts(), progress_bar("cross-validating",
-                                                   enabled=not quiet) as progress:
-            return (runner or run_grid)(*args, progress=progress, **kwargs)
-    except KeyboardInterrupt as exc:
-        stderr_console().print(f"interrupted; {_saved(kwargs.get('store'))}", markup=False,
-                               highlight=False, soft_wrap=True)
-        raise SystemExit(interrupt_exit_code(exc)) from None
-
-
-def _saved(store) -> str:
-    """What an interrupted run kept, truthfully: the folds written to --results by it."""
-    if store is None or not store.path:
-        return "nothing was saved (use --results FILE to keep finished folds)"
-    if store.written == 0:
-        kept = (f"; {store.path} still holds the {len(store.cells)} folds of earlier runs"
-                if store.cells else "")
-        return f"no fold finished in this run, none was saved{kept}"
-    plural = "s" if store.written != 1 else ""
-    return (f"{store.written} finished fold{plural} of this run saved in {store.path} "
-            f"({len(store.cells)} in all); rerun to continue")
-
-
-_TREE = ("criterion", "criterion_params", "max_depth", "min_samples_split", "min_samples_leaf",
-         "min_weight_fraction_leaf", "min_gain", "class_weight") + PRUNING_PARAMS
 _CV = ("cv", "repeats", "seed", "jobs")
 
 
@@ -161,15 +128,29 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     named = {"model": inputs[0], "data": inputs[1]} if len(inputs) == 2 else {"data": inputs[0]}
     _refuse_outputs_over_inputs({"--results": results_path, "--output": output}, named)
     refuse_unmarked_stdin(inputs[-1], data_format)
-    tuning = {key: tree.pop(key) for key in TUNING_KEYS}
+    tuning = tuning_keywords({key: tree.pop(key) for key in TUNING_KEYS})
     if len(inputs) == 2:
-        _refuse(ctx, _TREE + _CV + TUNING_KEYS + ("drop", "force", "results_path", "scheduler"),
+        _refuse(ctx, _tree_names() + _CV + TUNING_KEYS
+                + ("drop", "force", "results_path", "scheduler"),
                 "applies to cross-validating DATA; a saved MODEL is evaluated as it is")
-        doc = _evaluate_model(*inputs, target, data_format, no_header, delimiter)
+        from dtcli.experiments.evaluation import score_model
+
+        doc = score_model(*inputs, target=target, input_format=data_format,
+                          header=not no_header, delimiter=delimiter).document
     else:
-        run = {"jobs": jobs, "store": open_store(results_path), "scheduler": scheduler}
-        doc = _cross_validate(inputs[0], target, drop, data_format, no_header, delimiter, cv,
-                              repeats, seed, run, quiet, tree, force, tuning)
+        from dtcli.evaluate.method_syntax import command_method
+        from dtcli.experiments.evaluation import evaluate as run_evaluation
+
+        from dtcli.cli.unused_options import refuse_unused
+
+        tree.update(pruning_params(tree))
+        refuse_unused(ctx, tree)
+        method = command_method(tree.pop("criterion"), dict(tree.pop("criterion_params")))
+        doc = run_evaluation(inputs[0], method, cv=cv, repeats=repeats, seed=seed, jobs=jobs,
+                             results=results_path, scheduler=scheduler, target=target,
+                             drop=drop, input_format=data_format, header=not no_header,
+                             delimiter=delimiter, force=force, quiet=quiet, **tuning,
+                             **tree).document
     from dtcli.atomic import open_output
     from dtcli.evaluate.report import render_evaluation
 
@@ -179,70 +160,6 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
             from dtcli.tuning.report import render_tuning
 
             render_tuning(doc["tuning"], output_format, handle)
-
-
-def _evaluate_model(model_path, data, target, data_format, no_header, delimiter) -> dict:
-    from dtcli.errors import DataError
-    from dtcli.evaluate.report import evaluation_document
-    from dtcli.evaluate.runner import evaluate_model, summarize
-    from dtcli.io import load_features
-    from dtcli.model import load_model
-
-    model, meta = load_model(model_path)
-    target = target or meta.get("target")
-    X, columns = load_features(data, model.features_, labels_of=[target], format=data_format,
-                               header=not no_header, delimiter=delimiter)
-    labels = columns.get(target)
-    if labels is None:
-        raise DataError(f"{data}: no class column '{target}' to evaluate against; "
-                        "name it with --target")
-    fit_seconds = float(meta.get("training", {}).get("fit_seconds") or 0.0)
-    result, n_rows = evaluate_model(model, fit_seconds, X, labels, data)
-    about = {"model": model_path, "dataset": data, "target": target, "n_rows": n_rows,
-             "criterion": meta.get("criterion", {"name": meta.get("kind"), "params": {}}),
-             "options": meta["options"]}
-    return evaluation_document(summarize([result]), model.classes_, about)
-
-
-def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-                    run, quiet, tree, force, tuning) -> dict:
-    from dtcli.evaluate.report import evaluation_document
-    from dtcli.evaluate.runner import summarize
-    from dtcli.evaluate.spec import specs_from_paths
-    from dtcli.evaluate.tasks import (CriterionChoice, Protocol, TreeOptions, forest_size,
-                                      check_class_weight, check_protocol)
-
-    from dtcli.cli.unused_options import refuse_unused
-    from dtcli.tuning.grid import auto_options
-
-    tree.update(pruning_params(tree))
-    refuse_unused(click.get_current_context(), tree)
-    protocol = Protocol(cv, repeats, seed)
-    spec = specs_from_paths([data], target=target, drop=drop, format=data_format,
-                            header=not no_header, delimiter=delimiter)[0]
-    if "auto" in tree["criterion_params"].values() or auto_options(tree):
-        dataset = spec.load(force)
-        _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
-        return evaluate_tuned(spec, dataset, tree, tuning, protocol, quiet=quiet, **run)
-    if tuning["grid_entries"] or tuning["inner_cv"]:
-        raise ParameterError("--grid and --inner-cv apply to a --param given as auto")
-    name, trees = forest_size(tree.pop("criterion"))  # gini*100: a forest
-    choice = CriterionChoice(name, tuple(tree.pop("criterion_params").items()), (), trees)
-    params = choice.resolved()
-    options = TreeOptions(**tree).check()
-    dataset = spec.load(force)
-    check_class_weight([spec.name], [dataset], options)
-    _warn(dataset.warnings + check_protocol([spec.name], [dataset], protocol))
-    if run["scheduler"] is not None:
-        from dtcli.evaluate.distributed import check_address
-
-        check_address(run["scheduler"])
-    grid = _run_grid([spec.name], [dataset], [choice], options, protocol, quiet=quiet, **run)
-    about = {"dataset": spec.name, "source": data, "target": dataset.target,
-             "n_rows": int(len(dataset.y)), "criterion": {"name": choice.name, "params": params},
-             **({"forest": {"n_estimators": trees, "max_features": "sqrt"}} if trees else {}),
-             "options": options.estimator_params(), "cv": cv, "repeats": repeats, "seed": seed}
-    return evaluation_document(summarize(grid.cells[(0, 0)]), dataset.classes, about)
 
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
@@ -258,9 +175,8 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
                    "parameters (tsallis at q=2 is gini, renyi at gamma=1 entropy, ...). Two "
                    "spellings of one method (gini,tsallis:q=2) are refused: a method tied "
                    "with itself distorts the ranks and the tests. Methods beside the "
-                   "criteria: fdf[:PARAM=VALUE...] (the FDF forest), CRITERION+nb or "
-                   "CRITERION+nb-gaussian (trees with Naive Bayes leaves; docs/fdf.md) and "
-                   "j48[:PARAM=VALUE...] (Weka's J48; docs/c45.md).")
+                   "criteria: fdf[:PARAM=VALUE...] (the FDF forest) and CRITERION+nb or "
+                   "CRITERION+nb-gaussian (trees with Naive Bayes leaves); docs/fdf.md.")
 @click.option("--metric", "-m", type=click.Choice(list(METRICS)), default="accuracy",
               show_default=True, metavar="NAME",
               help=f"The score to rank criteria by: {', '.join(METRICS)}.")
@@ -280,7 +196,6 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
               help="Compare the methods of this table instead of running trees: a header row, "
                    "then one row per dataset, name first, one score per method.")
 @click.option("--lower-is-better", is_flag=True, help="With --table: smaller scores are better.")
-@analysis_options
 @_cv_options
 @_run_options
 @target_options
@@ -289,6 +204,7 @@ def _cross_validate(data, target, drop, data_format, no_header, delimiter, cv, r
 @class_weight_option
 @pruning_options
 @tuned_method_options
+@analysis_options
 @_report_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
@@ -314,43 +230,48 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     Example:
       dtree compare examples/imbalanced/*.dat --criteria gini,entropy,gain-ratio \\
           --metric auc --cv 10 --cd-diagram cd.svg --results runs.jsonl
-      dtree compare examples/imbalanced/*.dat --criteria gini,hddt,ihdw --report report.html
-      dtree compare --table docs/reference/ihd_table3_accuracy_balanced.csv --base iHDw
+      dtree compare examples/imbalanced/*.dat --criteria gini,hddt,ihdw \\
+          --report report.html
+      dtree compare --table docs/reference/ihd_table3_accuracy_balanced.csv \\
+          --base iHDw
     """
     from dtcli.evaluate.comparison import render_comparison
 
-    tuning = {key: tree.pop(key) for key in TUNING_KEYS}
     if imbalance is not None or frontier:
         from dtcli.cli.analyses_options import run_analysis
 
         return run_analysis(ctx, locals())
     _refuse(ctx, ("minority", "plot"), "applies to --imbalance or --frontier")
+    tuning = tuning_keywords({key: tree.pop(key) for key in TUNING_KEYS})
     if table_path is not None:
         _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
                       "target", "drop", "data_format", "no_header", "delimiter", "force")
-                + _CV + _TREE + TUNING_KEYS,
+                + _CV + _tree_names() + TUNING_KEYS,
                 "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")
-        _refuse_outputs_over_inputs({"--cd-diagram": cd_diagram, "--report": report_path,
-                                     "--output": output},
-                                    {"--table": table_path, "--reference": reference})
-        doc = _compare_table(table_path, lower_is_better, base)
-    else:
-        _refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
-        doc = _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats,
-                                seed, jobs, results_path, scheduler, target, drop, data_format,
-                                no_header, delimiter, quiet, tree, force,
-                                outputs={"--results": results_path, "--cd-diagram": cd_diagram,
-                                         "--report": report_path, "--output": output},
-                                reference=reference, tuning=tuning)
-    _warn(doc["warnings"])
-    if reference is not None:
-        from dtcli.evaluate.reference import reference_comparison
+        from dtcli.experiments.comparison import compare_scores
 
-        doc["reference"] = reference_comparison(doc, reference)
-    if cd_diagram is not None:
-        _write_cd_diagram(doc, cd_diagram)
+        doc = compare_scores(table_path, lower_is_better=lower_is_better, base=base,
+                             reference=reference, cd_diagram=cd_diagram,
+                             outputs={"--output": output, "--report": report_path}).document
+    else:
+        from dtcli.experiments.comparison import compare as run_comparison
+
+        from dtcli.cli.unused_options import refuse_unused
+
+        _refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
+        tree.update(pruning_params(tree))
+        refuse_unused(ctx, tree,
+                      entries_prune=any("pruning=" in entry for entry in criteria_entries))
+        doc = run_comparison(list(data), ",".join(criteria_entries), spec=spec_path, cv=cv,
+                             repeats=repeats, seed=seed, metric=metric, base=base, jobs=jobs,
+                             results=results_path, scheduler=scheduler, reference=reference,
+                             cd_diagram=cd_diagram, target=target, drop=drop,
+                             input_format=data_format, header=not no_header,
+                             delimiter=delimiter, force=force, quiet=quiet,
+                             outputs={"--output": output, "--report": report_path}, **tuning,
+                             **tree).document
     if report_path is not None:
         from dtcli.export.compare_report import write_report
 
@@ -365,130 +286,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
             render_tuning(doc["tuning"], output_format, handle)
 
 
-def _compare_table(path, lower_is_better, base) -> dict:
-    from dtcli.evaluate.comparison import comparison_document
-    from dtcli.evaluate.reference import read_score_table
-
-    datasets, methods, values = read_score_table(path)
-    return comparison_document(datasets, methods, values, higher_is_better=not lower_is_better,
-                               base=base, about={"table": path})
-
-
 def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str, str | None]):
-    """ParameterError if an output option names an input file, or another output."""
-    from dtcli.atomic import refuse_output_over_input
+    from dtcli.experiments.data import refuse_outputs
 
-    for option, path in outputs.items():
-        refuse_output_over_input(path, option, inputs)
-        inputs = {**inputs, option: path}
-
-
-def _compare_inputs(data, spec_path, criteria_entries, base, cv, repeats, seed, results_path,
-                    scheduler, target, drop, data_format, no_header, delimiter, tree, force,
-                    outputs, reference, tuning):
-    """compare's datasets, methods, tree options, protocol and result store, checked:
-    (names, specs, datasets, choices, tuned, labels, options, protocol, store)."""
-    from dtcli.cli.unused_options import refuse_unused
-    from dtcli.evaluate.results import ResultStore
-    from dtcli.evaluate.tasks import (Protocol, TreeOptions, check_class_weight, check_protocol,
-                                      parse_criteria)
-    from dtcli.evaluate.spec import (check_distinct, check_unique, default_criteria, load_spec,
-                                     specs_from_paths)
-
-    if scheduler is not None:
-        from dtcli.evaluate.distributed import check_address
-
-        check_address(scheduler)
-    from dtcli.tuning.methods import split_entries
-
-    entries, tuned = split_entries(criteria_entries or [",".join(default_criteria())])
-    choices = parse_criteria(entries) if entries or not tuned else []
-    if not tuned and (tuning["grid_entries"] or tuning["inner_cv"]):
-        raise ParameterError("--grid and --inner-cv apply to --criteria entries with auto "
-                             "parameters (tsallis:q=auto)")
-    check_distinct(choices)
-    labels = [c.label for c in choices] + [t.label for t in tuned]  # tuned methods last
-    if base is not None and base not in labels:
-        raise ParameterError(f"--base {base!r} is not one of the compared criteria "
-                             f"({', '.join(labels)})")
-    tree.update(pruning_params(tree))
-    refuse_unused(click.get_current_context(), tree,
-                  entries_prune=any("pruning=" in entry for entry in criteria_entries or []))
-    if tree["significance"] == "auto":
-        raise ParameterError("--significance auto: in compare, tune it in a --criteria entry "
-                             "(pe:alpha=auto:pruning=s-pruning:significance=auto)")
-    options = TreeOptions(**tree).check()
-    protocol = Protocol(cv, repeats, seed)
-    specs = (load_spec(spec_path) if spec_path else []) + specs_from_paths(
-        data, target=target, drop=drop, format=data_format, header=not no_header,
-        delimiter=delimiter)
-    if not specs:
-        raise ParameterError("give DATA files, a --spec file or a --table to compare")
-    check_unique(specs)
-    if outputs.get("--cd-diagram") is not None and len(specs) < 2:
-        raise ParameterError("--cd-diagram needs at least two datasets")
-    _refuse_outputs_over_inputs(outputs, {"--spec file": spec_path, "--reference": reference,
-                                          **{f"data file of '{s.name}'": s.path for s in specs}})
-    datasets = [spec.load(force) for spec in specs]
-    names = [spec.name for spec in specs]
-    check_class_weight(names, datasets, options)
-    _warn([w for d in datasets for w in d.warnings] + check_protocol(names, datasets, protocol))
-    store = ResultStore(results_path)
-    if store.repaired:  # said once even with --quiet: the line is gone from the file
-        _warn([store.repair_note()])
-    return names, specs, datasets, choices, tuned, labels, options, protocol, store
-
-
-def _compare_criteria(data, spec_path, criteria_entries, metric, base, cv, repeats, seed, jobs,
-                      results_path, scheduler, target, drop, data_format, no_header, delimiter,
-                      quiet, tree, force, outputs, reference, tuning) -> dict:
-    from dtcli.evaluate.comparison import comparison_document
-
-    names, specs, datasets, choices, tuned, labels, options, protocol, store = _compare_inputs(
-        data, spec_path, criteria_entries, base, cv, repeats, seed, results_path, scheduler,
-        target, drop, data_format, no_header, delimiter, tree, force, outputs, reference,
-        tuning)
-    means, stds, repeat_stds = ([[] for _ in names] for _ in range(3))
-    if choices:
-        grid = _run_grid(names, datasets, choices, options, protocol, jobs=jobs, store=store,
-                         scheduler=scheduler, quiet=quiet)
-        if results_path and not quiet:
-            stderr_console().print(f"{grid.reused} fold(s) taken from {results_path}, "
-                                   f"{grid.computed} computed")
-        means, stds, repeat_stds = grid.table(metric)
-    if tuned:
-        columns = tuned_columns(names, datasets, tuned, tuning, options, protocol, metric,
-                                jobs=jobs, store=store, scheduler=scheduler, quiet=quiet)
-        for table, extra in zip((means, stds, repeat_stds), columns):
-            for row, more in zip(table, extra):
-                row.extend(more)
-    about = {"metric": metric, "cv": cv, "repeats": repeats, "seed": seed,
-             "options": options.estimator_params(),
-             "sources": {spec.name: spec.path for spec in specs}}
-    doc = comparison_document(names, labels, means, stds, higher_is_better=METRICS[metric],
-                              base=base, repeat_stds=repeat_stds if repeats > 1 else None,
-                              about=about)
-    doc["timing"] = grid.timing() if choices else {}
-    doc["fold_scores"] = grid.fold_scores(metric) if choices else {d: {} for d in names}
-    if tuned:
-        for name, scores in columns[3].pop("fold_scores").items():
-            doc["fold_scores"][name].update(scores)
-        doc["tuning"] = columns[3]
-    return doc
-
-
-def _write_cd_diagram(doc: dict, path: str) -> None:
-    from dtcli.atomic import open_output
-    from dtcli.evaluate.cd_diagram import critical_difference_svg
-
-    if doc["nemenyi"] is None:
-        raise ParameterError("--cd-diagram needs at least two datasets")
-    methods = doc["criteria"]
-    pairs = [(methods.index(a), methods.index(b)) for a, b in doc["nemenyi"]["significant_pairs"]]
-    what = doc.get("metric") or doc.get("table", "scores")
-    svg = critical_difference_svg(methods, [doc["average_ranks"][m] for m in methods],
-                                  doc["nemenyi"]["cd"], pairs,
-                                  title=f"{what}: {len(doc['datasets'])} datasets, Nemenyi "
-                                        f"alpha {ALPHA}")
-    with open_output(path) as handle:
-        handle.write(svg)
+    refuse_outputs(outputs, inputs)

@@ -56,8 +56,9 @@ def forest_options(func):
                      help="Forest: score each row by the trees that did not draw it "
                           "(out-of-bag accuracy, in the summary and the model file)."),
         click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-                     help="Seed of the bootstrap samples and feature draws: the same seed "
-                          "gives the same model on any number of cores."),
+                     help="Seed of everything random: the bootstrap samples and feature "
+                          "draws, and the folds of the search of auto parameters; the same "
+                          "seed gives the same model on any number of cores."),
         click.option("--scheduler", metavar="tcp://HOST:PORT",
                      help="Forest: grow the trees on this Dask cluster (pip install "
                           "'dtcli[dask]'); the forest equals the local one."),

@@ -9,12 +9,11 @@ from click.core import ParameterSource
 from dtcli.errors import ParameterError
 
 MODELS = ("tree", "forest", "fdf")
-# tree options that mean nothing to FDF (it splits by GenGain and counts rows)
-_NOT_FOR_FDF = ("criterion", "criterion_params", "class_weight", "min_samples_split",
-                "min_weight_fraction_leaf", "leaf_model", "nb_numeric", "grid_entries", "tune_cv", "pruning", "ccp_alpha",
-                "ccp_risk", "confidence", "subtree_raising", "pruning_folds", "leaf_estimate",
-                "m", "pruning_path", "n_estimators", "max_features", "no_bootstrap",
-                "max_samples", "oob", "seed", "scheduler")
+# train's options that FDF takes (it splits by GenGain and counts rows): any other given
+# with --model fdf is refused, so that a new tree option needs no entry here
+_FOR_FDF = ("data", "target", "drop", "data_format", "no_header", "delimiter", "model_kind",
+            "fdf_combine", "nb_min_samples", "max_depth", "min_samples_leaf", "min_gain", "jobs",
+            "output", "force", "quiet")
 
 
 def model_options(func):
@@ -55,11 +54,10 @@ def make_model(model_kind: str, tree: dict, jobs, leaf_model: str, nb_numeric: s
         from dtcli.fdf.estimator import FDFClassifier
 
         context = click.get_current_context()
-        for name in _NOT_FOR_FDF:
-            if context.get_parameter_source(name) == ParameterSource.COMMANDLINE:
-                flag = next(max(p.opts, key=len) for p in context.command.params
-                            if p.name == name)
-                raise ParameterError(f"{flag} does not apply to --model fdf")
+        for param in context.command.params:
+            if (param.name not in _FOR_FDF
+                    and context.get_parameter_source(param.name) == ParameterSource.COMMANDLINE):
+                raise ParameterError(f"{max(param.opts, key=len)} does not apply to --model fdf")
         model = FDFClassifier(min_samples_leaf=tree["min_samples_leaf"],
                               max_depth=tree["max_depth"], min_gain=tree["min_gain"],
                               nb_min_samples=nb_min_samples, combine=fdf_combine)

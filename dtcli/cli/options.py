@@ -5,6 +5,8 @@ import os
 
 import click
 
+from dtcli.experiments.notes import stderr_console  # noqa: F401 - the commands' console
+
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 # --help lists a command's options under these headings (by parameter name, in this
@@ -46,12 +48,6 @@ class SectionedCommand(click.Command):
 LARGEST_COUNT = 2**31 - 1
 
 
-def stderr_console():
-    """Where talk and progress go; rich is imported only when something is said."""
-    from rich.console import Console
-
-    # markup off: file names and class labels such as "[high]" or "[/x]" are printed as they are
-    return Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
 def data_options(func):
@@ -212,8 +208,8 @@ def make_tree(criterion, criterion_params, max_depth, min_samples_split, min_sam
                                    min_samples_leaf=min_samples_leaf, min_gain=min_gain,
                                    min_weight_fraction_leaf=min_weight_fraction_leaf,
                                    n_jobs=jobs, class_weight=class_weight, **pruning)
-    model._stop_rules()
-    model._pruning_method()
+    model.stop_rules()
+    model.pruning_method()
     criteria.get(criterion).param_vector(criterion_params)
     return model
 

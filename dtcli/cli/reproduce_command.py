@@ -48,17 +48,21 @@ def reproduce(paper, quick, examples_dir, report_path, results_path, scheduler, 
     from dtcli.analyses.reproduce import default_examples
     from dtcli.analyses.reproduce import reproduce as run_paper
     from dtcli.atomic import open_output
-    from dtcli.cli.evaluate_commands import _refuse_outputs_over_inputs, _run_grid, _warn
-    from dtcli.cli.tune_command import open_store
+    from dtcli.cli.evaluate_commands import _refuse_outputs_over_inputs
+    from dtcli.experiments.notes import Notes, open_store, saved
 
     _refuse_outputs_over_inputs({"--results": results_path, "--report": report_path,
                                  "--output": output}, {})
+    notes = Notes(quiet)
     if quick:
-        _warn(["--quick: one dataset per table; the statistics and the paper's conclusion "
-               "are not tested"])
-    result = _run_grid(paper, examples_dir or default_examples(), quick=quick,
-                       runner=run_paper, jobs=jobs, store=open_store(results_path),
-                       scheduler=scheduler, quiet=quiet)
+        notes.warn(["--quick: one dataset per table; the statistics and the paper's "
+                    "conclusion are not tested"])
+    store = open_store(results_path, notes)
+    result = notes.run("cross-validating",
+                       lambda progress: run_paper(paper, examples_dir or default_examples(),
+                                                  quick=quick, jobs=jobs, store=store,
+                                                  scheduler=scheduler, progress=progress),
+                       lambda: saved(store))
     doc = result.to_json()
     if report_path is not None:
         with open_output(report_path) as handle:

@@ -13,7 +13,7 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
 from dtcli.cli.model_choice import model_options
 from dtcli.cli.preset_options import preset_model, preset_options, train_preset
 from dtcli.cli.pruning_options import pruning_options, pruning_params
-from dtcli.cli.tune_command import tuned_search, tuning_options
+from dtcli.cli.tune_command import tuning_options
 from dtcli.errors import ParameterError
 
 
@@ -53,20 +53,27 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     \b
     Example:
       dtree train examples/iris.csv -o iris.json
-      dtree train examples/ecoli2.dat --criterion entropy --min-samples-leaf 2 -o ecoli2.json
-      dtree train examples/ecoli2.dat --pruning pessimistic --leaf-estimate laplace -o e.json
+      dtree train examples/ecoli2.dat --criterion entropy --min-samples-leaf 2 \\
+          -o ecoli2.json
+      dtree train examples/ecoli2.dat --pruning pessimistic \\
+          --leaf-estimate laplace -o e.json
       dtree train examples/ecoli2.dat --pruning-path
-      dtree train examples/iris.csv --max-depth 2 --leaf-model naive-bayes -o iris-nb.json
-      dtree train examples/hepatitis.csv --target Class --model fdf -o hepatitis-fdf.json
-      dtree train examples/ecoli2.dat --model forest --trees 200 --criterion hddt -o forest.json
-      dtree train examples/vehicle.arff --preset j48 --no-subtree-raising -o j48.json
+      dtree train examples/iris.csv --max-depth 2 --leaf-model naive-bayes \\
+          -o iris-nb.json
+      dtree train examples/hepatitis.csv --target Class --model fdf \\
+          -o hepatitis-fdf.json
+      dtree train examples/ecoli2.dat --model forest --trees 200 \\
+          --criterion hddt -o forest.json
+      dtree train examples/vehicle.arff --preset j48 --no-subtree-raising \\
+          -o j48.json
     """
     import sys
-    import warnings
 
     from dtcli.atomic import refuse_output_over_input
     from dtcli.cli.model_choice import fdf_summary, make_model
     from dtcli.cli.unused_options import refuse_unused
+    from dtcli.experiments import training
+    from dtcli.experiments.tuning import TrainingSearch
     from dtcli.io import load_dataset
     from dtcli.pruning.methods import effective_ccp_alpha
 
@@ -80,7 +87,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
         refuse_unused(click.get_current_context(), tree, model_kind=model_kind,
                       leaf_model=leaf_model)
     tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"])
-    search = tuned_search(tree, grid_entries, tune_cv)
+    search = TrainingSearch.of(tree, grid_entries, tune_cv, seed)
     if search is not None and (model_kind != "tree" or pruning_path):
         raise click.UsageError("--param NAME=auto and --grid tune a single tree (--model tree)")
     model = make_model(model_kind, tree if search is None else search.untuned(tree), jobs,
@@ -104,22 +111,15 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
         leaves = {k: model.get_params(deep=False)[k] for k in ("leaf_model", "leaf_params")}
         model = search.tuned_tree(dataset, jobs, quiet).set_params(**leaves)
     if model_kind == "tree":
-        _load_kernels(model, dataset)
+        training.load_kernels(model, dataset)
     elif model_kind == "forest":
-        _load_kernels(make_model("tree", tree, 1, "counts", nb_numeric, nb_min_samples), dataset)
+        training.load_kernels(make_model("tree", tree, 1, "counts", nb_numeric, nb_min_samples),
+                              dataset)
     if pruning_path:
         _write_pruning_path(model, dataset, output, console if not quiet else None, plot_path)
         return
-    with warnings.catch_warnings(record=True) as caught:  # a forest's few OOB votes
-        warnings.simplefilter("always")
-        if scheduler:
-            from dtcli.ensemble.distributed import fit_on_cluster
-
-            fit_on_cluster(model, dataset, scheduler)
-        else:
-            model.fit_dataset(dataset)
-    for warning in caught:
-        console.print(f"warning: {warning.message}", style="yellow")
+    for warning in training.fit(model, dataset, scheduler):
+        console.print(f"warning: {warning}", style="yellow")
     # JSON is for files and pipes; a person at a terminal gets the tree to read.
     shown = output == "-" and sys.stdout.isatty()
     _write_model(model, dataset, data, output, shown)
@@ -132,9 +132,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
         console.print(forest_trained(model, dataset, output))
         return
     tree_ = model.tree_
-    accuracy = (tree_.training_accuracy() if model.leaf_model_ is None
-                else float((model.proba_from_matrix(dataset.X).argmax(axis=1)
-                            == dataset.y).mean()))
+    accuracy = training.training_accuracy(model, dataset)
     console.print(
         f"trained {model.criterion} tree on {dataset.source}, target column "
         f"'{dataset.target}': {dataset.X.shape[0]} rows, "
@@ -147,27 +145,6 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
         console.print("the model is not saved: add -o MODEL.json to save it (or send stdout "
                       "to a file or pipe for its JSON); --target NAME chooses another class "
                       "column")
-
-
-def _load_kernels(model, dataset) -> None:
-    """Load (or compile) the kernels that fitting `model` on `dataset` runs, so that the
-    reported fit time is the fit's alone: the same tree on rows spread over the dataset
-    (runner.fit_spread) and, for data large enough for the level driver, a warm fit of
-    that form."""
-    import numpy as np
-
-    from dtcli.engine.warm import WarmTask, form_of, run_task
-    from dtcli.evaluate.runner import fit_spread
-    from dtcli.io.dataset import NOMINAL
-
-    fit_spread(dataset, model.get_params(deep=False), _SPREAD_ROWS)
-    form = form_of(dataset.X, len(dataset.classes),
-                   np.array([f.kind == NOMINAL for f in dataset.features]))
-    if form.levels:
-        run_task(WarmTask(model.criterion, tuple((model.criterion_params or {}).items()), form))
-
-
-_SPREAD_ROWS = 64  # rows of the dataset whose fit loads the kernels
 
 
 def _write_pruning_path(model, dataset, output: str, console, plot_path: str | None) -> None:
@@ -246,7 +223,8 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
     \b
     Example:
       dtree predict iris.json examples/iris.csv --proba -o predictions.csv
-      dtree predict iris.json examples/iris.csv --keep class --no-output-header | head
+      dtree predict iris.json examples/iris.csv --keep class \\
+          --no-output-header | head
       dtree predict iris.json examples/iris.csv --keep a1 --keep class
     """
     import csv

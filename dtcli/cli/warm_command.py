@@ -33,9 +33,9 @@ def warm(criteria_entries, two_class, numeric, jobs, quiet):
 
     from dtcli.criteria import CRITERIA
     from dtcli.engine.warm import Form, WarmTask, warm as compile_ahead
-    from dtcli.evaluate.tasks import parse_criteria
+    from dtcli.evaluate.method_syntax import fixed_choices
 
-    choices = parse_criteria(criteria_entries or [",".join(CRITERIA)])
+    choices = fixed_choices(criteria_entries or [",".join(CRITERIA)])
     forms = [Form(two, nominal, levels) for two, nominal, levels
              in itertools.product((True, False), repeat=3)
              if (two or not two_class) and (not nominal or not numeric)]

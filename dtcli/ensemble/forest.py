@@ -16,7 +16,8 @@ import warnings
 import numpy as np
 
 from dtcli.errors import ParameterError
-from dtcli.estimator import DecisionTreeClassifier, prepare_encoded
+from dtcli.estimator import DecisionTreeClassifier
+from dtcli.fit_data import FitData
 from dtcli.estimator_base import TreeEstimatorBase
 from dtcli.params import MAX_TREES, count_or_fraction
 from dtcli.validation import not_fitted, row_weights
@@ -84,30 +85,30 @@ class RandomForestClassifier(TreeEstimatorBase):
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "RandomForestClassifier":
-        return self._fit_encoded(*self._training_input(X, y), sample_weight)
+        return self.fit_prepared(self.fit_data(X, y), sample_weight)
 
     def fit_dataset(self, dataset, sample_weight=None, grower=None) -> "RandomForestClassifier":
         """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does); `grower`
-        as in _fit_encoded."""
-        self.feature_names_in_ = np.array(dataset.feature_names, dtype=object)
-        return self._fit_encoded(dataset.X, dataset.y, dataset.features,
-                                 np.array(dataset.classes, dtype=object), sample_weight, grower)
+        as in fit_prepared."""
+        return self.fit_prepared(FitData.of_dataset(dataset), sample_weight, grower)
 
-    def _fit_encoded(self, X, y, features, classes, sample_weight, grower=None):
-        """Fit on an encoded matrix. `grower(prepared, plan, n_jobs)` grows the trees
-        (default: growth.grow_trees on this machine's threads; a Dask cluster's in
-        distributed.py)."""
+    def fit_prepared(self, data: FitData, sample_weight=None,
+                     grower=None) -> "RandomForestClassifier":
+        """Fit on encoded data (`fit_data`, `FitData.of_dataset`), every tree from its one
+        presort. `grower(prepared, plan, n_jobs)` grows the trees (default:
+        growth.grow_trees on this machine's threads; a Dask cluster's in distributed.py)."""
         from dtcli.ensemble.growth import grow_trees
 
-        plan = self._plan(X, y, features, classes, sample_weight)
+        X, y, features, classes = data.X, data.y, data.features, data.classes
+        plan = self._plan(data, sample_weight)
         start = time.perf_counter()
-        prepared = prepare_encoded(X, y, features, classes.shape[0], self.n_jobs)
+        prepared = data.presort(self.n_jobs)
         if grower is None:
             trees = grow_trees(prepared, plan, range(self.n_estimators), self.n_jobs)
         else:
             trees = grower(prepared, plan, self.n_jobs)
         self.fit_seconds_ = time.perf_counter() - start
-        self._set_fitted(features, classes)
+        self.set_fitted(data)
         self.estimators_ = [self._estimator(tree, features, classes) for tree in trees]
         if self.leaf_model != "counts":
             from dtcli.ensemble.leaves import fit_forest_leaves
@@ -116,10 +117,10 @@ class RandomForestClassifier(TreeEstimatorBase):
             self.fit_seconds_ = time.perf_counter() - start
         self._seed, self._n_rows = plan.seed, X.shape[0]  # for the model file
         if self.oob_score:
-            self._score_out_of_bag(np.ascontiguousarray(X, dtype=np.float64), y, plan)
+            self._score_out_of_bag(X, y, plan)
         return self
 
-    def _plan(self, X, y, features, classes, sample_weight):
+    def _plan(self, data: FitData, sample_weight):
         from dtcli.ensemble.growth import ForestPlan
         from dtcli.ensemble.leaves import checked_leaf_options
         from dtcli.engine.rng import seed_of
@@ -140,11 +141,11 @@ class RandomForestClassifier(TreeEstimatorBase):
         subsample = isinstance(self.class_weight, str) and self.class_weight == "balanced_subsample"
         class_weight = ("balanced" if subsample and not self.bootstrap
                         else None if subsample else self.class_weight)
-        rules, engine = self._check_training(X, classes)
+        rules, engine = self._check_training(data)
         checked_leaf_options(self)  # before the trees grow
         return ForestPlan(engine=engine, rules=rules,
-                          weights=row_weights(sample_weight, class_weight, y, classes),
-                          bootstrap=bool(self.bootstrap), n_draws=self._n_draws(X.shape[0]),
+                          weights=row_weights(sample_weight, class_weight, data.y, data.classes),
+                          bootstrap=bool(self.bootstrap), n_draws=self._n_draws(data.X.shape[0]),
                           balanced_subsample=subsample and bool(self.bootstrap),
                           seed=seed_of(self.random_state))
 
@@ -161,10 +162,9 @@ class RandomForestClassifier(TreeEstimatorBase):
 
     def _estimator(self, tree, features, classes) -> DecisionTreeClassifier:
         """A fitted DecisionTreeClassifier around one of the forest's trees."""
-        estimator = DecisionTreeClassifier(**{k: getattr(self, k) for k in _TREE_PARAMS
-                                              if k != "class_weight"})
-        estimator.tree_ = tree
-        estimator._set_fitted(features, classes)
+        estimator = DecisionTreeClassifier.of_tree(
+            tree, features, classes, **{k: getattr(self, k) for k in _TREE_PARAMS
+                                        if k != "class_weight"})
         if hasattr(self, "feature_names_in_"):
             estimator.feature_names_in_ = self.feature_names_in_
         return estimator

@@ -8,13 +8,15 @@ weights are computed on the training rows, as a fit on them would, and multiplie
 The folds of a (cv, seed, repeat) are drawn once, the criteria's engine forms and the
 stopping rules resolved once. The unpruned, unweighted folds of a run that share a
 criterion, its parameters and the options are grown in one call of the engine, and
-their test rows routed in another (`engine.folds.predict_folds`). A pruned tree is pruned as the estimator prunes it
-(`pruning.methods`, on the fold's rows: their weights, the same presort), and its
-leaves' probabilities follow the task's leaf estimate. Each task's result is what a
+their test rows routed in another (`engine.folds.predict_folds`). Every other fold is
+the estimator's own fit from the presort (`DecisionTreeClassifier.fit_prepared`, with
+the fold's row weights: pruned as it prunes, its leaves' probabilities its leaf
+estimate's). Each task's result is what a
 fit on its training fold gives (`runner.run_task`, which is this path for one task),
 timings aside: `fit_seconds` is the fold's growth and `predict_seconds` its
-prediction (each its share of a call that did several folds), and the first fold's includes the dataset's presort (so that the seconds
-summed over the folds are all the fitting done).
+prediction (each its share of a call that did several folds), and the first fold's
+includes the dataset's presort (so that the seconds summed over the folds are all the
+fitting done).
 """
 from __future__ import annotations
 
@@ -28,33 +30,33 @@ import numpy as np
 from dtcli.errors import ParameterError
 from dtcli.evaluate.folds import Fold, repeat_folds
 from dtcli.evaluate.tasks import Task, TreeOptions
-from dtcli.io.dataset import NOMINAL, Dataset
+from dtcli.fit_data import FitData
+from dtcli.io.dataset import Dataset
 
 
 @dataclass
 class PreparedDataset:
-    """A dataset with its presort (`builder.prepare`) and what every fold of it shares."""
+    """A dataset with its presort (`FitData.presort`) and what every fold of it shares."""
 
     dataset: Dataset
-    prepared: object  # builder.Prepared
+    data: FitData
     prepare_seconds: float
-    is_nominal: np.ndarray  # uint8 per feature
     folds: dict  # (cv, seed, repeat) -> list of Fold
     unpaid: float = 0.0  # presort seconds not yet counted in a fold's fit_seconds
 
     @classmethod
     def of(cls, dataset: Dataset) -> "PreparedDataset":
-        from dtcli.engine.builder import prepare
-
         if np.isinf(dataset.X).any():
             raise ParameterError("X contains infinite values")
-        is_nominal = np.array([f.kind == NOMINAL for f in dataset.features], dtype=np.uint8)
-        n_categories = np.array([len(f.categories) for f in dataset.features], dtype=np.int64)
+        data = FitData.of_dataset(dataset)
         start = time.perf_counter()
-        prepared = prepare(np.ascontiguousarray(dataset.X, dtype=np.float64), dataset.y,
-                           len(dataset.classes), is_nominal, n_categories, 1)
+        data.presort(1)
         seconds = time.perf_counter() - start
-        return cls(dataset, prepared, seconds, is_nominal, {}, unpaid=seconds)
+        return cls(dataset, data, seconds, {}, unpaid=seconds)
+
+    @property
+    def prepared(self):
+        return self.data.presort()
 
     def fold(self, task: Task) -> Fold:
         key = (task.cv, task.seed, task.repeat)
@@ -77,8 +79,8 @@ def task_fold(dataset: Dataset, task: Task, fold: Fold) -> Fold:
 
 
 class _Resolved:
-    """Engine forms of criteria, and the trees' options as an estimator (stopping rules,
-    pruning method, leaf estimate), resolved once per (choice, options)."""
+    """Engine forms of criteria, and the trees' estimators (their stopping rules,
+    pruning method, leaf estimate), resolved once per (criterion, options)."""
 
     def __init__(self):
         self._engines: dict = {}
@@ -92,32 +94,19 @@ class _Resolved:
             self._engines[key] = criteria.get(task.criterion).engine(dict(task.params))
         return self._engines[key]
 
-    def model(self, options: TreeOptions):
-        """(an estimator of these options, its stop rules, its pruning method or None)."""
-        if options not in self._models:
+    def model(self, task: Task):
+        """(the task's estimator, its stop rules, its pruning method or None); its class
+        weights are in the fold's row weights (`_fold_weights`), not in the estimator."""
+        key = (task.criterion, task.params, task.options)
+        if key not in self._models:
             from dtcli.estimator import DecisionTreeClassifier
 
-            model = DecisionTreeClassifier(**options.estimator_params())
-            self._models[options] = model, model._stop_rules(), model._pruning_method()
-        return self._models[options]
-
-
-def _grow_pruned(data: PreparedDataset, task: Task, engine, rules, model, method,
-                 weights: np.ndarray):
-    """The fold's tree pruned by `method`, as `DecisionTreeClassifier.fit` on the fold's
-    rows prunes it (a model without random_state: pruning folds seeded 0)."""
-    from dtcli.engine.builder import grow
-    from dtcli.pruning import methods
-
-    def grow_with(row_weights):
-        return grow(data.prepared, engine, rules, weights if row_weights is None else row_weights,
-                    1, seed=0)
-
-    fit = methods.FitContext(data.dataset.X, data.dataset.y, weights, data.is_nominal,
-                             task.criterion, dict(task.params), 0, grow_with, 1,
-                             methods.Growth(data.prepared, engine, rules, weights))
-    tree, _ = method.run(fit, {k: getattr(model, k) for k in method.params})
-    return tree
+            params = {**task.options.estimator_params(), "class_weight": None}
+            model = DecisionTreeClassifier(criterion=task.criterion,
+                                           criterion_params=dict(task.params), n_jobs=1,
+                                           **params)
+            self._models[key] = model, model.stop_rules(), model.pruning_method()
+        return self._models[key]
 
 
 def _fold_weights(data: PreparedDataset, train: np.ndarray, options: TreeOptions) -> np.ndarray:
@@ -130,7 +119,8 @@ def _fold_weights(data: PreparedDataset, train: np.ndarray, options: TreeOptions
     if options.class_weight is None:
         weights[train] = 1.0
     else:
-        class_weight = options.estimator_params()["class_weight"]
+        class_weight = options.class_weight  # "balanced", or (label, weight) pairs
+        class_weight = dict(class_weight) if isinstance(class_weight, tuple) else class_weight
         weights[train] = row_weights(None, class_weight, dataset.y[train],
                                      np.array(dataset.classes, dtype=object))
     return weights
@@ -148,7 +138,7 @@ def _folds_together(data: PreparedDataset, tasks: Sequence[Task],
     together = defaultdict(list)
     for i, task in enumerate(tasks):
         if (not task.trees and not methods.is_method(task.criterion)
-                and task.options.class_weight is None and resolved.model(task.options)[2] is None):
+                and task.options.class_weight is None and resolved.model(task)[2] is None):
             together[task.criterion, task.params, task.options].append(i)
     found = {}
     for members in together.values():
@@ -161,7 +151,7 @@ def _folds_together(data: PreparedDataset, tasks: Sequence[Task],
             keeps.append(keep)
             tests.append(test)
         predicted = predict_folds(data.prepared, resolved.engine(first),
-                                  resolved.model(first.options)[1], keeps, data.dataset.X, tests)
+                                  resolved.model(first)[1], keeps, data.dataset.X, tests)
         if predicted is not None:
             found.update({i: (predicted, k) for k, i in enumerate(members)})
     return found
@@ -169,7 +159,6 @@ def _folds_together(data: PreparedDataset, tasks: Sequence[Task],
 
 def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterator[dict]:
     """The result of every task (all of one dataset), in order, as each is done."""
-    from dtcli.engine.builder import grow
     from dtcli.evaluate import methods
     from dtcli.evaluate.runner import run_method_task, score_predictions
     from dtcli.leaf_estimate import node_proba
@@ -184,7 +173,7 @@ def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterato
             yield run_method_task(data.dataset, task)
             continue
         train, test = data.fold(task)
-        model, rules, method = resolved.model(task.options)
+        model = resolved.model(task)[0]
         if i in together:
             folds, k = together[i]
             share = 1 / len(folds.leaf_values)
@@ -195,18 +184,12 @@ def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterato
             predict_seconds = folds.predict_seconds * share
             n_nodes, n_leaves, depth = folds.sizes[k].tolist()
         else:
-            engine = resolved.engine(task)
             weights = _fold_weights(data, train, task.options)
             start = time.perf_counter()
-            if method is None:
-                tree = grow(data.prepared, engine, rules, weights, 1, seed=0)
-            else:
-                tree = _grow_pruned(data, task, engine, rules, model, method, weights)
+            tree = model.fit_prepared(data.data, weights).tree_
             fit_seconds = time.perf_counter() - start + data.unpaid
             start = time.perf_counter()
-            leaf_proba = (tree.node_proba if model.leaf_estimate == "frequency"
-                          else node_proba(tree.value, model.leaf_estimate, model.m))
-            proba = leaf_proba[tree.apply(X[test], data.is_nominal, 1)]
+            proba = model.proba_from_matrix(X[test])
             predict_seconds = time.perf_counter() - start
             n_nodes, n_leaves, depth = tree.node_count, tree.n_leaves, tree.max_depth
         data.unpaid = 0.0

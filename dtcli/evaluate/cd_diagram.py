@@ -194,3 +194,20 @@ def critical_difference_svg(
         f'viewBox="0 0 {width:.1f} {height:.1f}" font-family="sans-serif">\n'
         f'  <rect width="100%" height="100%" fill="white"/>\n{body}\n</svg>\n'
     )
+
+
+def comparison_svg(doc: dict) -> str:
+    """The diagram of a comparison document (`comparison.comparison_document`);
+    ParameterError with fewer than two datasets, which have no Nemenyi test."""
+    from dtcli.errors import ParameterError
+    from dtcli.evaluate.report import ALPHA
+
+    if doc["nemenyi"] is None:
+        raise ParameterError("--cd-diagram needs at least two datasets")
+    methods = doc["criteria"]
+    pairs = [(methods.index(a), methods.index(b)) for a, b in doc["nemenyi"]["significant_pairs"]]
+    what = doc.get("metric") or doc.get("table", "scores")
+    return critical_difference_svg(methods, [doc["average_ranks"][m] for m in methods],
+                                   doc["nemenyi"]["cd"], pairs,
+                                   title=f"{what}: {len(doc['datasets'])} datasets, Nemenyi "
+                                         f"alpha {ALPHA}")

@@ -1,24 +1,34 @@
-"""Methods that `evaluate` and `compare` run beside the split criteria, in the same
---criteria syntax:
+"""What `evaluate`, `compare` and `tune` run, as objects: a `Tree` of any criterion with
+its parameters and its own tree options (Naive Bayes leaves with `leaves`), a `Forest`
+of such trees, `FDF`, and a `Tuned` method whose parameters a search chooses.
+`method_syntax.parse_methods` reads them from the --criteria syntax:
 
-- `CRITERION+nb` (`gini+nb`, `tsallis+nb:q=2.5`): the criterion's tree with Naive
-  Bayes leaves, numeric features cut into MDL bins; `CRITERION+nb-gaussian`: numeric
-  features as normal densities (dtcli.leaves.naive_bayes, default options otherwise). The run's tree
-  options (--max-depth, --min-samples-leaf, ...) apply as to any tree.
+- `CRITERION[:P=V...]` a tree; `CRITERION+nb` (`gini+nb`, `tsallis+nb:q=2.5`) with
+  Naive Bayes leaves, numeric features cut into MDL bins, `CRITERION+nb-gaussian`
+  with normal densities (dtcli.leaves.naive_bayes, default options otherwise). The
+  run's tree options (--max-depth, --min-samples-leaf, ...) apply as to any tree.
+- `*N` after a tree's method makes it a random forest of N such trees: `gini+nb*100`
+  is a forest of 100 gini trees with Naive Bayes leaves (max_features sqrt, bootstrap
+  samples, seeded by the run's seed; ensemble/forest.py).
 - `fdf[:min_samples_leaf=N][:max_depth=N][:min_gain=X][:nb_min_samples=N][:alpha=X]`:
   the FDF forest (dtcli.fdf) with these parameters (FDFClassifier's defaults
   otherwise); the run's tree options do not apply to it. `fdf-average[:...]`: the
   same with combine="average" (the trees a sample matches, weighted by GenGain).
-
 - `j48[:min_samples_leaf=N][:unpruned=1][:binary_splits=1]`: C4.5 as Weka's J48
-  grows it (dtcli.presets, dtcli.c45; J48's -M, -U, -B); the confidence,
+  grows it (a `Preset`: dtcli.presets, dtcli.c45; J48's -M, -U, -B); the confidence,
   subtree_raising and leaf_estimate options (the entry's or the run's) are its -C,
   -S and -A; its other tree options do not apply.
+- a parameter `auto` (or `@METHOD`): a `Tuned` method (dtcli.tuning.methods).
 
-`*N` after a tree's method makes it a random forest of N such trees (tasks.forest_size):
-`gini+nb*100` is a forest of 100 gini trees with Naive Bayes leaves; FDF takes none.
+Every fixed method has a `choice` (`tasks.CriterionChoice`: the runner's record of it,
+from which a task's results-file key is made) and a `label` (how reports name it).
+Plain trees take the batch path (`batch.run_tasks`: every fold from one presort); the
+others fit their `estimator` on each training fold (`runner.run_method_task`).
 """
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from dtcli import presets
 from dtcli.errors import ParameterError
@@ -28,7 +38,224 @@ LEAF_SUFFIXES = {"+nb": "mdl", "+nb-gaussian": "gaussian"}
 _FDF_INTEGERS = ("min_samples_leaf", "max_depth", "nb_min_samples")
 
 
+def _pairs(values, convert=None) -> tuple:
+    """A mapping or pairs as a tuple of (name, value) pairs, in the order given."""
+    items = values.items() if isinstance(values, Mapping) else (values or ())
+    return tuple((str(k), convert(v) if convert else v) for k, v in items)
+
+
+class Method:
+    """What every method knows: its `label`, its `identity` (what decides the models it
+    fits: two methods of one identity fit the same ones) and whether the runner grows
+    it on the batch path."""
+
+    batch = False
+    label: str
+    identity: tuple
+
+    def __str__(self) -> str:
+        return self.label
+
+
+class Fixed(Method):
+    """A method without tuned parameters: the runner runs its `choice`."""
+
+    @property
+    def label(self) -> str:
+        return self.choice.label
+
+    @property
+    def identity(self) -> tuple:
+        from dtcli.evaluate.spec import method_identity
+
+        return method_identity(self.choice)
+
+
+@dataclass(frozen=True)
+class Tree(Fixed):
+    """A tree of `criterion` at `params`, with its own tree `options` (pruning,
+    leaf_estimate, ...: entry_options.ENTRY_OPTIONS; the run's options otherwise) and
+    Naive Bayes `leaves` ("mdl" or "gaussian") or none. `Tree("tsallis", {"q": 2.5})`."""
+
+    criterion: str = "gini"
+    params: tuple[tuple[str, float], ...] = ()
+    options: tuple[tuple[str, object], ...] = ()
+    leaves: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "params", _pairs(self.params, float))
+        object.__setattr__(self, "options", _pairs(self.options))
+        if self.leaves is not None and self.leaves not in LEAF_SUFFIXES.values():
+            raise ParameterError(f"leaves must be None or one of "
+                                 f"{', '.join(LEAF_SUFFIXES.values())}, got {self.leaves!r}")
+
+    @property
+    def batch(self) -> bool:
+        return self.leaves is None
+
+    @property
+    def name(self) -> str:
+        """The criterion, with the suffix of its leaves (gini+nb)."""
+        suffix = {v: k for k, v in LEAF_SUFFIXES.items()}.get(self.leaves, "")
+        return self.criterion + suffix
+
+    @property
+    def choice(self):
+        from dtcli.evaluate.tasks import CriterionChoice
+
+        return CriterionChoice(self.name, self.params, self.options)
+
+    def estimator_params(self, options) -> dict:
+        """DecisionTreeClassifier's parameters under the run's tree options (TreeOptions)."""
+        leaves = ({} if self.leaves is None else
+                  {"leaf_model": "naive-bayes", "leaf_params": {"numeric": self.leaves}})
+        return {"criterion": self.criterion, "criterion_params": dict(self.params),
+                **leaves, **self.choice.tree_options(options).estimator_params()}
+
+    def estimator(self, options, seed: int = 0):
+        from dtcli.estimator import DecisionTreeClassifier
+
+        return DecisionTreeClassifier(n_jobs=1, **self.estimator_params(options))
+
+
+@dataclass(frozen=True)
+class Forest(Fixed):
+    """A random forest of `n_trees` such trees (max_features sqrt, bootstrap samples),
+    seeded by the run's seed; its trees grow out (a tree's pruning and leaf estimate do
+    not apply). `Forest(Tree("hddt"), 100)`."""
+
+    tree: Tree = Tree()
+    n_trees: int = 100
+
+    def __post_init__(self):
+        if not isinstance(self.tree, Tree):
+            raise ParameterError(f"a forest's trees are a Tree, got {self.tree!r}")
+        if isinstance(self.n_trees, bool) or not isinstance(self.n_trees, int) or self.n_trees < 1:
+            raise ParameterError(f"a forest has at least one tree, got {self.n_trees!r}")
+
+    @property
+    def choice(self):
+        from dtcli.evaluate.tasks import CriterionChoice
+
+        return CriterionChoice(self.tree.name, self.tree.params, self.tree.options, self.n_trees)
+
+    def estimator(self, options, seed: int = 0):
+        from dtcli.ensemble.forest import RandomForestClassifier
+
+        allowed = RandomForestClassifier().get_params()
+        params = {k: v for k, v in self.tree.estimator_params(options).items() if k in allowed}
+        return RandomForestClassifier(**params, n_estimators=self.n_trees, n_jobs=1,
+                                      max_features="sqrt", random_state=seed)
+
+
+@dataclass(frozen=True)
+class FDF(Fixed):
+    """The FDF forest (dtcli.fdf) at `params` (FDFClassifier's defaults otherwise),
+    its trees' predictions combined by `combine` ("select" or "average"); the run's tree
+    options do not apply to it. `FDF({"min_samples_leaf": 3})`."""
+
+    params: tuple[tuple[str, float], ...] = ()
+    combine: str = "select"
+
+    def __post_init__(self):
+        object.__setattr__(self, "params", _pairs(self.params, float))
+        if self.combine not in FDF_COMBINE.values():
+            raise ParameterError(f"combine must be one of {', '.join(FDF_COMBINE.values())}, "
+                                 f"got {self.combine!r}")
+
+    @property
+    def choice(self):
+        from dtcli.evaluate.tasks import CriterionChoice
+
+        name = {v: k for k, v in FDF_COMBINE.items()}[self.combine]
+        return CriterionChoice(name, self.params)
+
+    def estimator(self, options, seed: int = 0):
+        from dtcli.fdf.estimator import FDFClassifier
+
+        if options.class_weight is not None:
+            raise ParameterError("--class-weight does not apply to fdf, which counts rows")
+        return FDFClassifier(combine=self.combine, **_fdf_params(dict(self.params)))
+
+
+@dataclass(frozen=True)
+class Preset(Fixed):
+    """A preset's model (dtcli.presets: `j48`) with its entry parameters `params` and
+    tree options `options` (those the preset takes: the run's otherwise).
+    `Preset("j48", {"unpruned": 1})`."""
+
+    name: str = "j48"
+    params: tuple[tuple[str, float], ...] = ()
+    options: tuple[tuple[str, object], ...] = ()
+
+    def __post_init__(self):
+        presets.get(self.name)
+        object.__setattr__(self, "params", _pairs(self.params, float))
+        object.__setattr__(self, "options", _pairs(self.options))
+
+    @property
+    def choice(self):
+        from dtcli.evaluate.tasks import CriterionChoice
+
+        return CriterionChoice(self.name, self.params, self.options)
+
+    def estimator(self, options, seed: int = 0):
+        tree_params = self.choice.tree_options(options).estimator_params()
+        if tree_params.get("class_weight") is not None:
+            raise ParameterError(f"--class-weight does not apply to {self.name}")
+        return presets.get(self.name).estimator(
+            presets.from_entry(self.name, dict(self.params), tree_params))
+
+
+@dataclass(frozen=True)
+class Tuned(Method):
+    """A tree whose parameters `tuned` (criterion parameters or tree options) a grid
+    search chooses (`dtcli.tuning.methods`), or, with `leader`, that takes the values the
+    tuned method labelled so chose in the same fold (the Tsallis paper's "same q").
+    `Tuned.of(Tree("tsallis"), ["q"])`; in --criteria, `tsallis:q=auto`."""
+
+    label: str
+    criterion: str
+    fixed: tuple[tuple[str, float], ...]
+    tuned: tuple[str, ...]
+    # the method whose choices this one takes: its criterion as written (@tsallis), then
+    # its label once the list is read
+    leader: str | None = None
+    options: tuple[tuple[str, object], ...] = ()  # its tree options, as a Tree's
+
+    @classmethod
+    def of(cls, tree: Tree, tuned, leader: "Tuned | None" = None) -> "Tuned":
+        from dtcli.evaluate.entry_options import format_option
+
+        if tree.leaves is not None:
+            raise ParameterError("a tuned method is a tree with plain leaves")
+        tuned = (tuned,) if isinstance(tuned, str) else tuple(tuned)
+        value = "auto" if leader is None else f"@{leader.criterion}"
+        label = (tree.criterion + "".join(f":{k}={v:g}" for k, v in tree.params)
+                 + "".join(f":{name}={value}" for name in tuned)
+                 + "".join(format_option(k, v) for k, v in tree.options))
+        return cls(label, tree.criterion, tree.params, tuned,
+                   None if leader is None else leader.label, tree.options)
+
+    @property
+    def identity(self) -> tuple:
+        return ("tuned", self.criterion, self.fixed, self.tuned, self.leader, self.options)
+
+
+def method_of(choice) -> Method:
+    """The method of a runner's record (tasks.CriterionChoice)."""
+    if choice.name in FDF_COMBINE:
+        return FDF(choice.params, FDF_COMBINE[choice.name])
+    if choice.name in presets.PRESETS:
+        return Preset(choice.name, choice.params, choice.options)
+    suffix = leaf_suffix(choice.name)
+    tree = Tree(choice.name[:-len(suffix)] if suffix else choice.name, choice.params,
+                choice.options, LEAF_SUFFIXES.get(suffix))
+    return Forest(tree, choice.trees) if choice.trees else tree
+
+
 def is_method(name: str) -> bool:
+    """Whether a record's name is a method beside the plain criteria (fdf, j48, gini+nb)."""
     return name in FDF_COMBINE or name in presets.PRESETS or leaf_suffix(name) is not None
 
 
@@ -40,7 +267,7 @@ def leaf_suffix(name: str) -> str | None:
 
 
 def tree_criterion(name: str) -> str | None:
-    """The split criterion a method's tree uses (None for FDF)."""
+    """The split criterion a method's tree uses (None for FDF and the presets)."""
     suffix = leaf_suffix(name)
     return name[:-len(suffix)] if suffix else (
         None if name in FDF_COMBINE or name in presets.PRESETS else name)
@@ -88,29 +315,3 @@ def identity(name: str, params: dict) -> tuple[str, tuple]:
 
     engine, vector = criteria.get(tree_criterion(name)).for_engine(params)
     return engine.name + leaf_suffix(name), tuple(float(v) for v in vector)
-
-
-def make_estimator(name: str, params: dict, tree_params: dict):
-    """The estimator of a method; `tree_params` are the run's tree options."""
-    if name in FDF_COMBINE:
-        from dtcli.fdf.estimator import FDFClassifier
-
-        if tree_params.get("class_weight") is not None:
-            raise ParameterError("--class-weight does not apply to fdf, which counts rows")
-        return FDFClassifier(combine=FDF_COMBINE[name], **_fdf_params(params))
-    if name in presets.PRESETS:
-        if tree_params.get("class_weight") is not None:
-            raise ParameterError(f"--class-weight does not apply to {name}")
-        return presets.get(name).estimator(presets.from_entry(name, params, tree_params))
-    from dtcli.estimator import DecisionTreeClassifier
-
-    return DecisionTreeClassifier(criterion=tree_criterion(name), criterion_params=params,
-                                  n_jobs=1, **leaf_params(name), **tree_params)
-
-
-def leaf_params(name: str) -> dict:
-    """The estimator parameters of a tree method's leaves ({} for plain counts)."""
-    suffix = leaf_suffix(name)
-    if suffix is None:
-        return {}
-    return {"leaf_model": "naive-bayes", "leaf_params": {"numeric": LEAF_SUFFIXES[suffix]}}

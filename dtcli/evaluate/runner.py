@@ -102,32 +102,16 @@ def run_task(dataset: Dataset, task: Task) -> dict:
 
 
 def run_method_task(dataset: Dataset, task: Task) -> dict:
-    """A task of a method other than a plain tree (a forest, `gini*100`; evaluate/methods.py:
-    FDF, Naive Bayes leaves): its estimator fitted on the training fold, scored on the test
-    fold. A forest's trees are grown out: the pruning and leaf estimate options are a
-    tree's; its leaves hold Naive Bayes models for `gini+nb*100`."""
-    from dtcli.estimator import DecisionTreeClassifier
-    from dtcli.evaluate import methods
+    """A task of a method other than a plain tree (a forest, FDF, Naive Bayes leaves:
+    evaluate/methods.py): its estimator fitted on the training fold, scored on the test
+    fold."""
+    from dtcli.evaluate.methods import method_of
 
     from dtcli.evaluate.batch import task_fold
 
     train, test = task_fold(dataset, task,
                             repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold])
-    if task.trees:
-        from dtcli.ensemble.forest import RandomForestClassifier
-
-        tree_params = DecisionTreeClassifier(criterion=methods.tree_criterion(task.criterion),
-                                             criterion_params=dict(task.params),
-                                             **methods.leaf_params(task.criterion),
-                                             **task.options.estimator_params()).get_params()
-        forest_params = RandomForestClassifier().get_params()
-        own = {"n_estimators": task.trees, "n_jobs": 1, "max_features": "sqrt",
-               "random_state": task.seed}
-        model = RandomForestClassifier(**{k: v for k, v in tree_params.items()
-                                          if k in forest_params} | own)
-    else:
-        model = methods.make_estimator(task.criterion, dict(task.params),
-                                       task.options.estimator_params())
+    model = method_of(task.choice).estimator(task.options, task.seed)
     model.fit_dataset(_subset(dataset, train))
     start = time.perf_counter()
     proba = model.proba_from_matrix(np.ascontiguousarray(dataset.X[test]))

@@ -21,8 +21,7 @@ import numpy as np
 
 from dtcli._version import __version__
 from dtcli.errors import ParameterError
-from dtcli.evaluate.entry_options import ENTRY_OPTIONS, format_option, parse_option
-from dtcli.evaluate.methods import FDF_COMBINE
+from dtcli.evaluate.entry_options import format_option
 from dtcli.io.dataset import Dataset
 from dtcli.params import MAX_REPEATS, MAX_TREES
 
@@ -31,10 +30,10 @@ RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a resu
 
 @dataclass(frozen=True)
 class CriterionChoice:
-    """A criterion with parameters, as written in --criteria: `NAME[:P=V[:P=V...]]`, and
-    the tree options the entry sets for its own trees (entry_options.ENTRY_OPTIONS);
-    `*N` after it for a random forest of N such trees (`gini*100`: max_features sqrt,
-    bootstrap samples, ensemble/forest.py)."""
+    """The runner's record of a fixed method (evaluate/methods.py: a method's `choice`):
+    its name as written in --criteria (`gini`, `gini+nb`, `fdf`), its parameters, the
+    tree options its entry sets for its own trees (entry_options.ENTRY_OPTIONS) and the
+    size of its forest (0: one tree). Task keys are made from it."""
 
     name: str
     params: tuple[tuple[str, float], ...] = ()
@@ -63,67 +62,6 @@ class CriterionChoice:
         criterion = criteria.get(self.name)
         vector = criterion.param_vector(dict(self.params))
         return {p.name: float(vector[i]) for i, p in enumerate(criterion.params)}
-
-
-def parse_criteria(entries: Sequence[str]) -> list[CriterionChoice]:
-    """Parse --criteria values: comma-separated `NAME[:P=V[:P=V...]]` entries.
-
-    'gini,tsallis:q=2.5,tsallis:q=0.5' is three criteria. Unknown names,
-    parameters, out-of-range values and a parameter given twice in one entry
-    raise ParameterError, and so do two entries that describe the same tree
-    (e.g. a parameter given at its default).
-    """
-    choices: list[CriterionChoice] = []
-    for entry in (part.strip() for value in entries for part in value.split(",")):
-        if not entry:
-            continue
-        entry, trees = forest_size(entry)
-        if trees and entry.split(":")[0].strip() in FDF_COMBINE:
-            raise ParameterError(f"--criteria: {entry!r} is a forest of its own: it takes "
-                                 "no *TREES")
-        name, *assignments = (piece.strip() for piece in entry.split(":"))
-        params, options = [], []
-        for assignment in assignments:
-            key, sep, value = assignment.partition("=")
-            key = key.strip()
-            if key in ENTRY_OPTIONS and sep:
-                options.append((key, parse_option(entry, key, value)))
-                given = [k for k, _ in options]
-            else:
-                try:
-                    if not sep or not key:
-                        raise ValueError
-                    params.append((key, float(value)))
-                except ValueError:
-                    raise ParameterError(f"--criteria: expected NAME:PARAM=VALUE in {entry!r}, "
-                                         f"got {assignment!r}") from None
-                given = [k for k, _ in params]
-            if given.count(key) > 1:  # keeping either hides a typo
-                raise ParameterError(f"--criteria: {entry!r} gives {key} twice; "
-                                     "give each parameter once per criterion")
-        choice = CriterionChoice(name, tuple(params), tuple(options), trees)
-        resolved = choice.resolved()
-        choice.tree_options(TreeOptions()).check()
-        for other in choices:
-            if (other.name == name and other.resolved() == resolved
-                    and dict(other.options) == dict(choice.options) and other.trees == trees):
-                raise ParameterError(f"--criteria: '{other.label}' and '{choice.label}' are "
-                                     "the same criterion with the same parameters")
-        choices.append(choice)
-    if not choices:
-        raise ParameterError("--criteria: no criterion given")
-    return choices
-
-
-def forest_size(entry: str) -> tuple[str, int]:
-    """('gini', 100) from 'gini*100'; (entry, 0) without a '*'."""
-    entry, star, size = entry.rpartition("*") if "*" in entry else (entry, "", "")
-    if not star:
-        return entry.strip(), 0
-    if not size.strip().isdigit() or not 1 <= int(size) <= MAX_TREES:
-        raise ParameterError(f"--criteria: expected NAME*TREES (a forest of TREES trees, 1 to "
-                             f"{MAX_TREES}) in {entry + star + size!r}")
-    return entry.strip(), int(size)
 
 
 @dataclass(frozen=True)
@@ -174,33 +112,31 @@ class TreeOptions:
         return params
 
     def identity(self) -> dict:
-        """The options as they enter a task's key: class_weight, pruning and leaf-estimate
-        options only when not at their defaults, so that a run without them keeps the
-        keys (and stored results) it had before there were any."""
+        """The options as they enter a task's key: those of the first results files always,
+        any other (class weights, pruning, leaf estimates, options added since) only when
+        not at its default, so that a run without them keeps the keys (and stored
+        results) it had before there were any."""
         params = self.estimator_params()
         defaults = TreeOptions().estimator_params()
-        for name in ("class_weight", *_LATER_OPTIONS):
-            if params[name] == defaults[name]:
-                del params[name]
-        params.update({name: getattr(self, name) for name in RESAMPLING
-                       if getattr(self, name) is not None})
-        return params
+        key = {name: value for name, value in params.items()
+               if name in _FIRST_OPTIONS or value != defaults[name]}
+        key.update({name: getattr(self, name) for name in RESAMPLING
+                    if getattr(self, name) is not None})
+        return key
 
     def check(self) -> "TreeOptions":
         """Validate the options (ParameterError) before any data is read."""
         from dtcli.estimator import DecisionTreeClassifier
 
         model = DecisionTreeClassifier(**self.estimator_params())
-        model._stop_rules()
-        model._pruning_method()
+        model.stop_rules()
+        model.pruning_method()
         return self
 
 
 RESAMPLING = ("imbalance", "minority")  # the skew sweep's, not the estimator's
-# options added after results were first stored: in a task's key only when set
-_LATER_OPTIONS = ("min_weight_fraction_leaf", "pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
-                  "pruning_folds", "significance", "permutations", "pruning_mode",
-                  "leaf_estimate", "m")
+# the options of the first stored results: in every task's key
+_FIRST_OPTIONS = ("max_depth", "min_samples_split", "min_samples_leaf", "min_gain")
 
 
 @dataclass(frozen=True)

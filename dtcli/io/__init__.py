@@ -53,8 +53,11 @@ def _read_table(source: str, format: str | None, header: bool, delimiter: str | 
     if raw.format == "csv":
         from dtcli.io.csv import read_csv
 
-        return read_csv(raw.data, raw.name, header=header, delimiter=delimiter,
-                        string_columns=string_columns, numeric_columns=numeric_columns)
+        table = read_csv(raw.data, raw.name, header=header, delimiter=delimiter,
+                         string_columns=string_columns, numeric_columns=numeric_columns)
+        if header:
+            table.warnings.extend(header_hint(table))
+        return table
     text = decode_utf8(raw.data, raw.name)
     if raw.format == "arff":
         from dtcli.io.arff import read_arff
@@ -73,6 +76,25 @@ def load_dataset(source: str, *, format: str | None = None, target: str | None =
     what `force` allows."""
     table = _read_table(source, format, header, delimiter)
     return dataset_from_table(table, target=target, drop=drop, force=force)
+
+
+def header_hint(table: Table) -> list[str]:
+    """A warning when a CSV's header row looks like a row of data (KEEL's raw data rows,
+    say): every numeric column named by a number."""
+    numeric = [c.name for c in table.columns if c.kind == NUMERIC]
+
+    def is_number(text: str) -> bool:
+        try:
+            float(text)
+        except ValueError:
+            return False
+        return True
+
+    if not numeric or not all(is_number(name) for name in numeric):
+        return []
+    return [f"{table.source}: the header row ({', '.join(table.names[:4])}"
+            f"{', ...' if len(table.names) > 4 else ''}) looks like data; if the file has no "
+            "header row, give --no-header"]
 
 
 def load_features(source: str, features: Sequence[Feature], *, labels_of: Sequence[str] = (),

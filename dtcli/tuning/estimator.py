@@ -87,8 +87,9 @@ class TunedClassifier:
         if sample_weight is not None:
             raise ParameterError("TunedClassifier takes no sample_weight (use class_weight)")
         tree = self._tree()
-        features, matrix, classes, codes, _ = tree._encode(X, y)
-        dataset = Dataset(matrix, codes, features, tuple(str(c) for c in classes), "class", "X")
+        data = tree.fit_data(X, y)
+        dataset = Dataset(data.X, data.y, data.features, tuple(str(c) for c in data.classes),
+                          "class", "X")
         fixed = tuple((n, float(v)) for n, v in (tree.criterion_params or {}).items()
                       if v != AUTO)
         weights = tree.class_weight  # the runner's datasets name classes as text
@@ -109,7 +110,7 @@ class TunedClassifier:
         params = {**tree.get_params(deep=False), **chosen.estimator_params(),
                   "class_weight": tree.class_weight,
                   "criterion_params": dict(choice.params) or None}
-        self.best_estimator_ = DecisionTreeClassifier(**params).fit(X, y)
+        self.best_estimator_ = DecisionTreeClassifier(**params).fit_prepared(data)
         self.classes_ = self.best_estimator_.classes_
         self.n_features_in_ = self.best_estimator_.n_features_in_
         return self

@@ -19,81 +19,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from dtcli.errors import ParameterError
-from dtcli.evaluate.entry_options import ENTRY_OPTIONS, parse_option
+from dtcli.evaluate.methods import Tuned
 from dtcli.evaluate.runner import mean_std, repeat_means
 from dtcli.evaluate.tasks import Protocol, TreeOptions
-from dtcli.tuning.grid import AUTO, SELECTIONS, default_grid
+from dtcli.tuning.grid import SELECTIONS, default_grid
 from dtcli.tuning.search import Nested, Search, follow, nested_many
 
 
-@dataclass(frozen=True)
-class TunedMethod:
-    """A --criteria entry with `auto` (or `@LEADER`) parameters."""
-
-    label: str
-    criterion: str
-    fixed: tuple[tuple[str, float], ...]
-    tuned: tuple[str, ...]  # parameter names searched
-    # the method whose choices this one takes: its criterion as written (@tsallis), then
-    # its label once the list is read
-    leader: str | None = None
-    # the entry's own tree options (entry_options: pruning=s-pruning, permutations=200 ...)
-    options: tuple[tuple[str, object], ...] = ()
-
-
-def is_tuned(entry: str) -> bool:
-    return any(value.strip() == AUTO or value.strip().startswith("@")
-               for _, _, value in (piece.partition("=") for piece in entry.split(":")[1:]))
-
-
-def split_entries(entries: Sequence[str]) -> tuple[list[str], list[TunedMethod]]:
-    """--criteria values as (fixed entries for `tasks.parse_criteria`, tuned methods),
-    in the order given (`labels` restores it)."""
-    fixed, tuned = [], []
-    for entry in (p.strip() for value in entries for p in value.split(",") if p.strip()):
-        if not is_tuned(entry):
-            fixed.append(entry)
-            continue
-        name, *assignments = (piece.strip() for piece in entry.split(":"))
-        params, names, leaders, options = [], [], set(), []
-        for assignment in assignments:
-            key, _, value = (part.strip() for part in assignment.partition("="))
-            if value == AUTO:
-                names.append(key)
-            elif key in ENTRY_OPTIONS:
-                options.append((key, parse_option(entry, key, value)))
-            elif value.startswith("@"):
-                names.append(key)
-                leaders.add(value[1:])
-            else:
-                try:
-                    params.append((key, float(value)))
-                except ValueError:
-                    raise ParameterError(f"--criteria: {key}={value!r} in {entry!r} is not a "
-                                         "number, auto or @METHOD") from None
-        if leaders and (len(leaders) > 1 or len(names) > len(
-                [a for a in assignments if "=@" in a.replace(" ", "")])):
-            raise ParameterError(f"--criteria: {entry!r} must take all its tuned parameters "
-                                 "from one method (@METHOD), or tune them (auto)")
-        tuned.append(TunedMethod(entry, name, tuple(params), tuple(names),
-                                 next(iter(leaders)) if leaders else None, tuple(options)))
-    return fixed, [_with_leader_label(method, tuned) for method in tuned]
-
-
-def _with_leader_label(method: TunedMethod, tuned: list[TunedMethod]) -> TunedMethod:
-    if method.leader is None:
-        return method
-    leaders = [t for t in tuned if t.criterion == method.leader and t.leader is None]
-    if len(leaders) != 1:
-        raise ParameterError(f"--criteria: {method.label!r} follows {method.leader}, which "
-                             "must be exactly one tuned (auto) method of the list")
-    return dataclasses.replace(method, leader=leaders[0].label)
-
-
-def run_tuned(names, datasets, methods: Sequence[TunedMethod], grid: dict | None,
+def run_tuned(names, datasets, methods: Sequence[Tuned], grid: dict | None,
               options: TreeOptions, protocol: Protocol, inner: Protocol, metric: str,
               **run) -> dict[str, list[Nested]]:
     """Each tuned method's `Nested` per dataset, leaders before their followers."""
@@ -110,7 +45,7 @@ def run_tuned(names, datasets, methods: Sequence[TunedMethod], grid: dict | None
     return done
 
 
-def method_grid(method: TunedMethod, grid: dict, options: TreeOptions) -> dict:
+def method_grid(method: Tuned, grid: dict, options: TreeOptions) -> dict:
     """What `method` searches: the papers' grid of its auto parameters, with the --grid
     entries that apply to it (its criterion's parameters; tree options, a pruning
     method's parameters only where its trees are pruned by that method), so that one

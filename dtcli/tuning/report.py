@@ -8,6 +8,7 @@ import math
 from dtcli.evaluate.report import METRICS, decimals_for, number, to_json
 
 PLOT_ROWS = 12
+PLOT_WIDTH = 80  # characters of a score plot's line
 # Heat map shades, lowest score to highest (of the metric's own direction).
 SHADES = ".:-=+*#%@"
 
@@ -51,24 +52,31 @@ def render_search(doc: dict, output_format: str, out) -> None:
         show.print(heat_map(names, doc["results"], doc["grid"], doc["higher_is_better"]))
 
 
-def score_plot(name: str, xs: list[float], ys: list[float], rows: int = PLOT_ROWS) -> str:
+def score_plot(name: str, xs: list[float], ys: list[float], rows: int = PLOT_ROWS,
+               width: int = PLOT_WIDTH) -> str:
     """The score against one parameter: a column of characters per grid point ('*' at
-    the score's height), the score's range on the left and the parameter below."""
+    the score's height), the score's range on the left and the parameter below; beyond
+    `width` characters, each column the mean score of a run of neighbouring points."""
     finite = [y for y in ys if y is not None and math.isfinite(y)]
     if not finite:
         return ""
-    low, high = min(finite), max(finite)
-    span = high - low or 1.0
-    level = [None if y is None or not math.isfinite(y) else round((y - low) / span * (rows - 1))
-             for y in ys]
     places = decimals_for(finite)
+    low, high = min(finite), max(finite)
     label = max(len(number(high, places)), len(number(low, places)))
+    columns = min(len(ys), max(width - label - 2, 1))
+    runs = [ys[len(ys) * c // columns:len(ys) * (c + 1) // columns] for c in range(columns)]
+    means = [[y for y in run if y is not None and math.isfinite(y)] for run in runs]
+    means = [math.fsum(run) / len(run) if run else None for run in means]
+    span = high - low or 1.0
+    level = [None if y is None else round((y - low) / span * (rows - 1)) for y in means]
     lines = []
     for row in range(rows - 1, -1, -1):
         edge = number(high, places) if row == rows - 1 else number(low, places) if row == 0 else ""
         lines.append(f"{edge:>{label}} |" + "".join("*" if lv == row else " " for lv in level))
-    lines.append(" " * label + " +" + "-" * len(xs))
-    lines.append(" " * label + f"  {name} = {xs[0]:g} ... {xs[-1]:g}")
+    lines.append(" " * label + " +" + "-" * columns)
+    grouped = (f" (a column: the mean of up to {-(-len(ys) // columns)} points)"
+               if columns < len(ys) else "")
+    lines.append(" " * label + f"  {name} = {xs[0]:g} ... {xs[-1]:g}{grouped}")
     return "\n".join(lines)
 
 

@@ -1,0 +1,194 @@
+"""`dtcli.compare` (`dtree compare`): methods over datasets on the same folds, with
+Demsar's rank statistics.
+
+    result = dtcli.compare(["a.dat", "b.dat", "c.dat"], "gini,entropy,ihd", cv=10,
+                           metric="auc", leaf_estimate="laplace")
+    result.ranks, result.friedman, result.cd_diagram()
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from dtcli.errors import ParameterError
+from dtcli.evaluate.methods import Tuned
+from dtcli.experiments.data import Reading, refuse_outputs, sources
+from dtcli.experiments.notes import Notes, open_store, saved
+from dtcli.experiments.results import Comparison
+from dtcli.experiments.tuning import run_tuned_methods, tree_options, tuning_document
+
+
+def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 10,
+            repeats: int = 1, seed: int = 0, metric: str = "accuracy", base: str | None = None,
+            jobs: int | None = None, results: str | None = None, scheduler: str | None = None,
+            grid=None, inner_cv: int | None = None, selection: str = "nested",
+            tune_metric: str = "accuracy", reference: str | None = None,
+            cd_diagram: str | None = None, target=None, drop=(), input_format=None,
+            header: bool = True, delimiter=None, force: bool = False, quiet: bool = False,
+            outputs: dict | None = None, **options) -> Comparison:
+    """Every method of `methods` (objects or --criteria strings; default: every
+    distinct criterion) on the same stratified folds of every dataset of `datasets`
+    (and of the `spec` file), ranked by `metric`. Keywords as the command's options:
+    `jobs` worker processes, `results` a JSON-lines file that keeps every finished fold
+    (a rerun skips them), `scheduler` a Dask cluster, `grid`, `inner_cv`, `selection`
+    and `tune_metric` for tuned methods (`tsallis:q=auto`), `reference` a table of
+    published figures shown beside ours, `cd_diagram` a file for the SVG diagram;
+    `options`: every tree's options, named as the estimator's parameters
+    (min_samples_leaf=5, class_weight="balanced", pruning="ccp", ...)."""
+    from dtcli.evaluate.comparison import comparison_document
+    from dtcli.evaluate.report import METRICS
+
+    run = prepare_run(datasets, methods, spec=spec, cv=cv, repeats=repeats, seed=seed,
+                      results=results, scheduler=scheduler, reading=Reading(
+                          target, tuple(drop), input_format, header, delimiter),
+                      force=force, quiet=quiet, outputs={"--cd-diagram": cd_diagram,
+                                                         **(outputs or {})},
+                      inputs={"--reference": reference}, options=options)
+    notes, fixed, tuned, names, loaded, options, protocol, store, found = run
+    if not tuned and (grid or inner_cv):
+        raise ParameterError("--grid and --inner-cv apply to --criteria entries with auto "
+                             "parameters (tsallis:q=auto)")
+    labels = [m.label for m in fixed] + [t.label for t in tuned]  # tuned methods last
+    if base is not None and base not in labels:
+        raise ParameterError(f"--base {base!r} is not one of the compared criteria "
+                             f"({', '.join(labels)})")
+    if cd_diagram is not None and len(names) < 2:
+        raise ParameterError("--cd-diagram needs at least two datasets")
+    folds: dict[tuple[str, str], list[dict]] = {}
+    means, stds, repeat_stds = ([[] for _ in names] for _ in range(3))
+    grid_run = None
+    if fixed:
+        grid_run = cross_validate(notes, names, loaded, [m.choice for m in fixed], options,
+                                  protocol, jobs=jobs, store=store, scheduler=scheduler)
+        if results:
+            notes.say(f"{grid_run.reused} fold(s) taken from {results}, {grid_run.computed} "
+                      "computed")
+        means, stds, repeat_stds = grid_run.table(metric)
+        folds.update({(names[d], fixed[c].label): cell for (d, c), cell in grid_run.cells.items()})
+    if tuned:
+        from dtcli.tuning.methods import cell, folds_of
+
+        tuning = {"grid": grid, "inner_cv": inner_cv, "selection": selection,
+                  "tune_metric": tune_metric}
+        inner, nested = run_tuned_methods(names, loaded, tuned, tuning, options, protocol,
+                                          jobs=jobs, store=store, scheduler=scheduler,
+                                          notes=notes)
+        for d, name in enumerate(names):
+            for method in tuned:
+                chosen = folds_of(nested[method.label][d], selection)
+                folds[(name, method.label)] = chosen
+                mean, std, repeat_std = cell(chosen, metric, protocol.cv, protocol.repeats)
+                means[d].append(mean)
+                stds[d].append(std)
+                repeat_stds[d].append(repeat_std)
+    about = {"metric": metric, "cv": cv, "repeats": repeats, "seed": seed,
+             "options": options.estimator_params(),
+             "sources": {s.name: s.path or s.name for s in found}}
+    doc = comparison_document(names, labels, means, stds, higher_is_better=METRICS[metric],
+                              base=base, repeat_stds=repeat_stds if repeats > 1 else None,
+                              about=about)
+    doc["timing"] = grid_run.timing() if grid_run is not None else {}
+    # every fold's score, by dataset and method (the report's plots: export/compare_report.py)
+    doc["fold_scores"] = {name: {label: [fold["metrics"][metric] for fold in folds[name, label]]
+                                 for label in labels} for name in names}
+    if tuned:
+        doc["tuning"] = tuning_document(names, tuned, nested, tuning, inner, metric)
+    return _finished(Comparison(doc, {key: folds[key] for key in
+                                      ((d, m) for d in names for m in labels)}),
+                     notes, reference, cd_diagram)
+
+
+class Run(NamedTuple):
+    """What a run over datasets has read and checked (`prepare_run`)."""
+
+    notes: Notes
+    fixed: list  # methods without tuned parameters
+    tuned: list  # Tuned methods
+    names: list  # the datasets' names
+    datasets: list
+    options: object  # tasks.TreeOptions
+    protocol: object  # tasks.Protocol
+    store: object  # results.ResultStore
+    found: list  # the datasets' sources
+
+
+def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, scheduler, reading,
+                force, quiet, outputs, inputs, options) -> Run:
+    """The methods (default: every distinct criterion), datasets, tree options, protocol
+    and results store of a run over datasets (compare, and compare's analyses), checked
+    before any tree grows."""
+    from dtcli.evaluate.method_syntax import as_methods
+    from dtcli.evaluate.spec import check_distinct, default_criteria
+    from dtcli.evaluate.tasks import Protocol, TreeOptions, check_class_weight, check_protocol
+
+    notes = Notes(quiet)
+    if scheduler is not None:
+        from dtcli.evaluate.distributed import check_address
+
+        check_address(scheduler)
+    methods = as_methods(methods if methods else ",".join(default_criteria()))
+    fixed = [m for m in methods if not isinstance(m, Tuned)]
+    tuned = [m for m in methods if isinstance(m, Tuned)]
+    check_distinct([m.choice for m in fixed])
+    options = tree_options(options)
+    if options.get("significance") == "auto":
+        raise ParameterError("--significance auto: in compare, tune it in a --criteria entry "
+                             "(pe:alpha=auto:pruning=s-pruning:significance=auto)")
+    options = TreeOptions(**options).check()
+    protocol = Protocol(cv, repeats, seed)
+    found = sources(datasets, reading, spec)
+    if not found:
+        raise ParameterError("give DATA files, a --spec file or a --table to compare")
+    refuse_outputs({"--results": results, **outputs},
+                   {"--spec file": spec, **inputs,
+                    **{f"data file of '{s.name}'": s.path for s in found}})
+    loaded = [s.load(force) for s in found]
+    names = [s.name for s in found]
+    check_class_weight(names, loaded, options)
+    notes.warn([w for d in loaded for w in d.warnings] + check_protocol(names, loaded, protocol))
+    return Run(notes, fixed, tuned, names, loaded, options, protocol, open_store(results, notes),
+               found)
+
+
+def compare_scores(table: str, *, lower_is_better: bool = False, base: str | None = None,
+                   reference: str | None = None, cd_diagram: str | None = None,
+                   outputs: dict | None = None) -> Comparison:
+    """The same statistics on a table of scores you bring (`dtree compare --table`): a CSV
+    with a header row, then one row per dataset, its name first, one score per method."""
+    from dtcli.evaluate.comparison import comparison_document
+    from dtcli.evaluate.reference import read_score_table
+
+    refuse_outputs({"--cd-diagram": cd_diagram, **(outputs or {})},
+                   {"--table": table, "--reference": reference})
+    datasets, methods, values = read_score_table(table)
+    doc = comparison_document(datasets, methods, values, higher_is_better=not lower_is_better,
+                              base=base, about={"table": table})
+    return _finished(Comparison(doc, {}), Notes(), reference, cd_diagram)
+
+
+def _finished(result: Comparison, notes: Notes, reference, cd_diagram) -> Comparison:
+    """The comparison's warnings said, the `reference` figures beside it, its diagram
+    written to `cd_diagram`."""
+    notes.warn(result.document["warnings"])
+    if reference is not None:
+        from dtcli.evaluate.reference import reference_comparison
+
+        result.document["reference"] = reference_comparison(result.document, reference)
+    if cd_diagram is not None:
+        from dtcli.atomic import open_output
+
+        svg = result.cd_diagram()
+        with open_output(cd_diagram) as handle:
+            handle.write(svg)
+    return result
+
+
+def cross_validate(notes: Notes, names, datasets, choices, options, protocol, *, jobs, store,
+                   scheduler):
+    """runner.run_grid under a "cross-validating" progress bar."""
+    from dtcli.evaluate.runner import run_grid
+
+    return notes.run("cross-validating",
+                     lambda progress: run_grid(names, datasets, choices, options, protocol,
+                                               jobs=jobs, store=store, scheduler=scheduler,
+                                               progress=progress),
+                     lambda: saved(store))
