@@ -48,11 +48,11 @@ def reproduce(paper, quick, examples_dir, report_path, results_path, scheduler, 
     from dtcli.analyses.reproduce import default_examples
     from dtcli.analyses.reproduce import reproduce as run_paper
     from dtcli.atomic import open_output
-    from dtcli.cli.evaluate_commands import _refuse_outputs_over_inputs
+    from dtcli.experiments.data import refuse_outputs
     from dtcli.experiments.notes import Notes, open_store, saved
 
-    _refuse_outputs_over_inputs({"--results": results_path, "--report": report_path,
-                                 "--output": output}, {})
+    refuse_outputs({"--results": results_path, "--report": report_path, "--output": output},
+                   {})
     notes = Notes(quiet)
     if quick:
         notes.warn(["--quick: one dataset per table; the statistics and the paper's "

@@ -250,12 +250,6 @@ class Grid:
                                 if self.protocol.repeats > 1 else math.nan for folds in row])
         return means, stds, repeat_stds
 
-    def fold_scores(self, metric: str) -> dict[str, dict[str, list[float]]]:
-        """`metric` of every fold, by dataset and criterion, in (repeat, fold) order."""
-        return {name: {choice.label: [f["metrics"][metric] for f in self.cells[(d, c)]]
-                       for c, choice in enumerate(self.criteria)}
-                for d, name in enumerate(self.names)}
-
     def timing(self) -> dict[str, dict[str, float]]:
         """Mean fit and predict seconds per fold of each criterion, over all datasets."""
         return {choice.label: {name: mean_std([f["metrics"][name] for d in range(len(self.names))
