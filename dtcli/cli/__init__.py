@@ -27,14 +27,17 @@ class _BadOption(click.ClickException):
 
 
 class _Stopped(click.ClickException):
-    """Ctrl-C, SIGTERM or SIGHUP: one line, exit code 128 + the signal."""
+    """Ctrl-C, SIGTERM or SIGHUP: one line, exit code 128 + the signal (none when the run
+    said what it kept in its own `interrupted; ...` line: experiments.notes)."""
 
-    def __init__(self, exit_code: int):
+    def __init__(self, exit_code: int, said: bool = False):
         super().__init__("interrupted")
         self.exit_code = exit_code
+        self.said = said
 
     def show(self, file=None):
-        click.echo("interrupted", err=True)
+        if not self.said:
+            click.echo("interrupted", err=True)
 
 
 class _Group(click.Group):
@@ -76,7 +79,7 @@ class _Group(click.Group):
         except DtreeError as exc:
             raise click.ClickException(str(exc)) from None
         except KeyboardInterrupt as exc:
-            raise _Stopped(interrupt_exit_code(exc)) from None
+            raise _Stopped(interrupt_exit_code(exc), getattr(exc, "said", False)) from None
 
 
 def _output_failed(exc: OSError):

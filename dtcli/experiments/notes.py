@@ -38,9 +38,10 @@ class Notes:
             with signals_as_interrupts(), progress_bar(description,
                                                        enabled=not self.quiet) as progress:
                 return call(progress=progress)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             stderr_console().print(f"interrupted; {kept()}", markup=False, highlight=False,
                                    soft_wrap=True)
+            exc.said = True  # the command line says nothing more (cli._Stopped)
             raise
 
 

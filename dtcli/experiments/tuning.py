@@ -130,6 +130,12 @@ def run_tuned_methods(names, datasets, methods, tuning: dict, options, protocol,
     from dtcli.tuning.methods import run_tuned
 
     inner = Protocol(tuning["inner_cv"] or protocol.cv, 1, protocol.seed)
+    for name, dataset in zip(names, datasets):
+        n = len(dataset.y)
+        rows = n - -(-n // protocol.cv)  # of the smallest training fold
+        if inner.cv > rows:
+            raise ParameterError(f"--inner-cv {inner.cv} (default: --cv) is more folds than the "
+                                 f"training folds of dataset '{name}' have rows ({rows})")
     return inner, run_searching(
         notes, lambda **run: run_tuned(names, datasets, methods, grid_of(tuning["grid"]),
                                        options, protocol, inner, tuning["tune_metric"], **run),
