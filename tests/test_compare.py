@@ -126,7 +126,8 @@ def test_table_excludes_the_options_of_runs(tmp_path):
 
 
 def test_compare_json_schema_and_consistency():
-    doc = ok_json("compare", *SMALL, *QUICK, "--metric", "auc", "-j", 1)
+    doc = ok_json("compare", *SMALL, *QUICK, "--metric", "auc", "-j", 1, "--posthoc", "always")
+    assert doc["posthoc"]["rule"] == "always" and doc["posthoc"]["shown"]
     assert doc["datasets"] == ["iris", "new-thyroid1", "ecoli-0-6-7_vs_5"]
     assert doc["criteria"] == ["gini", "entropy", "gain-ratio"] and doc["base"] == "gain-ratio"
     assert (doc["metric"], doc["cv"], doc["repeats"]) == ("auc", 3, 1)
@@ -194,7 +195,8 @@ def test_class_weights_are_other_results_and_are_recorded(tmp_path):
 
 
 def test_table_marks_the_best_and_shows_sd():
-    result = dtree("compare", *SMALL[1:], *QUICK, "--sd", "--metric", "accuracy", "-j", 1)
+    result = dtree("compare", *SMALL[1:], *QUICK, "--sd", "--metric", "accuracy", "-j", 1,
+                   "--posthoc", "always")
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "±" in out and " *" in out and "W/T/L of gain-ratio" in out

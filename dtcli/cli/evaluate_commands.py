@@ -186,6 +186,11 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
                    "last one listed).")
 @click.option("--sd", "show_sd", is_flag=True, help="Show the std over folds beside each mean.")
 @click.option("--cd-diagram", metavar="FILE.svg", help="Write the critical-difference diagram.")
+@click.option("--posthoc", type=click.Choice(["after-rejection", "always"]),
+              default="after-rejection", show_default=True,
+              help="When to report the post-hoc tests (Nemenyi, Bonferroni-Dunn, Holm) and "
+                   "the CD diagram's groups: only after the Iman-Davenport test rejects "
+                   "(Demsar 2006), or always, labelled as shown regardless.")
 @click.option("--report", "report_path", metavar="FILE.html",
               help="Write the comparison as one self-contained HTML page (tables, CD diagram, "
                    "fold scores, tests in words).")
@@ -209,8 +214,8 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
-def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, report_path,
-            reference, table_path, lower_is_better, cv, repeats, seed, jobs, results_path,
+def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, posthoc,
+            report_path, reference, table_path, lower_is_better, cv, repeats, seed, jobs, results_path,
             scheduler, target, drop, data_format, no_header, delimiter, output, output_format,
             force, quiet, imbalance, minority, frontier, plot, **tree):
     """Compare split criteria over datasets, with Demsar's rank statistics.
@@ -219,9 +224,11 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     DATA... and/or a --spec file). Reported: the dataset x criterion table of
     mean --metric (best per row marked; split into column groups when wider
     than the terminal), average ranks, the Friedman and Iman-Davenport tests,
-    the Nemenyi critical difference at alpha 0.05 with the pairs that differ;
-    against --base: wins/ties/losses, the Bonferroni-Dunn and Holm tests and
-    Wilcoxon's signed-rank test (exact p up to 100 datasets); a warning when
+    then, once the Iman-Davenport test rejects (or with --posthoc always), the
+    Nemenyi critical difference at alpha 0.05 with the pairs that differ and,
+    against --base, the Bonferroni-Dunn and Holm tests; against --base:
+    wins/ties/losses and Wilcoxon's signed-rank test (exact p up to 100
+    datasets); a warning when
     there are too few datasets for the tests to mean much; and, with
     --cd-diagram, the critical-difference diagram as SVG. With --table, the
     same statistics on a table of scores you bring.
@@ -253,6 +260,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
         from dtcli.experiments.comparison import compare_scores
 
         doc = compare_scores(table_path, lower_is_better=lower_is_better, base=base,
+                             posthoc=posthoc,
                              reference=reference, cd_diagram=cd_diagram,
                              outputs={"--output": output, "--report": report_path}).document
     else:
@@ -267,6 +275,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
         doc = run_comparison(list(data), ",".join(criteria_entries), spec=spec_path, cv=cv,
                              repeats=repeats, seed=seed, metric=metric, base=base, jobs=jobs,
                              results=results_path, scheduler=scheduler, reference=reference,
+                             posthoc=posthoc,
                              cd_diagram=cd_diagram, target=target, drop=drop,
                              input_format=data_format, header=not no_header,
                              delimiter=delimiter, force=force, quiet=quiet,

@@ -5,7 +5,9 @@ average rank by a line leading to its label: the better half of the methods
 on the left, the worse half on the right. Thick bars join groups of methods
 that are not significantly different, and a bar at the top shows the length
 of the critical difference. (Demsar draws the axis the other way round, best
-on the right.)
+on the right.) When the omnibus test did not reject, there is no post-hoc
+test to draw: the diagram has no CD bar, one bar joins every method, and a
+note in its place says why.
 """
 
 from __future__ import annotations
@@ -90,15 +92,19 @@ class _Layout:
         return self.axis_left + (rank - 1.0) / (self.k - 1) * (self.axis_right - self.axis_left)
 
 
-def _axis_and_cd_bar(layout: _Layout, cd: float) -> list[str]:
-    x_best, x_cd, y = layout.x_of(1.0), layout.x_of(1.0 + cd), layout.cd_y
-    parts = [
-        _line(x_best, y, x_cd, y, "cd", 2),
-        _line(x_best, y - 4, x_best, y + 4, "cd"),
-        _line(x_cd, y - 4, x_cd, y + 4, "cd"),
-        _text((x_best + x_cd) / 2, y - 8, f"CD = {cd:.2f}", "middle", "cd"),
-        _line(layout.axis_left, layout.axis_y, layout.axis_right, layout.axis_y, "axis", 1.5),
-    ]
+def _axis_and_cd_bar(layout: _Layout, cd: float | None, note: str | None) -> list[str]:
+    x_best, y = layout.x_of(1.0), layout.cd_y
+    parts = [_line(layout.axis_left, layout.axis_y, layout.axis_right, layout.axis_y, "axis", 1.5)]
+    if cd is not None:
+        x_cd = layout.x_of(1.0 + cd)
+        parts += [
+            _line(x_best, y, x_cd, y, "cd", 2),
+            _line(x_best, y - 4, x_best, y + 4, "cd"),
+            _line(x_cd, y - 4, x_cd, y + 4, "cd"),
+            _text((x_best + x_cd) / 2, y - 8, f"CD = {cd:.2f}", "middle", "cd"),
+        ]
+    if note:
+        parts.append(_text(x_best, y - (22 if cd is not None else 0), note, "start", "note"))
     for tick in np.arange(1.0, layout.k + 0.25, 0.5):
         x, major = layout.x_of(tick), tick == int(tick)
         parts.append(_line(x, layout.axis_y, x, layout.axis_y - (8 if major else 4), "tick"))
@@ -141,15 +147,18 @@ def _method_lines(
 def critical_difference_svg(
     names: Sequence[str],
     avg_ranks: Sequence[float],
-    cd: float,
+    cd: float | None,
     significant_pairs: Iterable[tuple[int, int]] | None = None,
     title: str | None = None,
+    note: str | None = None,
 ) -> str:
     """Draw a critical-difference diagram; returns a self-contained SVG document.
 
     ``significant_pairs`` are index pairs of methods that differ significantly
     (``posthoc.nemenyi(...).significant_pairs``); by default, the pairs whose
-    average ranks differ by more than ``cd``.
+    average ranks differ by more than ``cd``. ``cd`` None: no post-hoc test (the
+    omnibus test did not reject), so no CD bar and no significant pair. ``note``: a
+    line under the CD bar (or in its place) that says so.
     """
     ranks = np.asarray(avg_ranks, dtype=float)
     k = len(names)
@@ -158,7 +167,9 @@ def critical_difference_svg(
             f"need at least 2 method names and one average rank each, got {k} names "
             f"and ranks of shape {ranks.shape}"
         )
-    if significant_pairs is None:
+    if cd is None:
+        significant_pairs = []
+    elif significant_pairs is None:
         significant_pairs = pairs_beyond_cd(ranks, cd)
     groups = nonsignificant_groups(ranks, significant_pairs)
     order = [int(i) for i in np.argsort(ranks, kind="stable")]
@@ -180,11 +191,13 @@ def critical_difference_svg(
         first_clique_y=first_clique_y,
         first_row_y=first_clique_y + _CLIQUE_SPACING * len(groups) + 14.0,
     )
-    width = max(layout.axis_right + label_width(right) + 2 * _LABEL_GAP, layout.x_of(1 + cd) + 10)
+    width = max(layout.axis_right + label_width(right) + 2 * _LABEL_GAP,
+                layout.x_of(1 + (cd or 0)) + 10,
+                layout.x_of(1) + len(note or "") * _CHAR_WIDTH + 10)
     height = layout.first_row_y + _ROW_HEIGHT * (len(left) - 1) + 14.0
 
     parts = [_text(width / 2, 20.0, title, "middle", "title", _FONT_SIZE + 2)] if title else []
-    parts += _axis_and_cd_bar(layout, cd)
+    parts += _axis_and_cd_bar(layout, cd, note)
     parts += _clique_bars(layout, names, ranks, groups)
     parts += _method_lines(layout, labels, ranks, left, "end")
     parts += _method_lines(layout, labels, ranks, right, "start")
@@ -202,12 +215,21 @@ def comparison_svg(doc: dict) -> str:
     from dtcli.errors import ParameterError
     from dtcli.evaluate.report import ALPHA
 
-    if doc["nemenyi"] is None:
+    if doc["friedman"] is None:
         raise ParameterError("--cd-diagram needs at least two datasets")
-    methods = doc["criteria"]
-    pairs = [(methods.index(a), methods.index(b)) for a, b in doc["nemenyi"]["significant_pairs"]]
+    methods, nemenyi, posthoc = doc["criteria"], doc["nemenyi"], doc["posthoc"]
     what = doc.get("metric") or doc.get("table", "scores")
-    return critical_difference_svg(methods, [doc["average_ranks"][m] for m in methods],
-                                   doc["nemenyi"]["cd"], pairs,
-                                   title=f"{what}: {len(doc['datasets'])} datasets, Nemenyi "
-                                         f"alpha {ALPHA}")
+    title = f"{what}: {len(doc['datasets'])} datasets, " + (
+        f"Nemenyi alpha {ALPHA}" if nemenyi is not None else "average ranks")
+    note = None
+    if not posthoc["omnibus_rejected"]:  # Demsar (2006): post-hoc tests after a rejection
+        note = (f"Iman-Davenport p = {doc['iman_davenport']['p']:.4g}: no significant "
+                f"difference at alpha {ALPHA}; "
+                + ("groups shown regardless (--posthoc always)" if posthoc["shown"] else
+                   "no post-hoc test"))
+    ranks = [doc["average_ranks"][m] for m in methods]
+    if nemenyi is None:
+        return critical_difference_svg(methods, ranks, None, [], title=title, note=note)
+    pairs = [(methods.index(a), methods.index(b)) for a, b in nemenyi["significant_pairs"]]
+    return critical_difference_svg(methods, ranks, nemenyi["cd"], pairs, title=title,
+                                   note=note)

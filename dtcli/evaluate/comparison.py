@@ -11,10 +11,16 @@ from dtcli.evaluate.reference import reference_lines
 from dtcli.evaluate.report import ALPHA, decimals_for, number, options_note, to_json
 from dtcli.evaluate.tables import MARK, console, markdown_table, print_table
 
+# When the post-hoc tests (Nemenyi, Bonferroni-Dunn, Holm) are reported: only once the
+# omnibus test rejects, as Demsar (2006) prescribes, or regardless of it, labelled so.
+POSTHOC = ("after-rejection", "always")
+_POSTHOC_TESTS = ("nemenyi", "bonferroni_dunn", "holm")
+
 
 def comparison_document(datasets: Sequence[str], methods: Sequence[str], means, stds=None, *,
                         higher_is_better: bool = True, base: str | None = None,
-                        repeat_stds=None, about: dict | None = None) -> dict:
+                        repeat_stds=None, about: dict | None = None,
+                        posthoc: str = "after-rejection") -> dict:
     """Demsar's comparison of `methods` over `datasets` from a table of mean scores.
 
     Keys: what `about` holds, then datasets, criteria, higher_is_better,
@@ -22,9 +28,13 @@ def comparison_document(datasets: Sequence[str], methods: Sequence[str], means, 
     best methods), average_ranks, friedman, iman_davenport, nemenyi, warnings,
     and the base (by default the last method) against each other method:
     win_tie_loss, bonferroni_dunn, holm and wilcoxon (as `stats.compare_table`
-    gives them); then base and conclusions (sentences). With fewer than two
-    datasets the tests are null.
+    gives them); then posthoc ({rule, omnibus_rejected, shown}), base and
+    conclusions (sentences). With fewer than two datasets the tests are null.
+    The post-hoc tests (nemenyi, bonferroni_dunn, holm) are null too unless the
+    Iman-Davenport test rejects at ALPHA or `posthoc` is "always" (POSTHOC).
     """
+    if posthoc not in POSTHOC:
+        raise ParameterError(f"posthoc must be one of {', '.join(POSTHOC)}, got {posthoc!r}")
     import numpy as np
 
     from dtcli.evaluate import stats
@@ -57,13 +67,18 @@ def comparison_document(datasets: Sequence[str], methods: Sequence[str], means, 
         tests = stats.compare_table(table, methods, datasets, higher_is_better, ALPHA, base)
         del tests["datasets"], tests["criteria"], tests["scores"]
         doc.update(tests)
+        rejected = bool(tests["iman_davenport"]["p"] < ALPHA)
+        doc["posthoc"] = {"rule": posthoc, "omnibus_rejected": rejected,
+                          "shown": rejected or posthoc == "always"}
+        if not doc["posthoc"]["shown"]:
+            doc.update(dict.fromkeys(_POSTHOC_TESTS))
     else:
         ranks = average_ranks(table, higher_is_better)
         wtl = stats.win_tie_loss(table, methods.index(base), higher_is_better)
         doc.update(average_ranks={m: float(r) for m, r in zip(methods, ranks)},
                    friedman=None, iman_davenport=None, nemenyi=None, warnings=[],
                    win_tie_loss={m: wtl[j].tolist() for j, m in enumerate(methods) if m != base},
-                   bonferroni_dunn=None, holm=None, wilcoxon=None)
+                   bonferroni_dunn=None, holm=None, wilcoxon=None, posthoc=None)
     doc["base"] = base
     doc["conclusions"] = conclusions(doc)
     return doc
@@ -79,7 +94,7 @@ def conclusions(doc: dict) -> list[str]:
     if doc["friedman"] is None:
         lines.append("The rank tests need at least two datasets.")
     else:
-        lines += [_omnibus_line(doc), _nemenyi_line(doc), *_control_lines(doc)]
+        lines += [_omnibus_line(doc), *_posthoc_lines(doc), _wilcoxon_line(doc)]
         lines += [f"Warning: {warning}." for warning in doc["warnings"]]
     base, wtl = doc["base"], doc["win_tie_loss"]
     lines.append(f"Wins/ties/losses of {base} against each other method over {n} dataset"
@@ -102,6 +117,23 @@ def _omnibus_line(doc: dict) -> str:
     return (f"Friedman chi2 = {friedman['chi2']:.2f} (df {d1}, p = {friedman['p']:.3g}); "
             f"Iman-Davenport F = {iman['F']:.2f} (F({d1}, {d2}), p = {iman['p']:.3g}, critical "
             f"value {iman['critical_value']:.2f} at alpha {ALPHA}): {verdict}")
+
+
+def _posthoc_lines(doc: dict) -> list[str]:
+    """Nemenyi, Bonferroni-Dunn and Holm: after the omnibus test rejects, or labelled as
+    shown regardless of it; else a line saying why they are not shown."""
+    iman = doc["iman_davenport"]
+    if not doc["posthoc"]["shown"]:
+        return [f"Post-hoc tests (Nemenyi, Bonferroni-Dunn, Holm) not run: the "
+                f"Iman-Davenport test did not reject at alpha {ALPHA} (p = {iman['p']:.4g}), so "
+                f"no difference between two methods is established (Demsar 2006); "
+                f"--posthoc always shows them regardless."]
+    lines = [_nemenyi_line(doc), *_control_lines(doc)]
+    if doc["posthoc"]["omnibus_rejected"]:
+        return lines
+    return [f"Post-hoc tests shown regardless of the omnibus test (--posthoc always), "
+            f"which did not reject at alpha {ALPHA} (p = {iman['p']:.4g}): by Demsar's procedure "
+            f"the differences below are not established.", *lines]
 
 
 def _nemenyi_line(doc: dict) -> str:
@@ -129,7 +161,7 @@ def _relative_to(base: str, details: dict[str, str], ranks: dict) -> str:
 
 
 def _control_lines(doc: dict) -> list[str]:
-    """Bonferroni-Dunn, Holm and Wilcoxon of the base against the other methods."""
+    """Bonferroni-Dunn and Holm of the base against the other methods."""
     base, ranks = doc["base"], doc["average_ranks"]
     k = len(doc["criteria"])
     dunn, holm = doc["bonferroni_dunn"], doc["holm"]
@@ -147,7 +179,6 @@ def _control_lines(doc: dict) -> list[str]:
                  + (f"{base} is significantly {found}" if found else none)
                  + ("; not significant: " + ", ".join(f"{m} ({adjusted[m]})" for m in kept)
                     if found and kept else "") + ".")
-    lines.append(_wilcoxon_line(doc))
     return lines
 
 

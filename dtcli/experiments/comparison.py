@@ -22,6 +22,7 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
             jobs: int | None = None, results: str | None = None, scheduler: str | None = None,
             grid=None, inner_cv: int | None = None, selection: str = "nested",
             tune_metric: str = "accuracy", reference: str | None = None,
+            posthoc: str = "after-rejection",
             cd_diagram: str | None = None, target=None, drop=(), input_format=None,
             header: bool = True, delimiter=None, force: bool = False, quiet: bool = False,
             outputs: dict | None = None, **options) -> Comparison:
@@ -31,7 +32,9 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
     `jobs` worker processes, `results` a JSON-lines file that keeps every finished fold
     (a rerun skips them), `scheduler` a Dask cluster, `grid`, `inner_cv`, `selection`
     and `tune_metric` for tuned methods (`tsallis:q=auto`), `reference` a table of
-    published figures shown beside ours, `cd_diagram` a file for the SVG diagram;
+    published figures shown beside ours, `cd_diagram` a file for the SVG diagram,
+    `posthoc` "always" to report the post-hoc tests even when the omnibus test does not
+    reject (Demsar's procedure, the default, runs them after a rejection only);
     `options`: every tree's options, named as the estimator's parameters
     (min_samples_leaf=5, class_weight="balanced", pruning="ccp", ...)."""
     from dtcli.evaluate.comparison import comparison_document
@@ -85,7 +88,7 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
              "sources": {s.name: s.path or s.name for s in found}}
     doc = comparison_document(names, labels, means, stds, higher_is_better=METRICS[metric],
                               base=base, repeat_stds=repeat_stds if repeats > 1 else None,
-                              about=about)
+                              about=about, posthoc=posthoc)
     doc["timing"] = grid_run.timing() if grid_run is not None else {}
     # every fold's score, by dataset and method (the report's plots: export/compare_report.py)
     doc["fold_scores"] = {name: {label: [fold["metrics"][metric] for fold in folds[name, label]]
@@ -151,7 +154,7 @@ def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, schedule
 
 def compare_scores(table: str, *, lower_is_better: bool = False, base: str | None = None,
                    reference: str | None = None, cd_diagram: str | None = None,
-                   outputs: dict | None = None) -> Comparison:
+                   posthoc: str = "after-rejection", outputs: dict | None = None) -> Comparison:
     """The same statistics on a table of scores you bring (`dtree compare --table`): a CSV
     with a header row, then one row per dataset, its name first, one score per method."""
     from dtcli.evaluate.comparison import comparison_document
@@ -161,7 +164,7 @@ def compare_scores(table: str, *, lower_is_better: bool = False, base: str | Non
                    {"--table": table, "--reference": reference})
     datasets, methods, values = read_score_table(table)
     doc = comparison_document(datasets, methods, values, higher_is_better=not lower_is_better,
-                              base=base, about={"table": table})
+                              base=base, about={"table": table}, posthoc=posthoc)
     return _finished(Comparison(doc, {}), Notes(), reference, cd_diagram)
 
 

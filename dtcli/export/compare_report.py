@@ -92,14 +92,11 @@ def _means_table(doc: dict) -> list[str]:
 
 
 def _cd_diagram(doc: dict) -> list[str]:
-    from dtcli.evaluate.cd_diagram import critical_difference_svg
+    from dtcli.evaluate.cd_diagram import comparison_svg
 
-    if not doc.get("nemenyi"):
+    if not doc.get("friedman"):
         return []
-    methods = doc["criteria"]
-    pairs = [(methods.index(a), methods.index(b)) for a, b in doc["nemenyi"]["significant_pairs"]]
-    drawing = critical_difference_svg(methods, [doc["average_ranks"][m] for m in methods],
-                                      doc["nemenyi"]["cd"], pairs)
+    drawing = comparison_svg(doc)
     return ["<h2>Critical-difference diagram</h2>",
             '<p class="note">Average ranks (1 = best, left); a thick bar joins methods the '
             "Nemenyi test does not tell apart at alpha 0.05 (Demšar 2006).</p>", drawing]
