@@ -59,6 +59,7 @@ def test_no_posthoc_after_no_rejection():
     assert "Nemenyi test at" not in text and "m0 is significantly" not in text
     assert "no significant difference among the methods" in text
     assert doc["wilcoxon"]  # a test of two methods, not a post-hoc test of the omnibus one
+    assert "p not adjusted for the comparisons)" in text  # no Holm's test to point to
 
 
 def test_posthoc_always_is_labelled():

@@ -186,8 +186,8 @@ def _wilcoxon_line(doc: dict) -> str:
     base, tests = doc["base"], doc["wilcoxon"]
     parts = [f"{m}: R+ = {w['r_plus']:g}, R- = {w['r_minus']:g}, p = {w['p']:.3g}"
              + ("" if w["exact"] else " (normal approximation)") for m, w in tests.items()]
-    caveat = ("" if len(tests) == 1 else
-              "; p not adjusted for the comparisons, Holm's test above is")
+    caveat = ("" if len(tests) == 1 else "; p not adjusted for the comparisons"
+              + (", Holm's test above is" if doc["holm"] is not None else ""))
     return (f"Wilcoxon signed-rank test of {base} against "
             + ("each method" if len(tests) > 1 else next(iter(tests)))
             + f" (R+: ranks of the datasets where {base} is better; p exact unless "
