@@ -61,9 +61,11 @@ def hand_document(folds=True):
     # three methods on four datasets; A wins twice, C once, a tie on d3
     datasets, methods = ["d1", "d<2>", "d3", "d4"], ["A", "B & co", "C"]
     means = [[0.9, 0.8, 0.7], [0.8, 0.7, 0.75], [0.6, 0.6, 0.5], [0.7, 0.72, 0.8]]
+    # four datasets cannot reject the omnibus test: the post-hoc tests shown regardless
     doc = comparison_document(datasets, methods, means, [[0.01] * 3] * 4,
                               about={"metric": "accuracy", "cv": 2, "repeats": 1, "seed": 0,
-                                     "options": {}, "sources": {d: f"{d}.csv" for d in datasets}})
+                                     "options": {}, "sources": {d: f"{d}.csv" for d in datasets}},
+                              posthoc="always")
     if folds:  # two folds around each mean
         doc["fold_scores"] = {d: {m: [means[i][j] - 0.05, means[i][j] + 0.05]
                                   for j, m in enumerate(methods)}
@@ -80,6 +82,15 @@ def test_page_parses_marks_the_best_and_loads_nothing():
     best = [text.split(" ±")[0] for text, cls in parser.cells if cls == "best"]
     assert best == ["0.9000", "0.8000", "0.6000", "0.6000", "0.8000"]  # d3: A and B tie
     assert "d&lt;2&gt;" in page and "B &amp; co" in page and "d<2>" not in page
+
+
+def test_page_without_a_rejection_draws_one_group_and_says_why():
+    doc = json.loads(json.dumps(comparison_document(
+        ["d1", "d2", "d3"], ["A", "B"], [[0.9, 0.8], [0.7, 0.8], [0.6, 0.5]], [[0.01] * 2] * 3)))
+    cd = svgs(compare_report_html(doc))[0]
+    texts = ["".join(t.itertext()) for t in cd.iter(SVG_NS + "text")]
+    assert not any(text.startswith("CD = ") for text in texts)
+    assert any("no post-hoc test" in text for text in texts)
 
 
 def test_page_holds_the_cd_diagram_the_tests_and_a_plot_per_dataset():

@@ -169,6 +169,7 @@ class Comparison(_Result):
             notes.append(f"Iman-Davenport p = {doc['iman_davenport']['p']:.4g}")
         if doc.get("nemenyi"):
             notes.append(f"Nemenyi CD = {doc['nemenyi']['cd']:.3f}")
+        if doc.get("friedman"):  # without a post-hoc test, the ranks and why (Demsar 2006)
             parts.append(self.cd_diagram())
         parts.insert(1, f"<p>{html.escape('; '.join(notes))}</p>" if notes else "")
         return "".join(parts)
