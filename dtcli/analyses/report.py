@@ -65,13 +65,16 @@ def sweep_sections(doc: dict) -> tuple[list[Section], list[str]]:
         rank_rows = []
         for r in tested:
             tests = doc["tests"][r]
+            nemenyi = tests["nemenyi"]  # None: the omnibus test did not reject (Demsar)
             rank_rows.append([r, *(f"{tests['average_ranks'][m]:.2f}" for m in methods),
                               number(tests["friedman"]["p"], 4),
-                              number(tests["nemenyi"]["cd"], 2),
+                              "-" if nemenyi is None else number(nemenyi["cd"], 2),
+                              "not tested" if nemenyi is None else
                               "; ".join(" vs ".join(p) for p in
-                                        tests["nemenyi"]["significant_pairs"]) or "none"])
+                                        nemenyi["significant_pairs"]) or "none"])
         sections.append(("average ranks per ratio (1 = best), Friedman p, Nemenyi critical "
-                         "difference at alpha 0.05 and the pairs beyond it",
+                         "difference at alpha 0.05 and the pairs beyond it (tested only "
+                         "after the Iman-Davenport test rejects)",
                          ["ratio", *methods, "Friedman p", "CD", "differ"], rank_rows))
     steeper = [f"{pair} {number(v['difference'], 4)} ± {number(v['se'], 4)}"
                for pair, v in doc["slope_differences"].items()
