@@ -297,8 +297,9 @@ def grow_step(words, level, found, screened, screen, columns, rows, rules, min_g
     split_level(words, level, choice, columns, rows, rules, step)
 
 
-def _example_step_arguments() -> tuple:
-    """Values of the types grow_step takes, from both drivers."""
+def example_step_arguments() -> tuple:
+    """Values of the types grow_step takes, from both drivers (searches.py reads the
+    records a search shares with it here too)."""
     ints, two_d = np.zeros(1, np.int64), np.zeros((1, 1))
     found = Found(two_d, np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64),
                   np.zeros((1, 1), np.uint8))
@@ -315,11 +316,11 @@ def _example_step_arguments() -> tuple:
 
 def _example_sets_arguments() -> tuple:
     """Values of the types nominal_sets takes from grow_step."""
-    words, level, found, _, _, columns, rows, _, _, step, _ = _example_step_arguments()
+    words, level, found, _, _, columns, rows, _, _, step, _ = example_step_arguments()
     return words, level, Choice(np.zeros(1, np.int64), found), columns, rows, step.sets
 
 
-GROW_STEP = Signature.of("the growth step", *_example_step_arguments())
+GROW_STEP = Signature.of("the growth step", *example_step_arguments())
 NOMINAL_SETS = Signature.of("nominal_sets", *_example_sets_arguments())
 call_grow_step = caller(GROW_STEP)
 call_nominal_sets = caller(NOMINAL_SETS)

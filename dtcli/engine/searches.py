@@ -20,9 +20,7 @@ from dtcli.criteria.counts import NO_TABLES, CountTables, count_tables
 from dtcli.criteria.kernels import param_tuple
 from dtcli.criteria.registry import EngineCriterion
 from dtcli.engine import splitter
-from dtcli.engine.level import Columns, Level, Rows
-from dtcli.engine.presort import WordLayout
-from dtcli.engine.splitter import Found
+from dtcli.engine.level import example_step_arguments
 from dtcli.jit.dispatch import remember_types
 from dtcli.jit.flags import njit
 from dtcli.jit.indirect import Signature, address, caller
@@ -41,20 +39,13 @@ class Scorer(NamedTuple):
 
 
 def example_search_arguments() -> tuple:
-    """Values of the types every search takes (and every driver passes)."""
-    ints = np.zeros(1, np.int64)
+    """Values of the types every search takes (and every driver passes): the records it
+    shares with the growth step are level.example_step_arguments'."""
+    words, level, found, _, _, columns, rows, _, _, _, _ = example_step_arguments()
     table = np.zeros(1)
-    two_d = np.zeros((1, 1))
-    return (np.zeros((1, 1), np.uint64),
-            Level(ints, ints, ints, two_d, ints),
-            ints, np.zeros((1, 1), np.uint8),
-            Columns(np.zeros(1, np.uint8), ints, ints, table, ints),
-            Rows(WordLayout(*(np.uint64(0),) * 4), table, True),
+    return (words, level, np.zeros(1, np.int64), np.zeros((1, 1), np.uint8), columns, rows,
             param_tuple(np.zeros(0)), CountTables(table, table, table, table),
-            (np.int64(1), np.float64(0.0)),
-            Found(two_d, np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64),
-                  np.zeros((1, 1), np.uint8)),
-            np.int64(0), np.int64(1))
+            (np.int64(1), np.float64(0.0)), found, np.int64(0), np.int64(1))
 
 
 SEARCH = Signature.of("a split search", *example_search_arguments())
