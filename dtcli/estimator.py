@@ -139,9 +139,10 @@ class DecisionTreeClassifier(TreeEstimatorBase):
         start = time.perf_counter()
         prepared = data.presort(self.n_jobs)
 
-        def grow_with(row_weights):
+        def grow_with(row_weights, test=None):
             return grow(prepared, engine, rules, weights if row_weights is None else row_weights,
-                        self.n_jobs, seed=seed, reuse=method is not None or not spend)
+                        self.n_jobs, seed=seed, reuse=method is not None or not spend,
+                        test=test)
 
         if method is None:
             self.tree_, self.pruning_ = grow_with(None), None
@@ -150,8 +151,7 @@ class DecisionTreeClassifier(TreeEstimatorBase):
             fold_seed = 0 if self.random_state is None else seed
             fit = pruning_methods.FitContext(
                 X, y, np.ones(y.shape[0]) if weights is None else weights, prepared.is_nominal,
-                self.criterion, self.criterion_params, fold_seed, grow_with, self._threads(),
-                pruning_methods.Growth(prepared, engine, rules, weights))
+                self.criterion, self.criterion_params, fold_seed, grow_with, self._threads())
             self.tree_, record = method.run(fit, {k: getattr(self, k) for k in method.params})
             self.pruning_ = {"method": self.pruning, **record}
         if spend:

@@ -24,6 +24,7 @@ def prepared_of(X, y):
 
 
 def fit(X, y, name, rules=StopRules()):
+    """The tree grown without a test, the prepared data and the criterion's engine form."""
     prepared = prepared_of(X, y)
     engine = criteria.get(name).engine()
     return grow(prepared, engine, rules), prepared, engine
@@ -106,9 +107,9 @@ def test_exact_mode_estimates_the_p_value_of_every_label_arrangement(name, with_
     shuffles = 4000
     for seed in range(3):
         x, y = tiny_node(seed, with_missing=with_missing)
-        tree, prepared, engine = fit(x[:, None], y, name, StopRules(max_depth=1))
+        prepared, engine = prepared_of(x[:, None], y), criteria.get(name).engine()
         truth = enumerated_p_value(x, y, name)
-        result = s_prune(tree, prepared, engine, StopRules(), significance=0.5,
+        result = s_prune(prepared, engine, StopRules(max_depth=1), significance=0.5,
                          permutations=shuffles, mode="exact", seed=seed)
         assert result.n_shuffles[0] == shuffles
         # the estimate is a binomial proportion around the true p-value
@@ -127,9 +128,8 @@ def test_a_nominal_split_is_tested_over_every_subset_of_its_categories():
         y[:2] = (0, 1)
         prepared = prepare(x[:, None], y, 2, np.ones(1, np.uint8), np.full(1, 4, np.int64))
         engine = criteria.get("gini").engine()
-        tree = grow(prepared, engine, StopRules(max_depth=1))
         truth = enumerated_p_value(x, y, "gini", splits=subsets(x))
-        result = s_prune(tree, prepared, engine, StopRules(), significance=0.5,
+        result = s_prune(prepared, engine, StopRules(max_depth=1), significance=0.5,
                          permutations=shuffles, mode="exact", seed=seed)
         assert abs(result.p_values[0] - truth) <= 4 * math.sqrt(truth * (1 - truth) / shuffles) \
             + 1e-9, (seed, truth)
@@ -139,9 +139,9 @@ def test_a_nominal_split_is_tested_over_every_subset_of_its_categories():
 def test_default_mode_counts_the_p_value_of_two_class_decreases_exactly(name):
     for seed in range(4):
         x, y = tiny_node(seed, n=14)
-        tree, prepared, engine = fit(x[:, None], y, name, StopRules(max_depth=1))
+        prepared, engine = prepared_of(x[:, None], y), criteria.get(name).engine()
         # at significance 0 no bound accepts the node: the lattice count decides
-        result = s_prune(tree, prepared, engine, StopRules(), significance=0.0, seed=seed)
+        result = s_prune(prepared, engine, StopRules(max_depth=1), significance=0.0, seed=seed)
         assert result.n_shuffles[0] == 0
         assert result.p_values[0] == pytest.approx(enumerated_p_value(x, y, name), abs=1e-9)
 
@@ -151,9 +151,9 @@ def test_the_hypergeometric_bound_is_at_least_the_p_value(name):
     checked = 0
     for seed in range(8):
         x, y = tiny_node(seed, n=14, with_missing=seed % 2 == 1)
-        tree, prepared, engine = fit(x[:, None], y, name, StopRules(max_depth=1))
+        prepared, engine = prepared_of(x[:, None], y), criteria.get(name).engine()
         # at significance 1 the default mode accepts any node whose bound is <= 1, unshuffled
-        result = s_prune(tree, prepared, engine, StopRules(), significance=1.0, seed=seed)
+        result = s_prune(prepared, engine, StopRules(max_depth=1), significance=1.0, seed=seed)
         if result.n_shuffles[0] == 0 and not math.isnan(result.p_values[0]):
             assert result.p_values[0] >= enumerated_p_value(x, y, name)
             checked += 1
@@ -180,8 +180,8 @@ def test_on_pure_noise_the_root_splits_in_about_a_fraction_s_of_seeds(mode):
         rng = np.random.default_rng(1000 + seed)
         X = rng.normal(size=(60, 1))  # one feature: the test sees no choice among features
         y = rng.integers(0, 2, 60)
-        tree, prepared, engine = fit(X, y, "gini", StopRules(max_depth=1))
-        result = s_prune(tree, prepared, engine, StopRules(), significance=s,
+        prepared, engine = prepared_of(X, y), criteria.get("gini").engine()
+        result = s_prune(prepared, engine, StopRules(max_depth=1), significance=s,
                          permutations=shuffles, mode=mode, seed=seed)
         split += result.tree.node_count > 1
     # exact: P(at most s t of t shuffles reach a continuous null statistic) is
@@ -198,16 +198,26 @@ def test_significance_one_keeps_the_whole_tree(name):
     y = rng.integers(0, 2, 200)
     tree, prepared, engine = fit(X, y, name)
     for mode in ("exact", "default"):
-        result = s_prune(tree, prepared, engine, StopRules(), significance=1.0,
+        result = s_prune(prepared, engine, StopRules(), significance=1.0,
                          permutations=20, mode=mode, seed=3)
         for array in tree.ARRAYS:
             np.testing.assert_array_equal(getattr(result.tree, array), getattr(tree, array))
         assert (result.n_shuffles[tree.children_left != TREE_LEAF] >= 0).all()
 
 
-def splits(result):
-    """The nodes of the grown tree that stay split."""
-    return result.kept[result.tree.children_left != TREE_LEAF]
+def decided_nodes(result) -> dict:
+    """{path from the root ("", "L", "LR", ...): (p-value, shuffles, stays split)} of every
+    node the test decided: a node's identity across trees pruned differently."""
+    tree, out, stack = result.tree, {}, [(0, "")]
+    while stack:
+        node, path = stack.pop()
+        split = tree.children_left[node] != TREE_LEAF
+        if result.n_shuffles[node] >= 0:
+            out[path] = (result.p_values[node], result.n_shuffles[node], split)
+        if split:
+            stack += [(tree.children_left[node], path + "L"),
+                      (tree.children_right[node], path + "R")]
+    return out
 
 
 @pytest.mark.parametrize("name", ["gini", "hddt"])
@@ -223,22 +233,19 @@ def test_both_modes_decide_alike_on_many_random_datasets(name):
         X = rng.normal(size=(300, 3))
         y = (X[:, 0] * rng.uniform(0, 1.5) + rng.normal(size=300) > 0).astype(np.int64)
         X[rng.random(X.shape) < 0.1] = np.nan
-        tree, prepared, engine = fit(X, y, name)
-        runs = {mode: s_prune(tree, prepared, engine, StopRules(), significance=s,
-                              permutations=shuffles, mode=mode, seed=seed)
-                for mode in ("exact", "default")}
-        exact, default = runs["exact"], runs["default"]
-        both = (exact.n_shuffles >= 0) & (default.n_shuffles >= 0)
-        exact_split, default_split = (np.isin(np.flatnonzero(both), splits(r))
-                                      for r in (exact, default))
-        disagree = exact_split != default_split
+        prepared, engine = prepared_of(X, y), criteria.get(name).engine()
+        exact, default = (decided_nodes(s_prune(prepared, engine, StopRules(), significance=s,
+                                               permutations=shuffles, mode=mode, seed=seed))
+                          for mode in ("exact", "default"))
+        both = sorted(exact.keys() & default.keys())
+        disagree = [path for path in both if exact[path][2] != default[path][2]]
         # a disagreement is a node whose exact estimate is within Monte Carlo error of s
-        assert (np.abs(exact.p_values[both][disagree] - s) <= band).all(), seed
-        compared += both.sum()
-        differ += disagree.sum()
-        exact_cost += exact.n_shuffles[exact.n_shuffles > 0].sum()
-        default_cost += default.n_shuffles[both].sum()
-        stopped_early += ((default.n_shuffles > 0) & (default.n_shuffles < shuffles)).sum()
+        assert all(abs(exact[path][0] - s) <= band for path in disagree), seed
+        compared += len(both)
+        differ += len(disagree)
+        exact_cost += sum(n for _, n, _ in exact.values() if n > 0)
+        default_cost += sum(default[path][1] for path in both)
+        stopped_early += sum(0 < n < shuffles for _, n, _ in default.values())
     assert compared >= 100 and differ <= 0.1 * compared
     assert default_cost < 0.8 * exact_cost and stopped_early >= 30
 
@@ -249,7 +256,7 @@ def test_the_same_tree_for_any_number_of_threads():
     X[rng.random(X.shape) < 0.05] = np.nan
     y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) * 0.3 + rng.normal(size=6000) > 0)
     tree, prepared, engine = fit(X, y.astype(np.int64), "gini")
-    results = [s_prune(tree, prepared, engine, StopRules(), significance=0.05,
+    results = [s_prune(prepared, engine, StopRules(), significance=0.05,
                        permutations=100, seed=5, n_threads=n) for n in (1, 2)]
     np.testing.assert_array_equal(results[0].p_values, results[1].p_values)
     np.testing.assert_array_equal(results[0].n_shuffles, results[1].n_shuffles)
@@ -257,10 +264,6 @@ def test_the_same_tree_for_any_number_of_threads():
         np.testing.assert_array_equal(getattr(results[0].tree, array),
                                       getattr(results[1].tree, array))
     assert 1 < results[0].tree.node_count < tree.node_count
-    # a growth in the prepared data's own buffer (reuse=False) writes over its words
-    grow(prepared, engine, StopRules(), reuse=False)
-    with pytest.raises(ValueError, match="reuse=True"):
-        s_prune(tree, prepared, engine, StopRules(), permutations=10, seed=5)
 
 
 # --- the estimator, the model file and export ------------------------------------------
@@ -272,7 +275,7 @@ def _noisy(seed=0, n=200):
     return X, y
 
 
-def test_the_estimators_s_pruning_is_s_prune_of_its_grown_tree():
+def test_the_estimators_s_pruning_is_s_prune_of_its_data():
     from dtcli import DecisionTreeClassifier
 
     X, y = _noisy()
@@ -281,12 +284,12 @@ def test_the_estimators_s_pruning_is_s_prune_of_its_grown_tree():
     grown, prepared, engine = fit(X, y, "gini")
     from dtcli.engine.rng import seed_of
 
-    expected = s_prune(grown, prepared, engine, StopRules(), None, permutations=200,
-                       seed=seed_of(7), n_threads=1)
+    expected = s_prune(prepared, engine, StopRules(), None, permutations=200, seed=seed_of(7),
+                       n_threads=1)
     np.testing.assert_array_equal(model.tree_.children_left, expected.tree.children_left)
     np.testing.assert_array_equal(model.tree_.value, expected.tree.value)
     recorded = np.array([np.nan if p is None else p for p in model.pruning_["p_values"]])
-    np.testing.assert_array_equal(recorded, expected.tree_p_values)
+    np.testing.assert_array_equal(recorded, expected.p_values)
     assert expected.tree.node_count < grown.node_count  # noise: the test cut something
 
 

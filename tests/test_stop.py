@@ -114,7 +114,7 @@ def run_and_signal(args, signum, env=None, in_workers=False):
     workers (`in_workers`), a random 0.5-3 s after two of them run."""
     process = subprocess.Popen([str(a) for a in args], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True, start_new_session=True,
-                               env={**os.environ, **(env or {})})
+                               env={**os.environ, **(env or {})}, preexec_fn=_sigint_default)
     try:
         if in_workers:
             wait_for(lambda: len(session_processes(process.pid)) >= 3
@@ -135,6 +135,14 @@ def run_and_signal(args, signum, env=None, in_workers=False):
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+def _sigint_default() -> None:
+    """In the child before it runs dtree: Ctrl-C's default action. A suite started in
+    the background of a non-interactive shell runs with SIGINT ignored, which its
+    children inherit, and Python then never installs its Ctrl-C handler (as a
+    background job should)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture(scope="module")

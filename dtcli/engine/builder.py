@@ -35,9 +35,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.engine.forms import before_compiling
-from dtcli.engine.level import (Columns, Level, Rows, Rules, Step, can_split, grow_step,
-                                grow_step_calls)
-from dtcli.engine.nodes import compact, new_store, write_leaf
+from dtcli.engine.level import (NO_TEST, Columns, Level, Rows, Rules, SplitTest, Step,
+                               can_split, grow_step, grow_step_calls)
+from dtcli.engine.nodes import compact, new_store, node_slots, write_leaf
 from dtcli.engine.partition import partition
 from dtcli.engine.presort import Presorted, keep_rows
 from dtcli.engine.rng import draw_features
@@ -169,7 +169,7 @@ def fit_searches(prepared: Prepared, criterion, use_tables: bool,
 
 def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | None = None,
          n_threads: int | None = None, seed: int = 0, stream: int = 0,
-         reuse: bool = True) -> Tree:
+         reuse: bool = True, test=None) -> Tree:
     """Grow one tree from prepared data.
 
     `criterion` is a registry.EngineCriterion: its `tables` are the count tables its
@@ -182,9 +182,16 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
 
     `weights` (one per row, >= 0) weigh the rows; a row of weight 0 is left out.
     `seed` and `stream` (a forest's tree, say) key the random numbers the tree
-    draws (rng.py): the features searched at a node when `rules.max_features` is set.
+    draws (rng.py): the features searched at a node when `rules.max_features` is set;
+    `stream` is also the root's key (nodes.write_node).
     With `reuse=False` the tree may grow in the prepared data's own buffer (one
     fit, no copy); it cannot be grown from again.
+
+    `test` (None: none) tests each chosen split in the growth step (level.SplitTest):
+    `test.record(criterion, searches, n_rows, n_classes, unit_weight)` makes its
+    SplitTest for the fit's searches.Searches on n_rows rows (its node store has nodes.n_slots(n_rows)
+    slots), and `test.collect(slots)` is given, after growth, the slot of each node of
+    the tree (pruning/significance.PermutationTest).
     """
     n_threads = n_threads or os.cpu_count() or 1
     weights, keep, use_tables = count_weights(weights)
@@ -196,14 +203,20 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
     searches, screen = fit_searches(prepared, criterion, use_tables, int(root_counts.sum()))
     if sorted_ is prepared.sorted and reuse:  # the partition writes into both buffers
         sorted_ = dataclasses.replace(sorted_, words=sorted_.words.copy())
+    record = (NO_TEST if test is None
+              else test.record(criterion, searches, n_rows, prepared.n_classes, weights is None))
     growth = Growth(sorted_, prepared, weights, searches, screen, rules,
-                    float(root_counts.sum()), n_threads, (np.int64(seed), np.int64(stream)))
+                    float(root_counts.sum()), n_threads, (np.int64(seed), np.int64(stream)),
+                    record)
+    growth.store.key[0] = np.uint64(stream)
     root = Nodes(np.zeros(1, np.int64), np.array([n_rows], np.int64),
                   np.zeros(1, np.int64), root_counts, np.zeros(1, np.int64))
     if can_split(n_rows, 0, root_counts[0], growth.rules):
         growth.grow_levels(root)
     else:
         write_leaf(growth.store, 0, n_rows, root_counts[0])
+    if test is not None:
+        test.collect(node_slots(growth.store))
     return compact(growth.store, growth.category_buffers)
 
 
@@ -212,8 +225,9 @@ class Growth:
 
     def __init__(self, sorted_: Presorted, prepared: Prepared, weights, criterion: Searches,
                  screen: Searches | None, stop_rules: StopRules, total_weight: float,
-                 n_threads: int, random_key: tuple):
+                 n_threads: int, random_key: tuple, test: SplitTest = NO_TEST):
         self.random_key = random_key  # (seed, stream): rng.py
+        self.test = test  # the growth step's test of each chosen split
         words = sorted_.words
         self.buffers = (words, np.empty_like(words))
         n_features, n_rows = words.shape
@@ -286,7 +300,7 @@ class Growth:
         moving = (np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.int64))
         step = Step(sets, self.goes_left, self.store, children, moving, np.zeros(2, np.int64))
         grow_step(words, nodes, found, self.screen is not None, screen_found.score,
-                  self.columns, self.rows, self.rules, self.min_gain, step,
+                  self.columns, self.rows, self.rules, self.min_gain, self.test, step,
                   self.calls.nominal_sets)
         n_children, n_moving = (int(size) for size in step.sizes)
         if self.nominal.shape[0]:
@@ -324,7 +338,7 @@ class Growth:
                            int(sizes.sum()) * self.buffers[0].shape[0], self.buffers, table,
                            roots.counts, order, self.numeric, self.nominal, self.columns,
                            self.rows, self.criterion.scorer, screen, self.rules,
-                           self.min_gain, self.random_key, self.goes_left, self.store,
+                           self.min_gain, self.test, self.random_key, self.goes_left, self.store,
                            self.calls,
                            chunks_per_thread=SUBTREE_CHUNKS_PER_THREAD)
         for source, codes, sides in found:

@@ -10,7 +10,9 @@ loop over small ones, subtree):
 1. pick each node's feature (`splitter.pick_features`, or C4.5's screened
    pick);
 2. `accept_splits`, the extension point where a node's chosen split may be
-   rejected (today the `min_gain` rule; a per-node test plugs in here);
+   rejected: the `min_gain` rule, then a per-node test called by address
+   (`SplitTest`: S-pruning's permutation test, pruning/permutation.py), so
+   that a node the test makes a leaf never grows its subtree;
 3. list the categories of the nominal splits (`nominal_sets`);
 4. `split_level`: record every node (its split, or a leaf), route the rows
    of the split nodes (`goes_left`), record the children that cannot split
@@ -29,6 +31,7 @@ import numpy as np
 
 from dtcli.engine.nodes import child_slots, new_store, no_span, write_leaf, write_node
 from dtcli.engine.presort import WordLayout
+from dtcli.engine.scorer import NO_SCORER, Scorer
 from dtcli.engine.splitter import (TIE_EPS, Found, nominal_left_set, pick_features,
                                    pick_screened)
 from dtcli.jit.flags import inline_njit, njit
@@ -101,6 +104,32 @@ class Step(NamedTuple):
     children: tuple
     moving: tuple
     sizes: np.ndarray
+
+
+class SplitTest(NamedTuple):
+    """A test of each node's chosen split, which `accept_splits` runs after the
+    `min_gain` rule: the function at `address` (0: no test) is called with the node's
+    rows, its chosen feature and this record, and says whether the split stands.
+    S-pruning's permutation test (pruning/permutation.test_split) is the one test: it
+    scores with `scorer` (the fit's criterion), `bound` (the address of its p-value
+    bound, 0: none), `settings` = (seed, shuffles, significance, exact, squared) and
+    `stops` = (split_at_most, leaf_from, ln k!) (permutation.py), and writes each
+    tested node's p-value and shuffles scored to `p_values` and `shuffles`, by slot of
+    the node store."""
+
+    address: np.int64
+    scorer: Scorer
+    bound: np.int64
+    settings: tuple
+    stops: tuple
+    p_values: np.ndarray
+    shuffles: np.ndarray
+
+
+NO_TEST = SplitTest(np.int64(0), NO_SCORER, np.int64(0),
+                    (np.int64(0), np.int64(0), 0.0, False, False),
+                    (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)), np.zeros(0),
+                    np.zeros(0, np.int64))
 
 
 class StepCalls(NamedTuple):
@@ -259,29 +288,34 @@ def split_level(words, level, choice, columns, rows, rules, step):
 
 
 @inline_njit
-def accept_splits(level, choice, min_gain):
+def accept_splits(words, level, choice, columns, rows, rules, min_gain, test, keys):
     """The growth step's extension point, between the pick of each node's best split and
     the split itself: node j's chosen split stands unless a rule here makes the node a
-    leaf (choice.best[j] = -1). The rule today is the stopping rule `min_gain` (the
-    split's score must reach it, up to the tie tolerance). A per-node test belongs here,
-    with the node's rows (level.starts/ends), its counts and its slot (level.slots, which
-    also keys its random numbers: rng.py) at hand, and an array indexed by slot for
-    what it computes (a p-value, say): S-pruning's permutation test (now run after
-    growth, pruning/permutation.py) and Fayyad-Irani's MDL acceptance rule."""
+    leaf (choice.best[j] = -1). First the stopping rule `min_gain` (the split's score
+    must reach it, up to the tie tolerance), then the per-node test of `test` (a
+    SplitTest), if any, on the node's rows (level.starts/ends) of the chosen feature in
+    `words`, with the node's key (`keys`, by slot: nodes.write_node), which keys its
+    random numbers; the node's slot (level.slots) indexes what the test records."""
     best, found = choice
+    verdict = np.ones(1, np.int64)
     for j in range(best.shape[0]):
         f = best[j]
         if f >= 0 and not (found.score[f, j] >= min_gain - TIE_EPS):
             best[j] = -1
+        elif f >= 0 and test.address != 0:
+            call_test(test.address, words, level, np.int64(j), f, keys[level.slots[j]],
+                      columns, rows, rules.min_samples_leaf, test, verdict)
+            if verdict[0] == 0:
+                best[j] = -1
 
 
 @njit
-def grow_step(words, level, found, screened, screen, columns, rows, rules, min_gain, step,
-              nominal):
+def grow_step(words, level, found, screened, screen, columns, rows, rules, min_gain, test,
+              step, nominal):
     """One level's growth after its split search, the step both drivers take: pick
     each node's feature from the search's `found` (a splitter.Found; C4.5's
     average-gain screen on `screen`'s scores when `screened`), let `accept_splits`
-    reject splits, list the nominal splits' categories (`nominal`: the address of
+    reject splits (`min_gain`, and `test`: a SplitTest), list the nominal splits' categories (`nominal`: the address of
     `nominal_sets`, 0 for numeric data), and record the level and route its rows
     (`split_level`: the numbers of children and of moving nodes go to step.sizes).
     Compiled once, for every criterion and form of data; the subtree grower calls it by
@@ -291,7 +325,7 @@ def grow_step(words, level, found, screened, screen, columns, rows, rules, min_g
     else:
         best = pick_features(found.score)
     choice = Choice(best, found)
-    accept_splits(level, choice, min_gain)
+    accept_splits(words, level, choice, columns, rows, rules, min_gain, test, step.store.key)
     if nominal != 0:
         call_nominal_sets(nominal, words, level, choice, columns, rows, step.sets)
     split_level(words, level, choice, columns, rows, rules, step)
@@ -311,19 +345,31 @@ def example_step_arguments() -> tuple:
     step = Step(sets, np.zeros(1, np.uint8), new_store(1, 1), (ints, ints, ints, two_d, ints),
                 (ints, ints, ints), ints)
     return (np.zeros((1, 1), np.uint64), level, found, True, two_d, columns, rows, rules, 0.0,
-            step, np.int64(0))
+            NO_TEST, step, np.int64(0))
 
 
 def _example_sets_arguments() -> tuple:
     """Values of the types nominal_sets takes from grow_step."""
-    words, level, found, _, _, columns, rows, _, _, step, _ = example_step_arguments()
+    words, level, found, _, _, columns, rows, _, _, _, step, _ = example_step_arguments()
     return words, level, Choice(np.zeros(1, np.int64), found), columns, rows, step.sets
+
+
+def _example_test_arguments() -> tuple:
+    """Values of the types a SplitTest's function takes from accept_splits: the words,
+    the level, the node, its chosen feature, its key, the columns, the rows,
+    min_samples_leaf, the SplitTest and the verdict (1: the split stands, 0: a leaf)."""
+    words, level, _, _, _, columns, rows, rules, _, test, _, _ = example_step_arguments()
+    one = np.int64(0)
+    return (words, level, one, one, np.uint64(0), columns, rows, rules.min_samples_leaf, test,
+            np.ones(1, np.int64))
 
 
 GROW_STEP = Signature.of("the growth step", *example_step_arguments())
 NOMINAL_SETS = Signature.of("nominal_sets", *_example_sets_arguments())
+TEST = Signature.of("a split test", *_example_test_arguments())
 call_grow_step = caller(GROW_STEP)
 call_nominal_sets = caller(NOMINAL_SETS)
+call_test = caller(TEST)
 
 
 @functools.lru_cache(maxsize=2)

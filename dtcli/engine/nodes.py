@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from dtcli.engine.rng import random_bits
 from dtcli.jit.flags import inline_njit, njit
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree, gather_sets
 
@@ -42,15 +43,22 @@ class Store(NamedTuple):
     n_node_samples: np.ndarray
     score: np.ndarray
     n_node_missing: np.ndarray
+    key: np.ndarray  # uint64: a key of the node's path from the root (write_node)
+
+
+def n_slots(n_rows: int) -> int:
+    """The slots of the store of a tree over n_rows rows."""
+    return max(2 * n_rows - 1, 1)
 
 
 def new_store(n_rows: int, n_classes: int) -> Store:
-    """Empty records for every slot of a tree over n_rows rows."""
-    slots = max(2 * n_rows - 1, 1)
+    """Empty records for every slot of a tree over n_rows rows (the root's key: the
+    caller's)."""
+    slots = n_slots(n_rows)
     return Store(np.empty(slots, np.int64), np.empty(slots, np.int64), np.empty(slots, np.int64),
                  np.empty(slots), np.empty(slots, np.uint8), np.empty((slots, 3), np.int64),
                  np.empty((slots, n_classes)), np.empty(slots, np.int64), np.empty(slots),
-                 np.empty(slots, np.int64))
+                 np.empty(slots, np.int64), np.empty(slots, np.uint64))
 
 
 @inline_njit
@@ -66,9 +74,11 @@ def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, set
     `split_row` on feature f (x <= cut_value left, or the nominal categories that
     `set_span` = (source, offset, count) points at; no_span() for numeric features),
     n_missing of its rows missing f, or a leaf when f is TREE_UNDEFINED. One function
-    for both: every jitted function adds to the first run's compile time."""
+    for both: every jitted function adds to the first run's compile time. A split gives
+    its children their keys: a hash of its own and the side (rng.random_bits), so a
+    node's key depends on its path alone (S-pruning's shuffles are keyed by it)."""
     (children_left, children_right, feature, threshold, missing_left, category_span, value,
-     n_node_samples, score, n_node_missing) = store
+     n_node_samples, score, n_node_missing, key) = store
     leaf = f == TREE_UNDEFINED
     left_child, right_child = child_slots(split_row)
     children_left[slot] = TREE_LEAF if leaf else left_child
@@ -83,6 +93,9 @@ def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, set
     n_node_samples[slot] = n_rows
     score[slot] = math.nan if leaf else split_score
     n_node_missing[slot] = 0 if leaf else n_missing
+    if not leaf:
+        key[left_child] = random_bits(key[slot], 1, 0, 0)
+        key[right_child] = random_bits(key[slot], 2, 0, 0)
 
 
 @inline_njit
@@ -97,6 +110,11 @@ def write_leaf(store, slot, n_rows, counts):
     split's call, n_rows < 0 for False: a literal would compile write_node once more.)"""
     write_node(store, slot, n_rows, counts, np.int64(TREE_UNDEFINED), math.nan, n_rows < 0,
                no_span(), n_rows, math.nan, n_rows)
+
+
+def node_slots(store: Store) -> np.ndarray:
+    """The slot of each node of `compact(store, ...)`'s tree."""
+    return _bfs_order(store.children_left, store.children_right, np.int64(0))[0]
 
 
 @njit
@@ -145,7 +163,7 @@ def compact(store: Store, category_buffers: dict, root: int = 0) -> Tree:
     `category_buffers` maps each source of category spans to its (codes, goes_left)
     (module docstring)."""
     (children_left, children_right, feature, threshold, missing_left, category_span, value,
-     n_node_samples, score, n_node_missing) = store
+     n_node_samples, score, n_node_missing, _) = store
     order, position = _bfs_order(children_left, children_right, np.int64(root))
     kids_left, kids_right = children_left[order], children_right[order]
     split = kids_left != TREE_LEAF

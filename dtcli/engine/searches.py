@@ -21,27 +21,16 @@ from dtcli.criteria.kernels import param_tuple
 from dtcli.criteria.registry import EngineCriterion
 from dtcli.engine import splitter
 from dtcli.engine.level import example_step_arguments
+from dtcli.engine.scorer import NO_SCORER, Scorer
 from dtcli.jit.dispatch import remember_types
 from dtcli.jit.flags import njit
 from dtcli.jit.indirect import Signature, address, caller
 
 
-class Scorer(NamedTuple):
-    """A criterion as the compiled drivers take it: the addresses of its numeric and
-    nominal searches (0: not needed, or no criterion at all), its parameters
-    (kernels.param_tuple) and its count tables (a counts.CountTables whose every field
-    is an array: an empty one where the search computes)."""
-
-    numeric: np.int64
-    nominal: np.int64
-    params: tuple
-    tables: CountTables
-
-
 def example_search_arguments() -> tuple:
     """Values of the types every search takes (and every driver passes): the records it
     shares with the growth step are level.example_step_arguments'."""
-    words, level, found, _, _, columns, rows, _, _, _, _ = example_step_arguments()
+    words, level, found, _, _, columns, rows, _, _, _, _, _ = example_step_arguments()
     table = np.zeros(1)
     return (words, level, np.zeros(1, np.int64), np.zeros((1, 1), np.uint8), columns, rows,
             param_tuple(np.zeros(0)), CountTables(table, table, table, table),
@@ -146,8 +135,8 @@ NO_SPLIT = EngineCriterion(None, np.zeros(0), (), False, False, None)
 
 def _no_split_searches() -> Searches:
     where = np.int64(address(_no_split, SEARCH))
-    return Searches(_no_split, _no_split, Scorer(where, where, NO_SEARCHES.scorer.params,
-                                                 NO_SEARCHES.scorer.tables), (False,) * 4)
+    return Searches(_no_split, _no_split, Scorer(where, where, NO_SCORER.params,
+                                                 NO_SCORER.tables), (False,) * 4)
 
 
 def compile_drivers(nominal: bool) -> None:
@@ -169,6 +158,4 @@ def compile_drivers(nominal: bool) -> None:
                   [np.flatnonzero(~even), np.flatnonzero(even)])
 
 
-NO_SEARCHES = Searches(None, None, Scorer(np.int64(0), np.int64(0), param_tuple(np.zeros(0)),
-                                          CountTables(_EMPTY, _EMPTY, _EMPTY, _EMPTY)),
-                       (False,) * 4)
+NO_SEARCHES = Searches(None, None, NO_SCORER, (False,) * 4)

@@ -28,13 +28,13 @@ FIRST = np.int64(0)
 
 @njit
 def grow_subtrees(buffers, roots, root_counts, order, numeric, nominal, columns, rows, criterion,
-                  screen, rules, min_gain, random_key, goes_left, store, calls, lo, hi):
+                  screen, rules, min_gain, test, random_key, goes_left, store, calls, lo, hi):
     """Grow the subtrees of roots order[lo:hi]; roots[r] = (start, end, depth, slot,
     buffer) with class counts root_counts[r], all nodes that may split; `columns`
     and `rows` are level.Columns and level.Rows, `criterion` the searches.Scorer of
     the criterion and `screen` that of the criterion screening features (C4.5's
-    average-gain rule, splitter.pick_screened; no addresses: no screening), `calls`
-    the growth step's level.StepCalls. Returns the categories of the call's nominal
+    average-gain rule, splitter.pick_screened; no addresses: no screening), `test` the
+    growth step's level.SplitTest, `calls` the growth step's level.StepCalls. Returns the categories of the call's nominal
     splits: (source, codes, sides) (nodes.py). Compiled once: the searches and the
     growth step are called by address."""
     n_features = buffers[0].shape[0]
@@ -91,7 +91,7 @@ def grow_subtrees(buffers, roots, root_counts, order, numeric, nominal, columns,
             step = Step((set_spans, set_codes, set_sides, set_state), goes_left, store,
                         children, moving, sizes)
             call_grow_step(calls.grow_step, words, level, found, screened, screen_found.score,
-                           columns, rows, rules, min_gain, step, calls.nominal_sets)
+                           columns, rows, rules, min_gain, test, step, calls.nominal_sets)
             m, n_moving = sizes[0], sizes[1]
             partition(words, buffers[1 - source], moving[0][:n_moving],
                       moving[1][:n_moving], moving[2][:n_moving], goes_left, shifts.row_mask,

@@ -9,6 +9,8 @@ scikit-learn's pruning does. A fitted tree's arrays are never changed.
 cost_complexity (CART, scikit-learn's ccp_alpha), pessimistic (C4.5 / J48),
 reduced_error (J48 -R); `risk` gives cost-complexity its node risks and
 `routing` sends training rows down a tree for the passes that re-count them.
+S-pruning (significance, permutation) is no pass: its test runs inside the
+growth step, so the subtree of a node that fails is never grown.
 docs/pruning.md describes them.
 """
 from dtcli.pruning.compact import compact

@@ -30,10 +30,10 @@ class FitContext:
     criterion: str
     criterion_params: dict | None
     seed: int
-    grow: Callable[[np.ndarray | None], Tree]  # a tree from these row weights (None: the fit's)
+    # grow(weights, test=None): a tree from these row weights (None: the fit's), its
+    # splits tested in the growth step by `test` (builder.grow's; S-pruning's)
+    grow: Callable[..., Tree]
     n_threads: int
-    # what `grow(None)` grows from, for methods that search again (S-pruning)
-    growth: "Growth | None" = None
 
     def folds(self, k: int):
         """k stratified folds of the rows of non-zero weight: (train, test) index arrays."""
@@ -54,15 +54,6 @@ class Method:
     params: tuple[str, ...]  # the estimator parameters it reads
     check: Callable[[dict], None]  # ParameterError for a bad value, before any data is read
     run: Callable[[FitContext, dict], tuple[Tree, dict]]
-
-
-@dataclass(frozen=True)
-class Growth:
-    """The arguments of the fit's builder.grow call (prepared with reuse=True)."""
-    prepared: object  # builder.Prepared
-    engine: object  # registry.EngineCriterion
-    rules: object  # builder.StopRules
-    weights: np.ndarray | None  # as given to grow: None for unit weights
 
 
 AUTO_ALPHAS = ("auto", "auto-1se")
@@ -173,17 +164,16 @@ def _check_significance(p: dict) -> None:
 
 
 def _s_pruning(fit: FitContext, p: dict) -> tuple[Tree, dict]:
-    """PIDT's S-pruning (dtcli/pruning/significance.py): the grown tree cut below every
-    node whose split fails the permutation test; the record keeps each tested node's
-    p-value (null for the others), per node of the pruned tree."""
-    from dtcli.pruning.significance import s_prune
+    """PIDT's S-pruning (dtcli/pruning/significance.py): the tree grown with every split
+    tested by the permutation test, a node whose split fails left a leaf; the record
+    keeps each tested node's p-value (null for the others), per node."""
+    from dtcli.pruning.significance import PermutationTest
 
-    g = fit.growth
-    result = s_prune(fit.grow(None), g.prepared, g.engine, g.rules, g.weights,
-                     significance=float(p["significance"]), permutations=int(p["permutations"]),
-                     mode=p["pruning_mode"], seed=fit.seed, n_threads=fit.n_threads)
-    p_values = [None if np.isnan(v) else float(v) for v in result.tree_p_values]
-    return result.tree, {"significance": float(p["significance"]),
+    test = PermutationTest(float(p["significance"]), int(p["permutations"]),
+                           p["pruning_mode"], fit.seed)
+    tree = fit.grow(None, test)
+    p_values = [None if np.isnan(v) else float(v) for v in test.p_values]
+    return tree, {"significance": float(p["significance"]),
                          "permutations": int(p["permutations"]),
                          "pruning_mode": p["pruning_mode"], "p_values": p_values}
 

@@ -1,17 +1,20 @@
-"""The permutation tests of S-pruning, one tree level of nodes at a time (jitted).
+"""S-pruning's permutation test of one node's split, run in the growth step (jitted).
 
-A tested node is a split node of the grown tree: its training rows (rows of
-weight 0 left out) and the feature its split chose. `test_level` gives each
-node of a level its rows' words of that feature, packed as the engine packs
-them (presort.py: rank, class, row) and sorted by rank, so the engine's own
-search (`splitter.search_numeric` / `search_nominal`, with the same criterion,
-count tables, `min_samples_leaf`, missing-value passes, nominal subset search
-and tie rule as the growth) scores the feature: first on the node's labels
-(the observed score G), then on shuffled labels. A shuffle permutes the
-(class, row) parts of the words over the node's positions, leaving the ranks
-where they are: every label, with its row's weight, moves to another row's
-value (a Fisher-Yates shuffle drawn from rng.py, keyed by (seed, shuffle
-number, node key, draw), so a node's shuffles depend only on the node).
+A tested node is a node whose split the growth step has chosen (and the
+`min_gain` rule kept): its training rows (rows of weight 0 left out) and the
+feature its split chose. `test_split`, the function of the growth step's
+level.SplitTest, copies the node's words of that feature, packed as the
+engine packs them (presort.py: rank, class, row) and sorted, so the engine's
+own search (`splitter.search_numeric` / `search_nominal`, with the same
+criterion, count tables, `min_samples_leaf`, missing-value passes, nominal
+subset search and tie rule as the growth) scores the feature: first on the
+node's labels (the observed score G), then on shuffled labels. A shuffle
+permutes the (class, row) parts of the words over the node's positions,
+leaving the ranks where they are: every label, with its row's weight, moves
+to another row's value (a Fisher-Yates shuffle drawn from rng.py, keyed by
+(seed, shuffle number, node key, draw), where a node's key is a hash of its
+path from the root: nodes.write_node), so a node's shuffles depend only on
+the node.
 
 The node's result: how many shuffles were scored and how many scored at
 least G (up to the engine's tie tolerance, splitter.TIE_EPS); in the default
@@ -19,16 +22,11 @@ mode, for two-class scores convex in a threshold's class counts (decreases
 of a concave impurity, HDDT's squared distance), the p-value without
 shuffles where it can be had: a bound that proves it small
 (`_hypergeometric_bound`), or its exact value over all shuffles
-(`_lattice_p_value`). Then the node's rows are
-routed to its children (left rows first, in its range of `rows_out`), as
-the tree's split sends them, for the next level.
+(`_lattice_p_value`). A node that fails becomes a leaf before its rows are
+routed, so its subtree is never grown.
 
-Every node is a pure function of its rows and its key: the level's nodes run
-on threads in chunks (threads.run_chunks) with no effect on the results.
-
-One file: numba's cache keys a kernel on the engine's sources and its own
-file only (jit/cache.py), so kernels split over two files here would run
-stale code from the cache after an edit of the other.
+Every node is a pure function of its rows and its key: which thread or
+driver tests it has no effect on the results.
 """
 import math
 
@@ -37,9 +35,8 @@ import numpy as np
 from dtcli.criteria.counts import CountTables
 from dtcli.criteria.kernels import NODE_ROWS, node_term, split_score
 from dtcli.engine import splitter
-from dtcli.engine.level import Columns, Level, Rows
-from dtcli.engine.predict import listed_side
-from dtcli.engine.rng import below, random_bits
+from dtcli.engine.level import Columns, Level
+from dtcli.engine.rng import below
 from dtcli.engine.searches import example_search_arguments, call_search
 from dtcli.engine.splitter import new_found
 from dtcli.jit.flags import inline_njit, njit, njit_form
@@ -48,20 +45,6 @@ from dtcli.jit.indirect import Signature, caller
 # A first-run argument of the searches: an int literal would compile them again.
 FIRST = np.int64(0)
 ONE = np.int64(1)
-
-
-@njit
-def node_keys(children_left, children_right, root_key):
-    """A key per node from its path alone: the root's is `root_key`, a child's a hash
-    of its parent's and its side (rng.random_bits). No growth order, thread or
-    node numbering enters it."""
-    keys = np.empty(children_left.shape[0], np.uint64)
-    keys[0] = np.uint64(root_key)
-    for node in range(children_left.shape[0]):  # parents come before children
-        if children_left[node] >= 0:
-            keys[children_left[node]] = random_bits(keys[node], 1, 0, 0)
-            keys[children_right[node]] = random_bits(keys[node], 2, 0, 0)
-    return keys
 
 
 @njit
@@ -98,26 +81,6 @@ def sequential_bounds(n_shuffles, significance, risk):
                 split_at_most[n] = g
             log_pmf += math.log((n - g) / (g + 1.0)) + odds
     return split_at_most, leaf_from
-
-
-@njit
-def kept_nodes(children_left, children_right, make_leaf):
-    """The nodes compact(tree, make_leaf) keeps, in order: none below a node made a
-    leaf."""
-    cut_off = np.zeros(children_left.shape[0], np.bool_)
-    n_kept = 0
-    for node in range(children_left.shape[0]):  # parents come before children
-        n_kept += not cut_off[node]
-        if children_left[node] >= 0 and (cut_off[node] or make_leaf[node]):
-            cut_off[children_left[node]] = True
-            cut_off[children_right[node]] = True
-    kept = np.empty(n_kept, np.int64)
-    n_kept = 0
-    for node in range(children_left.shape[0]):
-        if not cut_off[node]:
-            kept[n_kept] = node
-            n_kept += 1
-    return kept
 
 
 @njit
@@ -294,36 +257,6 @@ def _hypergeometric_bound(words, m, stop, n_miss, min_leaf, shifts, code, params
 
 
 @njit
-def ranks_by_row(words, key_shift, row_mask):
-    """(features x rows) int64: the rank (category for nominal features) of every row;
-    None if some feature's words do not hold every row once (words a growth with
-    reuse=False wrote over)."""
-    ranks = np.full(words.shape, -1, np.int64)
-    for f in range(words.shape[0]):
-        for i in range(words.shape[1]):
-            ranks[f, np.int64(words[f, i] & row_mask)] = np.int64(words[f, i] >> key_shift)
-    for f in range(words.shape[0]):
-        for row in range(words.shape[1]):
-            if ranks[f, row] < 0:
-                return None
-    return ranks
-
-
-@njit
-def _gather(rank_of, y, rows_in, start, m, f, shifts, words):
-    """words[0, :m]: the words of feature f of rows_in[start:start + m], sorted (by
-    rank first, as presort.py packs them)."""
-    gathered = np.empty(m, np.uint64)
-    for i in range(m):
-        row = rows_in[start + i]
-        gathered[i] = ((np.uint64(rank_of[f, row]) << shifts.key_shift)
-                       | (np.uint64(y[row]) << shifts.class_shift) | np.uint64(row))
-    gathered = np.sort(gathered)
-    for i in range(m):
-        words[0, i] = gathered[i]
-
-
-@njit
 def _shuffle(words, m, key_shift, seed, shuffle, key, labels, shuffled):
     """shuffled[0, :m]: words[0, :m] with their (class, row) parts permuted by the
     Fisher-Yates shuffle keyed by (seed, shuffle, key): rng.below(i + 1, ...) is
@@ -338,36 +271,9 @@ def _shuffle(words, m, key_shift, seed, shuffle, key, labels, shuffled):
         shuffled[0, i] = (words[0, i] & ~low_mask) | labels[i]
 
 
-@njit
-def _route(words, m, start, shifts, missing_rank, nominal, listed, cut_rank,
-           missing_left, rows_out):
-    """Write the node's rows to rows_out[start:start + m] as its split sends them,
-    left ones first; return how many go left. A nominal split's categories are
-    codes[lo:hi] of listed = (codes, goes_left, lo, hi) (tree.py)."""
-    codes, sides, lo, hi = listed
-    left, right = start, start + m
-    for i in range(m):
-        rank = np.int64(words[0, i] >> shifts.key_shift)
-        if rank == missing_rank:
-            to_left = missing_left == 1
-        elif nominal:
-            side = listed_side(codes, sides, lo, hi, rank)
-            to_left = side == 1 if side >= 0 else missing_left == 1
-        else:
-            to_left = rank <= cut_rank
-        row = np.int64(words[0, i] & shifts.row_mask)
-        if to_left:
-            rows_out[left] = row
-            left += 1
-        else:
-            right -= 1
-            rows_out[right] = row
-    return left - start
-
-
 def p_value_bound(code, present: tuple):
     """For the criterion `code` (count tables as in searches.searches_for), the p-value
-    of a node without shuffles (default mode; see test_level): `_hypergeometric_bound`,
+    of a node without shuffles (default mode; see test_split): `_hypergeometric_bound`,
     and where it exceeds the significance and the feature has no missing values,
     `_lattice_p_value`; written to out[0]. Compiled per criterion, called by address."""
     x0, x1, x2, x3 = present
@@ -386,7 +292,7 @@ def p_value_bound(code, present: tuple):
 
 
 def _example_bound_arguments() -> tuple:
-    """Values of the types `p_value_bound` takes (and test_level passes)."""
+    """Values of the types `p_value_bound` takes (and test_split passes)."""
     search = example_search_arguments()
     return (search[0], np.int64(1), np.int64(1), np.int64(1), search[5].shifts, search[6],
             search[7], np.zeros(2), 0.0, 0.0, np.zeros(1), np.zeros(1))
@@ -397,120 +303,97 @@ call_bound = caller(BOUND)
 
 
 @njit
-def test_level(data, criterion, bound, test, level, out, lo, hi):
-    """Test nodes lo..hi-1 of a level and route their rows.
+def test_split(words, level, j, f, key, columns, rows, min_leaf, test, verdict):
+    """S-pruning's test of node j's split on feature f: the function of its
+    level.SplitTest, called by the growth step (level.accept_splits) with the level's
+    `words`, the node's `key` (nodes.write_node) and `min_leaf` = min_samples_leaf (the
+    search's: S-pruning refuses a weight rule). verdict[0] = 1 if the split stands, 0 if the node becomes a leaf; the node's
+    p-value and the shuffles scored go to test.p_values and test.shuffles at its slot.
 
-    data = (rank_of (features x rows: each row's rank per feature), y, weights,
-    unit_weight, is_nominal, missing_rank, n_categories, values, offsets (the
-    numeric features' values by rank, presort.py), shifts, min_leaf);
-    criterion = the searches.Scorer of the tree's criterion; bound = the address of
-    its `p_value_bound` (0: shuffles only: not two classes, unit weights and a score
-    convex in a threshold's class counts (significance.BOUNDED_CODES), or exact mode);
-    test = (seed, n_shuffles, significance, exact, split_at_most, leaf_from,
-    ln k! for k = 0..rows (`log_factorials`; the bound's), whether the scan
-    compares the squares of the scores (HDDT; the bound's));
-    level = (rows_in, rows_out, starts, ends, features, thresholds, missing_left,
-    categories, counts, keys): node j's rows are rows_in[starts[j]:ends[j]],
-    its split sends present values <= thresholds[j] (numeric) left, or (nominal)
-    the categories its set in categories = the level's (category_offsets,
-    category_codes, category_goes_left) (tree.py) sends left;
-    out = (observed score, shuffles scored, shuffles at least as good, the p-value
-    computed without shuffles (the hypergeometric bound if it is at most s, else
-    the lattice path p-value; inf if none), rows sent left, whether it splits).
+    The node's words of f are copied and sorted whole, by (rank, class, row): the
+    shuffles are keyed by position, and that order does not depend on how the rows
+    reached the node. The engine's own search (test.scorer's) scores the copy: first
+    the node's labels (the observed score G), then shuffled labels, as the module
+    docstring says; in the default mode, for a two-class convex score (test.bound
+    nonzero), first the p-value without shuffles (`p_value_bound`).
     """
-    rank_of, y, weights, unit_weight, is_nominal, missing_rank, n_categories, values, \
-        offsets, shifts, min_leaf = data
-    leaf_rule = (min_leaf, 0.0)  # the search's: no weight rule (s-pruning refuses one)
-    seed, n_shuffles, significance, exact, split_at_most, leaf_from, log_fact, \
-        squared = test
-    rows_in, rows_out, starts, ends, features, thresholds, missing_left, categories, \
-        counts, keys = level
-    set_offsets, set_codes, set_sides = categories
-    observed, shuffled, at_least, computed, n_left_out, split = out
+    scorer, bound = test.scorer, test.bound
+    seed, n_shuffles, significance, exact, squared = test.settings
+    split_at_most, leaf_from, log_fact = test.stops
+    shifts = rows.shifts
     key_shift = shifts.key_shift
-    n_classes = counts.shape[1]
-    capacity = 1
-    for j in range(lo, hi):
-        capacity = max(capacity, ends[j] - starts[j])
-    words = np.empty((1, capacity), np.uint64)
-    shuffled_words = np.empty((1, capacity), np.uint64)
-    labels = np.empty(capacity, np.uint64)
-    one_start = np.zeros(1, np.int64)
-    one_end = np.zeros(1, np.int64)
-    parents = np.empty((1, n_classes))
+    start, end, slot = level.starts[j], level.ends[j], level.slots[j]
+    m = end - start
+    node_words = np.empty((1, m), np.uint64)
+    node_words[0, :] = np.sort(words[f, start:end])
+    shuffled_words = np.empty((1, m), np.uint64)
+    labels = np.empty(m, np.uint64)
+    counts = level.counts[j]
+    parents = np.empty((1, counts.shape[0]))
+    parents[0, :] = counts
+    one_end = np.empty(1, np.int64)
+    one_end[0] = m
+    # the search's records for one node and one feature (feature 0 of node_words)
+    node = Level(np.zeros(1, np.int64), one_end, np.zeros(1, np.int64), parents,
+                 np.zeros(1, np.int64))
+    node_categories = np.empty(1, np.int64)
+    node_categories[0] = columns.n_categories[f]
+    missing_rank = columns.missing_rank[f]
+    node_missing = np.empty(1, np.int64)
+    node_missing[0] = missing_rank
+    one = Columns(columns.is_nominal, node_categories, node_missing, columns.values,
+                  columns.offsets)
+    leaf_rule = (min_leaf, 0.0)
     feature_zero = np.zeros(1, np.int64)
     mask = np.ones((1, 1), np.uint8)
-    node_missing = np.empty(1, np.int64)
-    node_categories = np.empty(1, np.int64)
-    # the search's records for one node and one feature (feature 0 of `words`)
-    node = Level(one_start, one_end, np.zeros(1, np.int64), parents, np.zeros(1, np.int64))
-    columns = Columns(is_nominal, node_categories, node_missing, values, offsets)
-    rows = Rows(shifts, weights, unit_weight)
     found = new_found(1, 1)
     score = found.score
     p_value = np.empty(1)
     limit = significance * n_shuffles  # the exact test splits when g <= limit
-    for j in range(lo, hi):
-        start, end, f = starts[j], ends[j], features[j]
-        m = end - start
-        _gather(rank_of, y, rows_in, start, m, f, shifts, words)
-        one_end[0] = m
-        node_missing[0] = missing_rank[f]
-        node_categories[0] = n_categories[f]
-        for k in range(n_classes):
-            parents[0, k] = counts[j, k]
-        nominal = is_nominal[f] == 1
-        stop = m
-        while stop > 0 and np.int64(words[0, stop - 1] >> key_shift) == missing_rank[f]:
-            stop -= 1
-        computed[j] = math.inf
-        bar = math.inf
-        n_done, n_hits = 0, 0
-        for i in range(m):  # trial -1 scores the node's own labels
-            shuffled_words[0, i] = words[0, i]
-        trial = -1
-        while True:
-            if trial >= 0:
-                if not exact and (n_hits > limit or n_hits + (n_shuffles - n_done) <= limit
-                                  or (n_done > 0 and (n_hits <= split_at_most[n_done]
-                                                      or n_hits >= leaf_from[n_done]))):
-                    break
-                if n_done == n_shuffles:
-                    break
-                _shuffle(words, m, key_shift, seed, n_done, keys[j], labels,
-                         shuffled_words)
-            score[0, 0] = -math.inf
-            call_search(criterion.nominal if nominal else criterion.numeric, shuffled_words,
-                        node, feature_zero, mask, columns, rows, criterion.params,
-                        criterion.tables, leaf_rule, found, FIRST, ONE)
-            if trial >= 0:
-                if score[0, 0] >= bar:
-                    n_hits += 1
-                n_done += 1
-            else:
-                observed[j] = score[0, 0]
-                bar = score[0, 0] - splitter.TIE_EPS * (1.0 + abs(score[0, 0]))
-                if bound != 0 and not nominal:
-                    # the bar on the scan's scale: HDDT's scan compares squares
-                    raw_bar = (bar if not squared else bar * bar if bar > 0.0
-                               else -math.inf)
-                    call_bound(bound, words, m, stop, min_leaf, shifts, criterion.params,
-                               criterion.tables, counts[j], raw_bar, significance, log_fact,
-                               p_value)
-                    computed[j] = p_value[0]
-                    if computed[j] <= significance or stop == m:
-                        break
-            trial += 1
-        shuffled[j], at_least[j] = n_done, n_hits
-        if computed[j] < math.inf:
-            leaf = computed[j] > significance
+    nominal = columns.is_nominal[f] == 1
+    stop = m
+    while stop > 0 and np.int64(node_words[0, stop - 1] >> key_shift) == missing_rank:
+        stop -= 1
+    computed = math.inf
+    bar = math.inf
+    n_done, n_hits = 0, 0
+    for i in range(m):  # trial -1 scores the node's own labels
+        shuffled_words[0, i] = node_words[0, i]
+    trial = -1
+    while True:
+        if trial >= 0:
+            if not exact and (n_hits > limit or n_hits + (n_shuffles - n_done) <= limit
+                              or (n_done > 0 and (n_hits <= split_at_most[n_done]
+                                                  or n_hits >= leaf_from[n_done]))):
+                break
+            if n_done == n_shuffles:
+                break
+            _shuffle(node_words, m, key_shift, seed, n_done, key, labels,
+                     shuffled_words)
+        score[0, 0] = -math.inf
+        call_search(scorer.nominal if nominal else scorer.numeric, shuffled_words, node,
+                    feature_zero, mask, one, rows, scorer.params, scorer.tables, leaf_rule,
+                    found, FIRST, ONE)
+        if trial >= 0:
+            if score[0, 0] >= bar:
+                n_hits += 1
+            n_done += 1
         else:
-            leaf = n_hits > limit or (not exact and n_hits >= leaf_from[n_done])
-        split[j] = 0 if leaf else 1
-        cut_rank = -1
-        if not nominal:  # the largest rank the threshold sends left
-            cut_rank = np.searchsorted(values[offsets[f]:offsets[f + 1]], thresholds[j],
-                                       side="right") - 1
-        n_left_out[j] = _route(words, m, start, shifts, missing_rank[f], nominal,
-                               (set_codes, set_sides, set_offsets[j], set_offsets[j + 1]),
-                               cut_rank, missing_left[j], rows_out)
+            bar = score[0, 0] - splitter.TIE_EPS * (1.0 + abs(score[0, 0]))
+            if bound != 0 and not nominal:
+                # the bar on the scan's scale: HDDT's scan compares squares
+                raw_bar = bar if not squared else bar * bar if bar > 0.0 else -math.inf
+                call_bound(bound, node_words, m, stop, min_leaf, shifts, scorer.params,
+                           scorer.tables, counts, raw_bar, significance, log_fact, p_value)
+                computed = p_value[0]
+                if computed <= significance or stop == m:
+                    break
+        trial += 1
+    if computed < math.inf:
+        leaf = computed > significance
+    else:
+        leaf = n_hits > limit or (not exact and n_hits >= leaf_from[n_done])
+    test.shuffles[slot] = n_done
+    test.p_values[slot] = (n_hits / n_done if n_done > 0
+                           else computed if computed < math.inf else math.nan)
+    verdict[0] = 0 if leaf else 1

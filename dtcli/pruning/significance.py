@@ -17,12 +17,10 @@ own search of that one feature, with the same candidate thresholds,
 `min_samples_leaf`, missing-value passes, nominal subset search and tie rule
 (permutation.py).
 
-The paper prunes while growing. A node's test depends only on its own rows
-and its own split, both the same in the grown tree as in a tree grown with
-the test, so testing the grown tree top-down, and cutting below each node
-that fails, gives exactly the tree in-growth pruning would; it costs growing
-the subtrees that are then cut (the engine has no accept-split step to test
-in). A node below a cut is never tested.
+The paper prunes while growing, and so does this: the test is the growth
+step's per-node test (level.accept_splits, `PermutationTest` here), run on
+each node whose split the search chose, before its rows are routed; a node
+that fails becomes a leaf and its subtree is never grown.
 
 Two modes:
 
@@ -53,19 +51,18 @@ from __future__ import annotations
 
 import functools
 import numbers
-import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from dtcli.criteria.registry import CRITERIA
-from dtcli.engine.builder import Prepared, StopRules, count_weights, fit_searches
+from dtcli.engine.builder import Prepared, StopRules, grow
+from dtcli.engine.nodes import n_slots
 from dtcli.engine.searches import compiled
-from dtcli.jit.threads import run_chunks
 from dtcli.errors import ParameterError
+from dtcli.jit.indirect import address
 from dtcli.params import MAX_PERMUTATIONS
-from dtcli.pruning.compact import compact
-from dtcli.tree import TREE_LEAF, Tree
+from dtcli.tree import Tree
 
 MODES = ("default", "exact")
 # Per node, the chance that the default mode's Clopper-Pearson stop decides otherwise
@@ -78,23 +75,6 @@ RISK = 1e-3
 # the square root).
 BOUNDED_CODES = {CRITERIA[name].code: bounded
                  for name, bounded in (("gini", False), ("entropy", False), ("hddt", True))}
-# Units of parallel work (threads.run_chunks: about a row scanned) per row of a
-# tested node without shuffles (the bound and the lattice count); with shuffles,
-# one per shuffle.
-WORK_PER_ROW = 32
-
-
-@dataclass(frozen=True)
-class SPruning:
-    tree: Tree  # the pruned tree
-    p_values: np.ndarray  # per node of the grown tree, NaN where not tested
-    n_shuffles: np.ndarray  # shuffles scored per node of the grown tree, -1 where not tested
-    kept: np.ndarray  # the grown tree's node of every node of the pruned tree
-
-    @property
-    def tree_p_values(self) -> np.ndarray:
-        """p_values per node of the pruned tree."""
-        return self.p_values[self.kept]
 
 
 def check_parameters(significance, permutations, mode) -> None:
@@ -111,99 +91,83 @@ def check_parameters(significance, permutations, mode) -> None:
         raise ParameterError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
 
 
-def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
-            weights: np.ndarray | None = None, *, significance: float = 0.05,
-            permutations: int = 1000, mode: str = "default", seed: int = 0, stream: int = 0,
-            n_threads: int | None = None) -> SPruning:
-    """S-prune `tree`, grown by builder.grow(prepared, criterion, rules, weights) (any
-    seed), at significance level s with t = `permutations` shuffles per node.
+class PermutationTest:
+    """S-pruning as the growth step's test of each split (builder.grow's `test`):
+    significance level s, t = `permutations` shuffles per node, the shuffles keyed by
+    `seed` (rng.seed_of(random_state)) and each node's key (nodes.write_node: a hash of
+    its path from the root, whose key is the growth's `stream`). After growth,
+    `p_values` and `n_shuffles` hold each node of the tree's p-value and shuffles
+    scored (NaN and -1 where not tested)."""
 
-    `criterion` is the registry.EngineCriterion the tree was grown with; `rules`
-    its stop rules (min_samples_leaf is the search's); `weights` its row
-    weights. The shuffles are keyed by `seed` (rng.seed_of(random_state)),
-    `stream` and each node's path from the root (permutation.node_keys): the
-    result depends on nothing else, not on `n_threads`. `prepared` must be as
-    `prepare` made it: grown from with reuse=True (the default), which copies its
-    words; a growth with reuse=False writes over them (ValueError here).
-    """
-    check_parameters(significance, permutations, mode)
-    from dtcli.pruning.permutation import (BOUND, kept_nodes, log_factorials, node_keys,
-                                           p_value_bound, ranks_by_row, test_level)
+    def __init__(self, significance: float = 0.05, permutations: int = 1000,
+                 mode: str = "default", seed: int = 0):
+        check_parameters(significance, permutations, mode)
+        self.significance = float(significance)
+        self.permutations = int(permutations)
+        self.exact = mode == "exact"
+        self.seed = seed
+        self._record = None
 
-    n_threads = n_threads or os.cpu_count() or 1
-    exact = mode == "exact"
-    n_samples = prepared.n_samples
-    weights, keep, use_tables = count_weights(weights)
-    rows = np.arange(n_samples, dtype=np.int64) if keep is None else np.flatnonzero(keep)
-    table_size = int(tree.value[0].sum())
-    two_classes = prepared.n_classes == 2
-    unit_weight = weights is None
-    s = prepared.sorted
-    shifts = s.layout()
-    ranks = ranks_by_row(s.words, shifts.key_shift, shifts.row_mask)
-    if ranks is None:
-        raise ValueError("the prepared data was overwritten by a growth with reuse=False: "
-                         "grow with reuse=True (the default) before S-pruning")
-    data = (ranks, prepared.y, np.ones(1) if unit_weight else weights,
-            unit_weight, prepared.is_nominal, s.missing_rank, prepared.n_categories, s.values,
-            s.offsets, shifts, np.int64(rules.min_samples_leaf))
-    split_at_most, leaf_from = _sequential_bounds(int(permutations), float(significance))
-    test = (np.int64(seed), np.int64(permutations), float(significance), exact, split_at_most,
-            leaf_from, log_factorials(np.int64(rows.shape[0])),
-            BOUNDED_CODES.get(criterion.code, False))
-    searches, _ = fit_searches(prepared, criterion, use_tables, table_size)
-    bound = np.int64(0)
-    if not exact and two_classes and unit_weight and criterion.code in BOUNDED_CODES:
-        bound = compiled(p_value_bound, (criterion.code, searches.present), BOUND)[1]
-    keys = node_keys(tree.children_left, tree.children_right, np.uint64(stream))
+    def record(self, criterion, searches, n_rows: int, n_classes: int, unit_weight: bool):
+        """The level.SplitTest of a fit (builder.grow) of a registry.EngineCriterion with
+        its searches.Searches, on n_rows rows of n_classes classes, unit-weighted or
+        not."""
+        from dtcli.engine.level import SplitTest
+        from dtcli.pruning.permutation import BOUND, log_factorials, p_value_bound
 
-    n_nodes = tree.node_count
-    p_values = np.full(n_nodes, np.nan)
-    n_shuffles = np.full(n_nodes, -1, np.int64)
-    make_leaf = np.zeros(n_nodes, bool)
-    buffers = (rows, np.empty_like(rows))
-    ids = np.zeros(1, np.int64) if tree.children_left[0] != TREE_LEAF else np.zeros(0, np.int64)
-    starts, ends = np.zeros(1, np.int64), np.array([rows.shape[0]], np.int64)
-    source = 0
-    while ids.shape[0]:
-        m = ids.shape[0]
-        features = tree.feature[ids]
-        level = (buffers[source], buffers[1 - source], starts, ends, features,
-                 tree.threshold[ids], tree.missing_left[ids],
-                 tuple(tree.category_sets_of(ids).values()),
-                 np.ascontiguousarray(tree.value[ids]), keys[ids])
-        out = (np.empty(m), np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m),
-               np.empty(m, np.int64), np.empty(m, np.uint8))
-        run_chunks(test_level, m, n_threads,
-                   (permutations if exact else WORK_PER_ROW) * int((ends - starts).sum()), data,
-                   searches.scorer, bound, test, level, out)
-        _, shuffled, at_least, computed, n_left, split = out
-        n_shuffles[ids] = shuffled
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p_values[ids] = np.where(shuffled > 0, at_least / np.maximum(shuffled, 1),
-                                     np.where(np.isfinite(computed), computed, np.nan))
-        make_leaf[ids] = split == 0
-        left, right = tree.children_left[ids], tree.children_right[ids]
-        if not np.array_equal(n_left, tree.n_node_samples[left]):
-            raise RuntimeError("S-pruning routed the rows of a node otherwise than its tree")
-        go = split == 1
-        child_ids = np.concatenate([left[go], right[go]])
-        child_starts = np.concatenate([starts[go], starts[go] + n_left[go]])
-        child_ends = np.concatenate([starts[go] + n_left[go], ends[go]])
-        inner = tree.children_left[child_ids] != TREE_LEAF
-        ids, starts, ends = child_ids[inner], child_starts[inner], child_ends[inner]
-        source = 1 - source
-    return SPruning(compact(tree, make_leaf), p_values, n_shuffles,
-                    kept_nodes(tree.children_left, tree.children_right, make_leaf))
+        code = criterion.code
+        bound = np.int64(0)
+        if not self.exact and n_classes == 2 and unit_weight and code in BOUNDED_CODES:
+            bound = compiled(p_value_bound, (code, searches.present), BOUND)[1]
+        split_at_most, leaf_from = _sequential_bounds(self.permutations, self.significance)
+        self._record = SplitTest(
+            _test_address(), searches.scorer, bound,
+            (np.int64(self.seed), np.int64(self.permutations), self.significance, self.exact,
+             BOUNDED_CODES.get(code, False)),
+            (split_at_most, leaf_from, log_factorials(np.int64(n_rows))),
+            np.full(n_slots(n_rows), np.nan), np.full(n_slots(n_rows), -1, np.int64))
+        return self._record
+
+    def collect(self, slots: np.ndarray) -> None:
+        """Each node's results, from the slot of each node of the grown tree."""
+        self.p_values = self._record.p_values[slots]
+        self.n_shuffles = self._record.shuffles[slots]
+        self._record = None
+
+
+@dataclass(frozen=True)
+class SPruning:
+    tree: Tree  # the S-pruned tree
+    p_values: np.ndarray  # per node, NaN where not tested
+    n_shuffles: np.ndarray  # shuffles scored per node, -1 where not tested
+
+
+def s_prune(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | None = None,
+            *, significance: float = 0.05, permutations: int = 1000, mode: str = "default",
+            seed: int = 0, stream: int = 0, n_threads: int | None = None) -> SPruning:
+    """The tree builder.grow(prepared, criterion, rules, weights, stream=stream) grows,
+    S-pruned while it grows at significance level s with t = `permutations` shuffles per
+    node (`PermutationTest`); the shuffles are keyed by `seed` and each node's path from
+    the root: the result depends on nothing else, not on `n_threads`."""
+    test = PermutationTest(significance, permutations, mode, seed)
+    tree = grow(prepared, criterion, rules, weights, n_threads, stream=stream, test=test)
+    return SPruning(tree, test.p_values, test.n_shuffles)
+
+
+@functools.lru_cache(maxsize=1)
+def _test_address() -> np.int64:
+    """The address of permutation.test_split (compiled, or loaded, on first use)."""
+    from dtcli.engine.level import TEST
+    from dtcli.pruning.permutation import test_split
+
+    return np.int64(address(test_split, TEST))
 
 
 @functools.lru_cache(maxsize=8)
 def _sequential_bounds(permutations: int, significance: float):
     """permutation.sequential_bounds at RISK, once per (t, s) (every fold of a
-    cross-validation asks again)."""
+    cross-validation asks again; shared, never written: the growth step's SplitTest
+    takes writable arrays, so that it is compiled for one type)."""
     from dtcli.pruning.permutation import sequential_bounds
 
-    bounds = sequential_bounds(np.int64(permutations), significance, RISK)
-    for array in bounds:
-        array.flags.writeable = False
-    return bounds
+    return sequential_bounds(np.int64(permutations), significance, RISK)
