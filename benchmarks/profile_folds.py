@@ -6,7 +6,7 @@ Run from the project root:
     python benchmarks/profile_folds.py --criteria gini,entropy,gain-ratio,dcsm,hddt,ccpdt,ihd,ihdw
 
 Runs 2 repeats of 10-fold on the 13 files of examples/imbalanced through
-`dtcli.evaluate.batch.run_tasks`, with the engine's steps wrapped in timers
+`dtcli.crossval.batch.run_tasks`, with the engine's steps wrapped in timers
 (wall clock, so on a shared machine the milliseconds inflate; the shares
 hold better). "dispatch" is an extra call of the grower with no roots: what
 numba's typing and unboxing of its arguments cost, before any work.
@@ -29,8 +29,8 @@ def main() -> None:
 
     from dtcli import tree as tree_module
     from dtcli.engine import builder, folds, subtree
-    from dtcli.evaluate import batch, runner
-    from dtcli.evaluate.tasks import Task, TreeOptions
+    from dtcli.crossval import batch, runner
+    from dtcli.crossval.tasks import Task, TreeOptions
     from dtcli.io import load_dataset
 
     spent: dict[str, float] = defaultdict(float)

@@ -1,4 +1,4 @@
-"""dtcli.evaluate.runner: criteria syntax, task keys, folds, parallel and resumed runs."""
+"""dtcli.crossval.runner: criteria syntax, task keys, folds, parallel and resumed runs."""
 import dataclasses
 import json
 import math
@@ -10,11 +10,11 @@ import pytest
 from dtcli.criteria import CRITERIA
 from dtcli.errors import DataError, DtreeError, ParameterError
 from dtcli.estimator import DecisionTreeClassifier
-from dtcli.evaluate import runner, tasks
-from dtcli.evaluate.folds import repeat_folds, repeated_stratified_kfold
-from dtcli.evaluate.method_syntax import fixed_choices
-from dtcli.evaluate.report import METRICS, TIMING
-from dtcli.evaluate.results import ResultStore
+from dtcli.crossval import runner, tasks
+from dtcli.crossval.folds import repeat_folds, repeated_stratified_kfold
+from dtcli.crossval.method_syntax import fixed_choices
+from dtcli.reporting.report import METRICS, TIMING
+from dtcli.crossval.results import ResultStore
 from dtcli.io import load_dataset
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -407,7 +407,7 @@ def test_ctrl_c_keeps_every_fold_the_workers_finished(iris):
     be done (20 folds of iris take milliseconds) and then interrupts."""
     import time
 
-    from dtcli.evaluate.workers import run_pool
+    from dtcli.crossval.workers import run_pool
 
     plan_tasks, _ = runner.plan([iris], [GINI, ENTROPY], tasks.TreeOptions(),
                                 tasks.Protocol(10, 1, 0))

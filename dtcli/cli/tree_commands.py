@@ -367,7 +367,7 @@ def criteria(output_format, output, quiet):
 def _print_criteria_table(rows: list[dict], stream) -> None:
     from rich.table import Table
 
-    from dtcli.evaluate.tables import console
+    from dtcli.reporting.tables import console
 
     table = Table(show_lines=False)
     table.add_column("criterion", no_wrap=True)

@@ -15,7 +15,7 @@ def load_kernels(model, dataset) -> None:
     same tree on rows spread over the dataset (runner.fit_spread) and, for data large
     enough for the level driver, a warm fit of that form."""
     from dtcli.engine.warm import WarmTask, form_of, run_task
-    from dtcli.evaluate.runner import fit_spread
+    from dtcli.crossval.runner import fit_spread
     from dtcli.io.dataset import NOMINAL
 
     fit_spread(dataset, model.get_params(deep=False), _SPREAD_ROWS)

@@ -5,7 +5,7 @@ feature kinds, the number of classes), the criterion with all its parameters
 (defaults filled in), the tree options (class weights only when given, so that
 the keys of runs without them are those of dtree releases before them), the
 number of folds, the seed, the repeat and the fold, and dtree's version
-(another release may grow other trees). `dtcli.evaluate.runner` runs the tasks
+(another release may grow other trees). `dtcli.crossval.runner` runs the tasks
 and keeps their results under these keys.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 
 from dtcli._version import __version__
 from dtcli.errors import ParameterError
-from dtcli.evaluate.entry_options import format_option
+from dtcli.crossval.entry_options import format_option
 from dtcli.io.dataset import Dataset
 from dtcli.params import MAX_REPEATS, MAX_TREES
 
@@ -30,7 +30,7 @@ RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a resu
 
 @dataclass(frozen=True)
 class CriterionChoice:
-    """The runner's record of a fixed method (evaluate/methods.py: a method's `choice`):
+    """The runner's record of a fixed method (crossval/methods.py: a method's `choice`):
     its name as written in --criteria (`gini`, `gini+nb`, `fdf`), its parameters, the
     tree options its entry sets for its own trees (entry_options.ENTRY_OPTIONS) and the
     size of its forest (0: one tree). Task keys are made from it."""
@@ -54,7 +54,7 @@ class CriterionChoice:
     def resolved(self) -> dict[str, float]:
         """Every parameter of the criterion, defaults filled in; validates the choice."""
         from dtcli import criteria
-        from dtcli.evaluate import methods
+        from dtcli.crossval import methods
 
         if methods.is_method(self.name):  # fdf, gini+nb, ...
             return methods.resolved(self.name, dict(self.params))
@@ -90,7 +90,7 @@ class TreeOptions:
     pruning_mode: str = "default"
     leaf_estimate: str = "frequency"
     m: float = 2.0
-    # the skew sweep's resampling of the training rows (evaluate/resample.py), not the
+    # the skew sweep's resampling of the training rows (crossval/resample.py), not the
     # estimator's: majority : minority ratio, and the minority class (None: the smaller)
     imbalance: float | None = None
     minority: str | None = None

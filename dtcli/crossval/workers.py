@@ -34,7 +34,7 @@ POLL_SECONDS = 0.002
 def _init_worker(datasets: list, tasks: list, results) -> None:
     """Keep the datasets (sent once per worker) and the results queue, and load the
     kernels."""
-    from dtcli.evaluate.runner import warm_up
+    from dtcli.crossval.runner import warm_up
 
     global _WORKER_DATASETS, _RESULTS
     _WORKER_DATASETS = datasets
@@ -46,7 +46,7 @@ def _run_in_worker(run: tuple[int, list]) -> tuple[int, DtreeError] | None:
     """Run `run` = (its index, tasks of one dataset) on the worker's copy of that dataset,
     presorted once for as long as its runs keep coming; each result goes to the parent's
     queue. Returns None, or (the failing task's position, its error)."""
-    from dtcli.evaluate.batch import PreparedDataset
+    from dtcli.crossval.batch import PreparedDataset
 
     index, tasks = run
     dataset = tasks[0].dataset
@@ -64,7 +64,7 @@ def group_results(dataset, tasks: list):
     """Yield, for a run of tasks of one dataset (a Dataset, or a batch.PreparedDataset)
     on one presort, (result, None) for each task, up to a failing one: (None, its
     error)."""
-    from dtcli.evaluate.batch import run_tasks
+    from dtcli.crossval.batch import run_tasks
 
     try:
         for result in run_tasks(dataset, tasks):
@@ -90,7 +90,7 @@ def run_pool(datasets: list, tasks: list, workers: int, on_done, describe) -> No
     On Ctrl-C, the results already sent are taken before the interrupt goes on."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from dtcli.evaluate.runner import task_failed, task_groups
+    from dtcli.crossval.runner import task_failed, task_groups
 
     groups = task_groups(tasks, lambda task: chunk_size(datasets[task.dataset], task.cv,
                                                        len(tasks), workers))

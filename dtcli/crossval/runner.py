@@ -10,20 +10,20 @@ it runs: `--jobs 1`, `--jobs 8` and a Dask cluster give the same numbers
 
 Every task has a key (`tasks.task_key`: the dataset's content, the criterion,
 the tree options, the protocol, the repeat and the fold, and dtree's version).
-A `ResultStore` (`dtcli.evaluate.results`) keeps finished tasks as JSON lines
+A `ResultStore` (`dtcli.crossval.results`) keeps finished tasks as JSON lines
 under that key, so a rerun skips them and a changed option reruns only the
 tasks it changes. Adding repeats keeps the earlier ones; renaming or moving a
 data file keeps its results.
 
 Workers: a pool of processes ("spawn" start method, so nothing of the parent's
-threads or locks is inherited; `dtcli.evaluate.workers`) that receive the
+threads or locks is inherited; `dtcli.crossval.workers`) that receive the
 datasets once, through the pool's initializer, and then only small `Task`
 records; each tree is grown on one thread. A worker costs a Python start and loading the numba kernels
 (about 2-3 s), so for a comparison of a few seconds one process is as fast.
 Before the tasks start, the kernels of every (criterion, form of data) they
 need are compiled ahead, side by side in processes (`compile_ahead`), so that
 no worker compiles. As with any spawn-based pool, a script that calls
-`run_grid` needs the `if __name__ == "__main__":` guard. `dtcli.evaluate.distributed`
+`run_grid` needs the `if __name__ == "__main__":` guard. `dtcli.crossval.distributed`
 does the same on a Dask cluster.
 """
 from __future__ import annotations
@@ -38,11 +38,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.errors import DataError, DtreeError
-from dtcli.evaluate import metrics
-from dtcli.evaluate.folds import repeat_folds
-from dtcli.evaluate.report import METRICS, TIMING
-from dtcli.evaluate.results import ResultStore
-from dtcli.evaluate.tasks import (CriterionChoice, Protocol, Task, TreeOptions, dataset_digest,
+from dtcli import metrics
+from dtcli.crossval.folds import repeat_folds
+from dtcli.reporting.report import METRICS, TIMING
+from dtcli.crossval.results import ResultStore
+from dtcli.crossval.tasks import (CriterionChoice, Protocol, Task, TreeOptions, dataset_digest,
                                   task_key)
 from dtcli.io.dataset import NOMINAL, Dataset
 
@@ -96,18 +96,18 @@ def _subset(dataset: Dataset, rows: np.ndarray) -> Dataset:
 def run_task(dataset: Dataset, task: Task) -> dict:
     """Fit on the task's training fold, score on its test fold (`batch.run_tasks` for one
     task; the tree is the one fitted on the training rows alone)."""
-    from dtcli.evaluate.batch import run_tasks
+    from dtcli.crossval.batch import run_tasks
 
     return next(run_tasks(dataset, [task]))
 
 
 def run_method_task(dataset: Dataset, task: Task) -> dict:
     """A task of a method other than a plain tree (a forest, FDF, Naive Bayes leaves:
-    evaluate/methods.py): its estimator fitted on the training fold, scored on the test
+    crossval/methods.py): its estimator fitted on the training fold, scored on the test
     fold."""
-    from dtcli.evaluate.methods import method_of
+    from dtcli.crossval.methods import method_of
 
-    from dtcli.evaluate.batch import task_fold
+    from dtcli.crossval.batch import task_fold
 
     train, test = task_fold(dataset, task,
                             repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold])
@@ -156,7 +156,7 @@ def compile_ahead(datasets: Sequence[Dataset], tasks: Sequence[Task], jobs: int 
     before any worker starts: no two processes compile the same unit (engine/forms.py),
     and workers only load code (engine.warm)."""
     from dtcli.engine.warm import WarmTask, form_of, warm
-    from dtcli.evaluate.methods import tree_criterion
+    from dtcli.crossval.methods import tree_criterion
 
     forms = [form_of(d.X, len(d.classes), np.array([f.kind == NOMINAL for f in d.features]))
              for d in datasets]
@@ -176,7 +176,7 @@ def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
     one dataset of each form runs every kernel the real fits will, so no fold's
     time includes a compilation.
     """
-    from dtcli.evaluate.methods import tree_criterion
+    from dtcli.crossval.methods import tree_criterion
 
     # default stopping rules with the tasks' class weights (FDF has no kernels)
     choices = list(dict.fromkeys((tree_criterion(task.criterion), task.params,
@@ -349,7 +349,7 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
         if not batch:
             pass
         elif scheduler is not None:
-            from dtcli.evaluate.distributed import run_on_dask
+            from dtcli.crossval.distributed import run_on_dask
 
             run_on_dask(scheduler, list(datasets), batch, finished, describe)
         else:
@@ -358,7 +358,7 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
             if workers == 1:
                 _run_here(list(datasets), batch, finished, describe)
             else:
-                from dtcli.evaluate.workers import run_pool
+                from dtcli.crossval.workers import run_pool
 
                 run_pool(list(datasets), batch, workers, finished, describe)
     finally:
@@ -399,7 +399,7 @@ def task_groups(tasks: Sequence[Task],
 
 
 def _run_here(datasets: list[Dataset], tasks: list[Task], on_done, describe) -> None:
-    from dtcli.evaluate.batch import run_tasks
+    from dtcli.crossval.batch import run_tasks
 
     warm_up(datasets, tasks)
     for group in task_groups(tasks):

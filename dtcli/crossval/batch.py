@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.errors import ParameterError
-from dtcli.evaluate.folds import Fold, repeat_folds
-from dtcli.evaluate.tasks import Task, TreeOptions
+from dtcli.crossval.folds import Fold, repeat_folds
+from dtcli.crossval.tasks import Task, TreeOptions
 from dtcli.fit_data import FitData
 from dtcli.io.dataset import Dataset
 
@@ -67,10 +67,10 @@ class PreparedDataset:
 
 def task_fold(dataset: Dataset, task: Task, fold: Fold) -> Fold:
     """The task's (train, test) rows: the fold's, its training rows resampled to the
-    task's --imbalance ratio if it has one (evaluate/resample.py)."""
+    task's --imbalance ratio if it has one (crossval/resample.py)."""
     if task.options.imbalance is None:
         return fold
-    from dtcli.evaluate.resample import minority_class, resampled_train
+    from dtcli.crossval.resample import minority_class, resampled_train
 
     minority = minority_class(dataset.y, dataset.classes, task.options.minority, "")
     train, test = fold
@@ -133,7 +133,7 @@ def _folds_together(data: PreparedDataset, tasks: Sequence[Task],
     (`engine.folds.predict_folds`): task position -> (the FoldPredictions, the fold's
     index in them). Folds that cannot share a call are not listed."""
     from dtcli.engine.folds import predict_folds
-    from dtcli.evaluate import methods
+    from dtcli.crossval import methods
 
     together = defaultdict(list)
     for i, task in enumerate(tasks):
@@ -159,8 +159,8 @@ def _folds_together(data: PreparedDataset, tasks: Sequence[Task],
 
 def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterator[dict]:
     """The result of every task (all of one dataset), in order, as each is done."""
-    from dtcli.evaluate import methods
-    from dtcli.evaluate.runner import run_method_task, score_predictions
+    from dtcli.crossval import methods
+    from dtcli.crossval.runner import run_method_task, score_predictions
     from dtcli.leaf_estimate import node_proba
 
     if isinstance(data, Dataset):
