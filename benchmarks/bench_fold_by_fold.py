@@ -29,7 +29,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from dtcli.crossval.batch import run_tasks
-    from dtcli.crossval.runner import warm_up
+    from dtcli.crossval.warm import warm_up
     from dtcli.crossval.tasks import Task, TreeOptions
     from dtcli.io import load_dataset
 

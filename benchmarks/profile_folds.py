@@ -29,7 +29,7 @@ def main() -> None:
 
     from dtcli import tree as tree_module
     from dtcli.engine import builder, folds, subtree
-    from dtcli.crossval import batch, runner
+    from dtcli.crossval import batch, warm
     from dtcli.crossval.tasks import Task, TreeOptions
     from dtcli.io import load_dataset
 
@@ -61,14 +61,14 @@ def main() -> None:
     builder.grow = timed("builder.grow (folds grown one by one), all of it", builder.grow)
     builder.keep_rows = timed("  keep_rows", builder.keep_rows)
     builder.compact = timed("  compact", builder.compact)
-    runner.score_predictions = timed("metrics", runner.score_predictions)
+    batch.score_predictions = timed("metrics", batch.score_predictions)
     tree_module.Tree.apply = timed("Tree.apply (folds grown one by one)", tree_module.Tree.apply)
 
     datasets = [load_dataset(str(p)) for p in sorted((ROOT / "examples" / "imbalanced").glob("*.dat"))]
     criteria = args.criteria.split(",")
     groups = [[Task(d, c, (), TreeOptions(), 10, 0, r, f) for c in criteria for r in range(2)
                for f in range(10)] for d in range(len(datasets))]
-    runner.warm_up(datasets, [t for group in groups for t in group])
+    warm.warm_up(datasets, [t for group in groups for t in group])
 
     def run():
         for dataset, tasks in zip(datasets, groups):

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from dtcli.cli import cli
 from dtcli.estimator import DecisionTreeClassifier
-from dtcli.crossval import runner
+from dtcli.crossval import batch, runner, scoring
 from dtcli.crossval.batch import PreparedDataset, run_tasks
 from dtcli.crossval.folds import repeat_folds
 from dtcli.reporting.report import plain_progress
@@ -44,8 +44,8 @@ def fit_on_the_fold(dataset, task):
                                  y=dataset.y[train], warnings=[])
     model = DecisionTreeClassifier(criterion=task.criterion, n_jobs=1,
                                    **task.options.estimator_params()).fit_dataset(subset)
-    result = runner.score_predictions(dataset.y[test], model.proba_from_matrix(dataset.X[test]))
-    result["metrics"].update(runner.tree_facts(model))
+    result = scoring.score_predictions(dataset.y[test], model.proba_from_matrix(dataset.X[test]))
+    result["metrics"].update(scoring.tree_facts(model))
     return result
 
 
@@ -86,8 +86,8 @@ def test_run_task_is_the_batch_path_for_one_task(load_example):
 def test_task_groups_are_runs_of_one_dataset_cut_to_the_chunk():
     tasks = [Task(d, "gini", (), TreeOptions(), 10, 0, 0, f) for d, f in
              [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (0, 3)]]
-    assert runner.task_groups(tasks) == [[0, 1, 2], [3, 4], [5]]
-    assert runner.task_groups(tasks, lambda task: 2) == [[0, 1], [2], [3, 4], [5]]
+    assert batch.task_groups(tasks) == [[0, 1, 2], [3, 4], [5]]
+    assert batch.task_groups(tasks, lambda task: 2) == [[0, 1], [2], [3, 4], [5]]
 
 
 @pytest.mark.parametrize("name, arguments", [

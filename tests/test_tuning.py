@@ -146,10 +146,10 @@ def test_outer_test_labels_never_choose(iris, monkeypatch):
     def outer_folds_held(labels, k, seed, repeat):
         return folds if len(labels) == len(iris.y) else original(labels, k, seed, repeat)
 
-    from dtcli.crossval import runner
+    from dtcli.crossval import batch
 
     monkeypatch.setattr(search_module, "repeat_folds", outer_folds_held)
-    monkeypatch.setattr(runner, "repeat_folds", outer_folds_held)
+    monkeypatch.setattr(batch, "repeat_folds", outer_folds_held)
     shuffled = nested_many(["iris"], [permuted], _search(), outer, inner, jobs=1)[0]
     assert shuffled.chosen[fold] == honest.chosen[fold]
     assert shuffled.nested_folds()[fold]["confusion_matrix"] != honest.nested_folds()[fold][
@@ -283,7 +283,7 @@ def test_a_nested_run_resumes_from_its_results_file(iris, tmp_path, monkeypatch)
     def no_task(*args):
         raise AssertionError("a task ran again")
 
-    monkeypatch.setattr(runner, "run_task", no_task)
+    monkeypatch.setattr(runner, "run_tasks", no_task)  # what runs tasks in this process
     assert run() == first
 
 

@@ -23,7 +23,7 @@ of such trees, `FDF`, and a `Tuned` method whose parameters a search chooses.
 Every fixed method has a `choice` (`tasks.CriterionChoice`: the runner's record of it,
 from which a task's results-file key is made) and a `label` (how reports name it).
 Plain trees take the batch path (`batch.run_tasks`: every fold from one presort); the
-others fit their `estimator` on each training fold (`runner.run_method_task`).
+others fit their `estimator` on each training fold (`batch.run_method_task`).
 """
 from __future__ import annotations
 

@@ -108,7 +108,8 @@ def score_model(model_path: str, data: str, *, target: str | None = None, input_
     the whole file; its class column is the model's target unless `target` names another."""
     from dtcli.errors import DataError
     from dtcli.reporting.report import evaluation_document
-    from dtcli.crossval.runner import evaluate_model, summarize
+    from dtcli.crossval.runner import summarize
+    from dtcli.crossval.scoring import evaluate_model
     from dtcli.io import load_features
     from dtcli.model import load_model
 
