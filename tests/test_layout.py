@@ -25,8 +25,9 @@ def module_names(root: Path) -> dict[str, tuple[Path, bool]]:
     return names
 
 
-def top_level_imports(root: Path) -> dict[str, set[str]]:
-    """Module -> the modules under `root` it imports at its top level."""
+def top_level_imports(root: Path, inside_functions: bool = False) -> dict[str, set[str]]:
+    """Module -> the modules under `root` it imports at its top level (and, with
+    `inside_functions`, anywhere in it)."""
     names = module_names(root)
 
     def known(name: str) -> str | None:
@@ -38,7 +39,8 @@ def top_level_imports(root: Path) -> dict[str, set[str]]:
     for module, (path, is_package) in names.items():
         package = module if is_package else module.rpartition(".")[0]
         targets = set()
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree) if inside_functions else tree.body:
             if isinstance(node, ast.Import):
                 targets.update(known(alias.name) for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
@@ -131,3 +133,13 @@ def test_no_import_circle_between_dtcli_modules():
 
 def test_no_import_circle_between_dtcli_packages():
     assert circles(packages_of(top_level_imports(ROOT))) == []
+
+
+def test_no_circle_among_the_runner_s_modules_even_inside_functions():
+    """The runner's modules import one way (runner -> workers, distributed -> batch ->
+    scoring), also where an import waits inside a function."""
+    graph = top_level_imports(ROOT, inside_functions=True)
+    runner = {f"dtcli.crossval.{name}" for name in
+              ("runner", "batch", "workers", "distributed", "warm", "scoring")}
+    assert runner <= set(graph)
+    assert circles({m: graph[m] & runner for m in runner}) == []
