@@ -8,7 +8,7 @@ Run from the project root (after `pip install -e ".[bench]"`):
 On the 13 imbalanced KEEL files of examples/imbalanced (215-1,599 rows):
 
 - Fit plus predict per fold, stratified 10-fold, gini and entropy: dtree's batch
-  path (`dtcli.evaluate.batch.run_tasks`: one presort per dataset, every fold grown
+  path (`dtcli.crossval.batch.run_tasks`: one presort per dataset, every fold grown
   from 0/1 weights, predicted and scored) against scikit-learn's
   DecisionTreeClassifier fitted on the fold's rows and asked for predict_proba
   (not scored: that flatters it slightly); and dtree's DecisionTreeClassifier used
@@ -42,10 +42,10 @@ def in_process(rounds: int) -> list[tuple[str, float, float]]:
     from sklearn.tree import DecisionTreeClassifier as SklearnTree
 
     from dtcli.estimator import DecisionTreeClassifier
-    from dtcli.evaluate.batch import run_tasks
-    from dtcli.evaluate.folds import repeat_folds
-    from dtcli.evaluate.runner import warm_up
-    from dtcli.evaluate.tasks import Task, TreeOptions
+    from dtcli.crossval.batch import run_tasks
+    from dtcli.crossval.folds import repeat_folds
+    from dtcli.crossval.warm import warm_up
+    from dtcli.crossval.tasks import Task, TreeOptions
     from dtcli.io import load_dataset
 
     datasets = [load_dataset(str(path)) for path in DATA]

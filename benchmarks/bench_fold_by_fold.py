@@ -28,9 +28,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
-    from dtcli.evaluate.batch import run_tasks
-    from dtcli.evaluate.runner import warm_up
-    from dtcli.evaluate.tasks import Task, TreeOptions
+    from dtcli.crossval.batch import run_tasks
+    from dtcli.crossval.warm import warm_up
+    from dtcli.crossval.tasks import Task, TreeOptions
     from dtcli.io import load_dataset
 
     paths = sorted((ROOT / "examples" / "imbalanced").glob("*.dat"))

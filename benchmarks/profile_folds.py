@@ -6,7 +6,7 @@ Run from the project root:
     python benchmarks/profile_folds.py --criteria gini,entropy,gain-ratio,dcsm,hddt,ccpdt,ihd,ihdw
 
 Runs 2 repeats of 10-fold on the 13 files of examples/imbalanced through
-`dtcli.evaluate.batch.run_tasks`, with the engine's steps wrapped in timers
+`dtcli.crossval.batch.run_tasks`, with the engine's steps wrapped in timers
 (wall clock, so on a shared machine the milliseconds inflate; the shares
 hold better). "dispatch" is an extra call of the grower with no roots: what
 numba's typing and unboxing of its arguments cost, before any work.
@@ -29,8 +29,8 @@ def main() -> None:
 
     from dtcli import tree as tree_module
     from dtcli.engine import builder, folds, subtree
-    from dtcli.evaluate import batch, runner
-    from dtcli.evaluate.tasks import Task, TreeOptions
+    from dtcli.crossval import batch, warm
+    from dtcli.crossval.tasks import Task, TreeOptions
     from dtcli.io import load_dataset
 
     spent: dict[str, float] = defaultdict(float)
@@ -61,14 +61,14 @@ def main() -> None:
     builder.grow = timed("builder.grow (folds grown one by one), all of it", builder.grow)
     builder.keep_rows = timed("  keep_rows", builder.keep_rows)
     builder.compact = timed("  compact", builder.compact)
-    runner.score_predictions = timed("metrics", runner.score_predictions)
+    batch.score_predictions = timed("metrics", batch.score_predictions)
     tree_module.Tree.apply = timed("Tree.apply (folds grown one by one)", tree_module.Tree.apply)
 
     datasets = [load_dataset(str(p)) for p in sorted((ROOT / "examples" / "imbalanced").glob("*.dat"))]
     criteria = args.criteria.split(",")
     groups = [[Task(d, c, (), TreeOptions(), 10, 0, r, f) for c in criteria for r in range(2)
                for f in range(10)] for d in range(len(datasets))]
-    runner.warm_up(datasets, [t for group in groups for t in group])
+    warm.warm_up(datasets, [t for group in groups for t in group])
 
     def run():
         for dataset, tasks in zip(datasets, groups):

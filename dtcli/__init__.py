@@ -27,10 +27,10 @@ def __getattr__(name):
         from dtcli.ensemble.forest import RandomForestClassifier
 
         return RandomForestClassifier
-    if name == "evaluate":  # the package dtcli.evaluate, which is callable
-        import importlib
+    if name == "evaluate":
+        from dtcli.experiments.evaluation import evaluate
 
-        return importlib.import_module("dtcli.evaluate")
+        return evaluate
     if name == "compare":
         from dtcli.experiments.comparison import compare
 
@@ -40,7 +40,7 @@ def __getattr__(name):
 
         return tune
     if name in _METHODS:
-        from dtcli.evaluate import methods
+        from dtcli.crossval import methods
 
         return getattr(methods, name)
     raise AttributeError(f"module 'dtcli' has no attribute {name!r}")

@@ -19,8 +19,10 @@ from dtcli.io.dataset import Dataset
 from dtcli.pruning import methods as pruning_methods
 from dtcli.validation import not_fitted, row_weights
 
+# In this order, less those a method sets, they are crossval.tasks.TreeOptions' fields:
+# the order of the options reports and results files write.
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
-           "min_samples_leaf", "min_weight_fraction_leaf", "min_gain", "nominal_features",
+           "min_samples_leaf", "min_gain", "min_weight_fraction_leaf", "nominal_features",
            "n_jobs", "class_weight", "max_features", "random_state", "pruning", "ccp_alpha", "ccp_risk", "confidence",
            "subtree_raising", "pruning_folds", "significance", "permutations", "pruning_mode",
            "leaf_estimate", "m", "leaf_model", "leaf_params")

@@ -3,7 +3,7 @@ codes, features and classes, and the presort every tree grows from, made once.
 
 `DecisionTreeClassifier.fit`, `fit_dataset` and the forest's build one and call
 `fit_prepared`; cross-validation's batch path builds one per dataset and fits every
-fold from its one presort, with 0/1 row weights (`dtcli.evaluate.batch`).
+fold from its one presort, with 0/1 row weights (`dtcli.crossval.batch`).
 """
 from __future__ import annotations
 

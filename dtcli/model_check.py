@@ -27,7 +27,9 @@ _FLOAT_MAX = sys.float_info.max
 # Children's class counts must add up to the parent's up to float rounding (weighted counts).
 COUNT_TOLERANCE = 1e-9
 _OPTIONS = ("max_depth", "min_samples_split", "min_samples_leaf", "min_gain")
-_LATER_OPTIONS = {"min_weight_fraction_leaf": 0.0}  # written only when set, read if there
+# Options added after the first files: each written only when set (so that a file without
+# it reads as before), read if there. A new option of the estimator is one name here.
+_LATER_OPTIONS = ("min_weight_fraction_leaf",)
 
 
 def is_int(value) -> bool:
@@ -64,8 +66,8 @@ def header_fields(model, kind: str, target: str, source: str | None, n_samples: 
         "criterion": {"name": model.criterion, "params": criterion_params(model)},
         "options": {"max_depth": model.max_depth, "min_samples_split": model.min_samples_split,
                     "min_samples_leaf": model.min_samples_leaf, "min_gain": model.min_gain,
-                    **({"min_weight_fraction_leaf": model.min_weight_fraction_leaf}
-                       if model.min_weight_fraction_leaf else {})},
+                    **{name: getattr(model, name) for name in _LATER_OPTIONS
+                       if getattr(model, name)}},
         "training": {"source": source, "n_samples": n_samples,
                      "fit_seconds": round(getattr(model, "fit_seconds_", 0.0), 6),
                      "class_weight": _class_weight(model.class_weight)},
@@ -222,7 +224,7 @@ class Checker:
         try:
             model.set_params(criterion=criterion.get("name"), criterion_params=dict(params),
                              class_weight=class_weight, **{k: options[k] for k in _OPTIONS},
-                             **{k: options.get(k, v) for k, v in _LATER_OPTIONS.items()})
+                             **{k: options[k] for k in _LATER_OPTIONS if k in options})
             model.stop_rules()
             criteria.get(model.criterion).param_vector(model.criterion_params)
         except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file

@@ -15,10 +15,10 @@ from dtcli.analyses.frontier import Point, pareto_front, path_alphas, swept
 from dtcli.analyses.skew import parse_ratios, skew_sweep, within_slope
 from dtcli.cli import cli
 from dtcli.errors import ParameterError
-from dtcli.evaluate.folds import repeat_folds
-from dtcli.evaluate.resample import kept_minority, reachable, resampled_train
-from dtcli.evaluate.method_syntax import fixed_choices as parse_criteria
-from dtcli.evaluate.tasks import CriterionChoice, Protocol, TreeOptions
+from dtcli.crossval.folds import repeat_folds
+from dtcli.crossval.resample import kept_minority, reachable, resampled_train
+from dtcli.crossval.method_syntax import fixed_choices as parse_criteria
+from dtcli.crossval.tasks import CriterionChoice, Protocol, TreeOptions
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 THYROID = EXAMPLES / "imbalanced" / "new-thyroid1.dat"  # 215 rows, 35 positive
@@ -222,8 +222,8 @@ def test_shipped_tables_read_back_as_the_paper_prints_them():
     """The package's copies are docs/reference's, and their average ranks are the ones the
     iHD paper prints under its Tables 3 and 4."""
     from dtcli.analyses.reproduce import PAPERS, reference_path
-    from dtcli.evaluate.ranks import average_ranks
-    from dtcli.evaluate.reference import read_score_table
+    from dtcli.stats.ranks import average_ranks
+    from dtcli.reporting.reference import read_score_table
 
     # Table 4's printed ranks need a tie of two rounded cells broken (tests/test_stats.py)
     printed = {"ihd_table3_accuracy_balanced.csv": [4.70, 5.55, 5.88, 5.15, 4.55, 4.93, 2.80,

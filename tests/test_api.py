@@ -19,8 +19,8 @@ from test_batch import without_timings
 import dtcli
 from dtcli.cli import cli
 from dtcli.errors import ParameterError
-from dtcli.evaluate.method_syntax import parse_methods
-from dtcli.evaluate.tasks import TreeOptions, task_key
+from dtcli.crossval.method_syntax import parse_methods
+from dtcli.crossval.tasks import TreeOptions, task_key
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED = ROOT / "tests" / "data" / "cli_before_api"
@@ -124,7 +124,7 @@ def test_to_pandas_gives_one_row_per_fold(monkeypatch):
 
 def test_a_dataframe_with_text_and_missing_values_is_compared_as_the_estimator_fits_it():
     pandas = pytest.importorskip("pandas")
-    from dtcli.evaluate.folds import repeat_folds
+    from dtcli.crossval.folds import repeat_folds
 
     frame = pandas.read_csv(ROOT / "examples" / "crx.csv")
     frame.loc[frame.index[::9], "a1"] = None  # missing text

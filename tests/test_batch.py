@@ -1,4 +1,4 @@
-"""The batch path of cross-validation (dtcli.evaluate.batch): every fold grown on one presort
+"""The batch path of cross-validation (dtcli.crossval.batch): every fold grown on one presort
 of its dataset gives what a fit on the fold's training rows gives, and `compare` writes,
 timings aside, exactly what it wrote before the batch path (recorded on main at b3e9ac5;
 run "a", which reads examples/crx.csv, recorded again when issue 35 replaced that file
@@ -17,11 +17,11 @@ from click.testing import CliRunner
 
 from dtcli.cli import cli
 from dtcli.estimator import DecisionTreeClassifier
-from dtcli.evaluate import runner
-from dtcli.evaluate.batch import PreparedDataset, run_tasks
-from dtcli.evaluate.folds import repeat_folds
-from dtcli.evaluate.report import plain_progress
-from dtcli.evaluate.tasks import Task, TreeOptions
+from dtcli.crossval import batch, runner, scoring
+from dtcli.crossval.batch import PreparedDataset, run_tasks
+from dtcli.crossval.folds import repeat_folds
+from dtcli.reporting.report import plain_progress
+from dtcli.crossval.tasks import Task, TreeOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED = json.loads((ROOT / "tests" / "data" / "compare_before_batch.json").read_text())
@@ -44,8 +44,8 @@ def fit_on_the_fold(dataset, task):
                                  y=dataset.y[train], warnings=[])
     model = DecisionTreeClassifier(criterion=task.criterion, n_jobs=1,
                                    **task.options.estimator_params()).fit_dataset(subset)
-    result = runner.score_predictions(dataset.y[test], model.proba_from_matrix(dataset.X[test]))
-    result["metrics"].update(runner.tree_facts(model))
+    result = scoring.score_predictions(dataset.y[test], model.proba_from_matrix(dataset.X[test]))
+    result["metrics"].update(scoring.tree_facts(model))
     return result
 
 
@@ -86,8 +86,8 @@ def test_run_task_is_the_batch_path_for_one_task(load_example):
 def test_task_groups_are_runs_of_one_dataset_cut_to_the_chunk():
     tasks = [Task(d, "gini", (), TreeOptions(), 10, 0, 0, f) for d, f in
              [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (0, 3)]]
-    assert runner.task_groups(tasks) == [[0, 1, 2], [3, 4], [5]]
-    assert runner.task_groups(tasks, lambda task: 2) == [[0, 1], [2], [3, 4], [5]]
+    assert batch.task_groups(tasks) == [[0, 1, 2], [3, 4], [5]]
+    assert batch.task_groups(tasks, lambda task: 2) == [[0, 1], [2], [3, 4], [5]]
 
 
 @pytest.mark.parametrize("name, arguments", [
@@ -150,9 +150,9 @@ def test_plain_progress_writes_a_line_at_most_every_ten_seconds():
 
 def test_an_interrupted_run_says_what_it_saved(tmp_path):
     from dtcli.experiments.notes import saved as _saved
-    from dtcli.evaluate.results import ResultStore
+    from dtcli.crossval.results import ResultStore
 
-    from dtcli.evaluate.report import METRICS
+    from dtcli.reporting.report import METRICS
 
     fold = {"metrics": {name: 1.0 for name in METRICS}, "confusion_matrix": [[1, 0], [0, 1]]}
     assert "nothing was saved" in _saved(None)

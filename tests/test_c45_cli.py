@@ -93,8 +93,8 @@ def test_j48_is_a_method_of_compare():
 
 
 def test_an_entrys_settings_reach_j48():
-    from dtcli.evaluate.methods import Preset
-    from dtcli.evaluate.tasks import TreeOptions
+    from dtcli.crossval.methods import Preset
+    from dtcli.crossval.tasks import TreeOptions
 
     model = Preset("j48", {"unpruned": 1.0, "min_samples_leaf": 3.0}).estimator(
         TreeOptions(confidence=0.1, subtree_raising=False, leaf_estimate="laplace"))

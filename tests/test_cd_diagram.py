@@ -1,11 +1,11 @@
-"""Tests of dtcli.evaluate.cd_diagram: well-formed SVG with the right labels and bars."""
+"""Tests of dtcli.reporting.cd_diagram: well-formed SVG with the right labels and bars."""
 
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from dtcli.evaluate.cd_diagram import critical_difference_svg, nonsignificant_groups
-from dtcli.evaluate.posthoc import nemenyi
+from dtcli.reporting.cd_diagram import critical_difference_svg, nonsignificant_groups
+from dtcli.stats.posthoc import nemenyi
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -49,14 +49,17 @@ CITATIONS = {
 
 
 def test_criteria_cite_authors_venues_years_and_equations():
-    result = invoke("criteria")
-    assert result.exit_code == 0, result.stderr
-    assert ".txt" not in result.stdout  # no file names of papers that do not ship
-    rows = {line.split()[1]: line for line in result.stdout.splitlines()
-            if line.startswith("│")}
+    table = invoke("criteria")
+    assert table.exit_code == 0, table.stderr
+    rows = {line.split()[0]: line for line in table.stdout.splitlines()[1:] if line[:1].strip()}
     for name, pieces in CITATIONS.items():
+        assert f"{pieces[0]} " in rows[name], name  # the table's paper: first author and year
+        entry = invoke("criteria", name)
+        assert entry.exit_code == 0, entry.stderr
+        assert ".txt" not in entry.stdout  # no file names of papers that do not ship
+        text = " ".join(entry.stdout.split())  # the entry's lines wrap at 80 columns
         for piece in pieces:
-            assert piece in rows[name], (name, piece)
+            assert piece in text, (name, piece)
 
 
 # --- one meaning per option name --------------------------------------------------------------

@@ -12,11 +12,11 @@ from click.testing import CliRunner
 from dtcli.cli import cli
 from dtcli.criteria import CRITERIA
 from dtcli.errors import ParameterError
-from dtcli.evaluate import reference
-from dtcli.evaluate.comparison import comparison_document, render_comparison
-from dtcli.evaluate.method_syntax import fixed_choices as parse_criteria
-from dtcli.evaluate.tasks import CriterionChoice
-from dtcli.evaluate.spec import check_distinct, dataset_name, default_criteria, method_identity
+from dtcli.reporting import reference
+from dtcli.reporting.comparison import comparison_document, render_comparison
+from dtcli.crossval.method_syntax import fixed_choices as parse_criteria
+from dtcli.crossval.tasks import CriterionChoice
+from dtcli.crossval.spec import check_distinct, dataset_name, default_criteria, method_identity
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from dtcli.cli import cli
-from dtcli.evaluate.comparison import comparison_document
+from dtcli.reporting.comparison import comparison_document
 from dtcli.export.compare_report import compare_report_html
 
 SVG_NS = "{http://www.w3.org/2000/svg}"

@@ -163,13 +163,16 @@ def test_criteria_json_lists_every_criterion():
             (p.name, p.default, RANGES[p.name]) for p in criterion.params]
 
 
-def test_criteria_table_shows_every_criterion_and_parameter():
-    result = CliRunner().invoke(cli, ["criteria"])
+def test_criteria_long_shows_every_criterion_and_parameter():
+    result = CliRunner().invoke(cli, ["criteria", "--long"])
     assert result.exit_code == 0
+    entries = {block.split(" ", 1)[0]: " ".join(block.split())
+               for block in result.stdout.split("\n\n")}
+    assert list(entries) == list(CRITERIA)
     for name, criterion in CRITERIA.items():
-        line = next(line for line in result.stdout.splitlines() if f" {name} " in line)
         for p in criterion.params:
-            assert f"{p.name}={p.default:g} in {RANGES[p.name]}" in line
+            assert f"parameter {p.name} = {p.default:g} (default), in {RANGES[p.name]}" in \
+                entries[name]
 
 
 def test_model_file_and_text_export_record_the_parameters(tmp_path):

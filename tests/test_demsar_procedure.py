@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from dtcli.cli import cli
-from dtcli.evaluate.comparison import comparison_document
-from dtcli.evaluate.stats import compare_table
+from dtcli.reporting.comparison import comparison_document
+from dtcli.stats.rank_tests import compare_table
 
 SCORES = [[5, 1, 0, 0], [3, 1, 1, 0], [6, 5, 8, 1], [8, 4, 1, 5], [3, 8, 1, 0], [8, 2, 8, 2],
           [7, 6, 6, 7]]

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from dtcli.cli import cli
-from dtcli.evaluate.method_syntax import fixed_choices
+from dtcli.crossval.method_syntax import fixed_choices
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 DATA = [EXAMPLES / "imbalanced" / "new-thyroid1.dat", EXAMPLES / "imbalanced" / "ecoli-0-6-7_vs_5.dat"]
@@ -53,7 +53,7 @@ def test_local_cluster_gives_the_local_results(tmp_path, cluster):
 def test_every_worker_holds_each_dataset_once(cluster):
     import distributed
 
-    from dtcli.evaluate import runner, tasks
+    from dtcli.crossval import runner, tasks
     from dtcli.io import load_dataset
 
     datasets = [load_dataset(str(path)) for path in DATA]

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from dtcli.cli import cli
-from dtcli.evaluate.report import METRICS
+from dtcli.reporting.report import METRICS
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 IRIS = str(EXAMPLES / "iris.csv")

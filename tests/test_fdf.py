@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dtcli.errors import ModelError
-from dtcli.fdf.discretise import mdl_cut_points, to_bins
+from dtcli.leaves.discretise import mdl_cut_points, to_bins
 from dtcli.fdf.estimator import FDFClassifier
 from dtcli.fdf.gain import entropy, gen_gain
 from dtcli.model import model_from_dict, model_to_dict

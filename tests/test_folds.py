@@ -1,11 +1,11 @@
-"""Property tests of dtcli.evaluate.folds."""
+"""Property tests of dtcli.crossval.folds."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtcli.evaluate.folds import repeated_stratified_kfold, stratified_kfold
+from dtcli.crossval.folds import repeated_stratified_kfold, stratified_kfold
 
 
 @st.composite

@@ -63,8 +63,8 @@ def test_a_forest_grown_on_a_cluster_is_the_local_forest(tmp_path, cluster, fore
 
 
 def test_compare_runs_forests_beside_single_trees():
-    from dtcli.evaluate.method_syntax import fixed_choices as parse_criteria
-    from dtcli.evaluate.tasks import CriterionChoice
+    from dtcli.crossval.method_syntax import fixed_choices as parse_criteria
+    from dtcli.crossval.tasks import CriterionChoice
 
     assert parse_criteria(["gini,gini*20,tsallis:q=2.5*20"]) == [
         CriterionChoice("gini"), CriterionChoice("gini", trees=20),

@@ -1,4 +1,4 @@
-"""Tests of dtcli.evaluate.metrics against hand-computed values and scikit-learn."""
+"""Tests of dtcli.metrics against hand-computed values and scikit-learn."""
 
 import math
 import warnings
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dtcli.evaluate import metrics
+from dtcli import metrics
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 

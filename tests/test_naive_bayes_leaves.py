@@ -78,7 +78,7 @@ def test_categorical_leaves_equal_categorical_nb_with_laplace_smoothing():
 
 
 def test_mdl_binned_numeric_features_are_categorical(load_example):
-    from dtcli.fdf.discretise import mdl_cut_points, to_bins
+    from dtcli.leaves.discretise import mdl_cut_points, to_bins
 
     data = load_example("iris.csv")
     model = DecisionTreeClassifier(max_depth=1, leaf_model="naive-bayes",

@@ -72,8 +72,8 @@ def test_evaluate_records_the_pruning_and_refuses_it_for_a_saved_model(tmp_path)
 
 def test_criteria_entries_set_their_own_pruning():
     from dtcli.errors import ParameterError
-    from dtcli.evaluate.method_syntax import fixed_choices as parse_criteria
-    from dtcli.evaluate.tasks import TreeOptions
+    from dtcli.crossval.method_syntax import fixed_choices as parse_criteria
+    from dtcli.crossval.tasks import TreeOptions
 
     gini, pruned = parse_criteria(["gini,gini:pruning=ccp:ccp_alpha=auto-1se:leaf_estimate=laplace"])
     assert pruned.label == "gini:pruning=ccp:ccp_alpha=auto-1se:leaf_estimate=laplace"

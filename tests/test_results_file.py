@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from dtcli.appendfile import AppendFile
 from dtcli.cli import cli
 from dtcli.errors import DtreeError
-from dtcli.evaluate.report import METRICS
-from dtcli.evaluate.results import ResultStore
+from dtcli.reporting.report import METRICS
+from dtcli.crossval.results import ResultStore
 
 IRIS = Path(__file__).resolve().parent.parent / "examples" / "iris.csv"
 
@@ -142,7 +142,7 @@ def test_a_file_size_limit_leaves_the_file_valid(three):
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from test_results_file import record
         from dtcli.errors import DtreeError
-        from dtcli.evaluate.results import ResultStore
+        from dtcli.crossval.results import ResultStore
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         store = ResultStore({str(three)!r})
         resource.setrlimit(resource.RLIMIT_FSIZE, ({len(good) + 40}, resource.RLIM_INFINITY))
@@ -164,7 +164,7 @@ def test_concurrent_writers_keep_every_line_whole(tmp_path):
         import sys
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from test_results_file import record
-        from dtcli.evaluate.results import ResultStore
+        from dtcli.crossval.results import ResultStore
         store = ResultStore({str(path)!r})
         for i in range(200):
             store.add(f"{{sys.argv[1]}}-{{i}}", record(""), padding="x" * 5000)

@@ -1,4 +1,4 @@
-"""dtcli.evaluate.runner: criteria syntax, task keys, folds, parallel and resumed runs."""
+"""dtcli.crossval.runner: criteria syntax, task keys, folds, parallel and resumed runs."""
 import dataclasses
 import json
 import math
@@ -10,11 +10,11 @@ import pytest
 from dtcli.criteria import CRITERIA
 from dtcli.errors import DataError, DtreeError, ParameterError
 from dtcli.estimator import DecisionTreeClassifier
-from dtcli.evaluate import runner, tasks
-from dtcli.evaluate.folds import repeat_folds, repeated_stratified_kfold
-from dtcli.evaluate.method_syntax import fixed_choices
-from dtcli.evaluate.report import METRICS, TIMING
-from dtcli.evaluate.results import ResultStore
+from dtcli.crossval import runner, scoring, tasks
+from dtcli.crossval.folds import repeat_folds, repeated_stratified_kfold
+from dtcli.crossval.method_syntax import fixed_choices
+from dtcli.reporting.report import METRICS, TIMING
+from dtcli.crossval.results import ResultStore
 from dtcli.io import load_dataset
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -195,7 +195,7 @@ def test_run_task_fits_with_the_class_weights(thyroid, class_weight):
         model = DecisionTreeClassifier(max_depth=3, class_weight=weights)
         model.fit_dataset(dataclasses.replace(thyroid, X=thyroid.X[train], y=thyroid.y[train]))
         proba = model.proba_from_matrix(thyroid.X[test])
-        expected = runner.score_predictions(thyroid.y[test], proba)["metrics"]["log_loss"]
+        expected = scoring.score_predictions(thyroid.y[test], proba)["metrics"]["log_loss"]
         assert (result["metrics"]["log_loss"] == pytest.approx(expected)) == same
 
 
@@ -215,7 +215,7 @@ def test_run_task_is_a_fit_on_the_training_fold(iris):
 
 def test_score_predictions_handles_a_single_class_fold():
     proba = np.array([[0.8, 0.2], [1.0, 0.0]])
-    scores = runner.score_predictions(np.array([0, 0]), proba)
+    scores = scoring.score_predictions(np.array([0, 0]), proba)
     assert math.isnan(scores["metrics"]["auc"])
     assert scores["metrics"]["accuracy"] == 1.0
     assert scores["metrics"]["log_loss"] == pytest.approx(-math.log(0.8) / 2)
@@ -225,12 +225,12 @@ def test_evaluate_model_maps_labels_and_rejects_unknown_ones(iris):
     model = DecisionTreeClassifier().fit_dataset(iris)
     labels = np.array([iris.classes[k] for k in iris.y] + [None], dtype=object)
     X = np.vstack([iris.X, iris.X[:1]])
-    result, n_rows = runner.evaluate_model(model, 0.5, X, labels, "iris.csv")
+    result, n_rows = scoring.evaluate_model(model, 0.5, X, labels, "iris.csv")
     assert n_rows == 150 and result["metrics"]["accuracy"] == 1.0
     assert result["metrics"]["fit_seconds"] == 0.5
     labels[0] = "Iris-nova"
     with pytest.raises(DataError, match="'Iris-nova' are not among the model's classes"):
-        runner.evaluate_model(model, 0.5, X, labels, "iris.csv")
+        scoring.evaluate_model(model, 0.5, X, labels, "iris.csv")
 
 
 def test_mean_std_is_the_sample_std_over_finite_values():
@@ -407,7 +407,7 @@ def test_ctrl_c_keeps_every_fold_the_workers_finished(iris):
     be done (20 folds of iris take milliseconds) and then interrupts."""
     import time
 
-    from dtcli.evaluate.workers import run_pool
+    from dtcli.crossval.workers import run_pool
 
     plan_tasks, _ = runner.plan([iris], [GINI, ENTROPY], tasks.TreeOptions(),
                                 tasks.Protocol(10, 1, 0))

@@ -1,4 +1,4 @@
-"""Tests of dtcli.evaluate.stats against published numbers and scipy.
+"""Tests of dtcli.stats.rank_tests against published numbers and scipy.
 
 Published numbers come from
 * J. Demsar, "Statistical comparisons of classifiers over multiple data sets",
@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from dtcli.evaluate import distributions, posthoc, stats
-from dtcli.evaluate.ranks import average_ranks, rank_matrix, tied_ranks
+from dtcli.stats import distributions, posthoc, rank_tests
+from dtcli.stats.ranks import average_ranks, rank_matrix, tied_ranks
 
 REFERENCE = Path(__file__).parent / "data" / "reference"
 
@@ -163,7 +163,7 @@ def test_nan_scores_are_rejected_with_their_position():
 
 def test_a_single_method_cannot_be_compared():
     with pytest.raises(ValueError, match="at least 2"):
-        stats.friedman(np.ones((5, 1)))
+        rank_tests.friedman(np.ones((5, 1)))
 
 
 # --------------------------------------------------------------------------
@@ -210,14 +210,14 @@ def test_demsar_average_ranks():
 
 def test_demsar_friedman_and_iman_davenport():
     for result in (
-        stats.iman_davenport(demsar_auc_as_ranked_in_the_paper()),
-        stats.iman_davenport_from_ranks([3.143, 2.000, 2.893, 1.964], 14),
+        rank_tests.iman_davenport(demsar_auc_as_ranked_in_the_paper()),
+        rank_tests.iman_davenport_from_ranks([3.143, 2.000, 2.893, 1.964], 14),
     ):
         assert round(result.F, 2) == 3.69
         assert round(result.critical_value, 2) == 2.85  # F(3, 39) at alpha = 0.05
         assert result.p < 0.05
-    assert round(stats.friedman(demsar_auc_as_ranked_in_the_paper()).chi2, 2) == 9.28
-    assert round(stats.friedman_from_ranks([3.143, 2.000, 2.893, 1.964], 14).chi2, 2) == 9.28
+    assert round(rank_tests.friedman(demsar_auc_as_ranked_in_the_paper()).chi2, 2) == 9.28
+    assert round(rank_tests.friedman_from_ranks([3.143, 2.000, 2.893, 1.964], 14).chi2, 2) == 9.28
 
 
 DEMSAR_RANKS = [3.143, 2.000, 2.893, 1.964]
@@ -364,8 +364,8 @@ def test_ihd_table3_friedman_and_iman_davenport():
     names, _, scores = load_reference_table("ihd_table3_accuracy_balanced.csv")
     ranks = average_ranks(scores)
     np.testing.assert_allclose(ranks, IHD_TABLE3_AVERAGE_RANKS, atol=5e-3 + 1e-12)
-    assert round(stats.friedman(scores).chi2, 2) == 35.77
-    result = stats.iman_davenport(scores)
+    assert round(rank_tests.friedman(scores).chi2, 2) == 35.77
+    result = rank_tests.iman_davenport(scores)
     assert round(result.F, 2) == 6.52
     # The paper says "F(7, 133) is 2.31"; the 0.05 critical value of F(7, 133) is 2.08
     # (2.31 would be about F(7, 32)). The conclusion, F_F > critical value, holds either way.
@@ -376,23 +376,23 @@ def test_ihd_table3_friedman_and_iman_davenport():
 def test_ihd_table4_friedman_and_iman_davenport():
     names, datasets, scores = load_reference_table("ihd_table4_auc_imbalanced.csv")
     # From the table as printed: the paper prints chi2 = 32.42 and F_F = 5.72.
-    assert round(stats.friedman(scores).chi2, 2) == 32.51
-    assert round(stats.iman_davenport(scores).F, 2) == 5.75
+    assert round(rank_tests.friedman(scores).chi2, 2) == 32.51
+    assert round(rank_tests.iman_davenport(scores).F, 2) == 5.75
     # Nor do the printed (rounded) average ranks give 32.42.
-    assert round(stats.friedman_from_ranks(IHD_TABLE4_AVERAGE_RANKS, 20).chi2, 2) == 32.95
+    assert round(rank_tests.friedman_from_ranks(IHD_TABLE4_AVERAGE_RANKS, 20).chi2, 2) == 32.95
     # ecoli-0-6-7_vs_5 prints Entropy and GR both as 84.00; ranking Entropy ahead (the
     # unrounded AUCs must have differed) reproduces the printed average ranks and chi2.
     scores[datasets.index("ecoli-0-6-7_vs_5"), names.index("Entropy")] += 1e-6
     ranks = average_ranks(scores)
     np.testing.assert_allclose(ranks, IHD_TABLE4_AVERAGE_RANKS, atol=5e-3 + 1e-12)
-    assert round(stats.friedman(scores).chi2, 2) == 32.42
-    assert stats.iman_davenport(scores).F == pytest.approx(5.72, abs=6e-3)  # 5.7250, printed 5.72
+    assert round(rank_tests.friedman(scores).chi2, 2) == 32.42
+    assert rank_tests.iman_davenport(scores).F == pytest.approx(5.72, abs=6e-3)  # 5.7250, printed 5.72
 
 
 @pytest.mark.parametrize("table, base", sorted(IHD_WIN_TIE_LOSS))
 def test_ihd_win_tie_loss_rows(table, base):
     names, _, scores = load_reference_table(table)
-    counts = stats.win_tie_loss(scores, names.index(base))
+    counts = rank_tests.win_tie_loss(scores, names.index(base))
     for method, printed in IHD_WIN_TIE_LOSS[table, base].items():
         assert counts[names.index(method)].tolist() == printed, method
     assert counts[names.index(base)].tolist() == [0, 20, 0]
@@ -457,16 +457,16 @@ def brute_force_friedman_p(k, n_datasets, chi2):
 def test_identical_rankings_give_an_infinite_f_and_the_exact_p(k, n_datasets):
     scores = np.tile(np.arange(k, 0, -1.0), (n_datasets, 1))  # every data set: 1, 2, ..., k
     exact = brute_force_friedman_p(k, n_datasets, n_datasets * (k - 1))
-    friedman, iman = stats.friedman(scores), stats.iman_davenport(scores)
+    friedman, iman = rank_tests.friedman(scores), rank_tests.iman_davenport(scores)
     assert friedman.chi2 == pytest.approx(n_datasets * (k - 1))  # the largest chi2_F
     assert friedman.p == pytest.approx(exact) and friedman.exact
     assert iman.F == math.inf and iman.p == pytest.approx(exact) and iman.exact
-    assert stats.perfect_agreement_p(k, n_datasets) == pytest.approx(exact)
+    assert rank_tests.perfect_agreement_p(k, n_datasets) == pytest.approx(exact)
 
 
 def test_two_data_sets_cannot_show_three_methods_differ():
     # The issue's case: F = inf and p = 0 read as "the methods differ".
-    table = stats.compare_table(np.array([[0.9, 0.8, 0.7], [0.6, 0.5, 0.4]]), ["a", "b", "c"],
+    table = rank_tests.compare_table(np.array([[0.9, 0.8, 0.7], [0.6, 0.5, 0.4]]), ["a", "b", "c"],
                                 ["x", "y"])
     assert table["iman_davenport"]["F"] == math.inf
     assert table["iman_davenport"]["p"] == pytest.approx(1 / 6)  # 3! orders, the same twice
@@ -483,7 +483,7 @@ def test_two_data_sets_cannot_show_three_methods_differ():
     (8, 20, None),
 ])
 def test_small_sample_warnings(k, n_datasets, expected):
-    warnings = stats.small_sample_warnings(k, n_datasets, alpha=0.05)
+    warnings = rank_tests.small_sample_warnings(k, n_datasets, alpha=0.05)
     if expected is None:
         assert warnings == []
     else:
@@ -491,26 +491,26 @@ def test_small_sample_warnings(k, n_datasets, expected):
 
 
 def test_all_ties_give_no_evidence():
-    assert stats.friedman(np.ones((4, 3))) == (0.0, 1.0, False)
-    assert stats.iman_davenport(np.ones((4, 3)))[:2] == (0.0, 1.0)
+    assert rank_tests.friedman(np.ones((4, 3))) == (0.0, 1.0, False)
+    assert rank_tests.iman_davenport(np.ones((4, 3)))[:2] == (0.0, 1.0)
 
 
 def test_iman_davenport_needs_two_data_sets():
     with pytest.raises(ValueError, match="at least 2 data set"):
-        stats.iman_davenport(np.array([[0.1, 0.2, 0.3]]))
+        rank_tests.iman_davenport(np.array([[0.1, 0.2, 0.3]]))
 
 
 def test_win_tie_loss_tolerance_and_direction():
     scores = np.array([[0.50, 0.50, 0.40], [0.50, 0.51, 0.60], [0.50, 0.45, 0.49]])
-    assert stats.win_tie_loss(scores, 0).tolist() == [[0, 3, 0], [1, 1, 1], [2, 0, 1]]
-    assert stats.win_tie_loss(scores, 0, tol=0.02).tolist() == [[0, 3, 0], [1, 2, 0], [1, 1, 1]]
-    lower_is_better = stats.win_tie_loss(scores, 0, higher_is_better=False)
+    assert rank_tests.win_tie_loss(scores, 0).tolist() == [[0, 3, 0], [1, 1, 1], [2, 0, 1]]
+    assert rank_tests.win_tie_loss(scores, 0, tol=0.02).tolist() == [[0, 3, 0], [1, 2, 0], [1, 1, 1]]
+    lower_is_better = rank_tests.win_tie_loss(scores, 0, higher_is_better=False)
     assert lower_is_better.tolist() == [[0, 3, 0], [1, 1, 1], [1, 0, 2]]
 
 
 def test_compare_table_is_json_serialisable_and_complete():
     names, datasets, scores = load_reference_table("ihd_table3_accuracy_balanced.csv")
-    table = json.loads(json.dumps(stats.compare_table(scores, names, datasets, base="iHDw")))
+    table = json.loads(json.dumps(rank_tests.compare_table(scores, names, datasets, base="iHDw")))
     assert table["criteria"] == names and table["datasets"] == datasets
     assert table["scores"]["wine"]["HDDT"] == 96.32
     assert table["average_ranks"]["GR"] == pytest.approx(5.875)
@@ -531,6 +531,6 @@ def test_compare_table_is_json_serialisable_and_complete():
 
 def test_compare_table_checks_its_labels():
     with pytest.raises(ValueError, match="2 method names"):
-        stats.compare_table(np.ones((3, 3)), ["a", "b"], ["x", "y", "z"])
+        rank_tests.compare_table(np.ones((3, 3)), ["a", "b"], ["x", "y", "z"])
     with pytest.raises(ValueError, match="base method"):
-        stats.compare_table(np.eye(3), ["a", "b", "c"], ["x", "y", "z"], base="d")
+        rank_tests.compare_table(np.eye(3), ["a", "b", "c"], ["x", "y", "z"], base="d")

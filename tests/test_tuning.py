@@ -16,10 +16,10 @@ from click.testing import CliRunner
 from dtcli import DecisionTreeClassifier
 from dtcli.cli import cli
 from dtcli.errors import ParameterError
-from dtcli.evaluate.folds import repeat_folds
-from dtcli.evaluate.report import TIMING
-from dtcli.evaluate.runner import run_grid
-from dtcli.evaluate.tasks import CriterionChoice, Protocol, TreeOptions
+from dtcli.crossval.folds import repeat_folds
+from dtcli.reporting.report import TIMING
+from dtcli.crossval.runner import run_grid
+from dtcli.crossval.tasks import CriterionChoice, Protocol, TreeOptions
 from dtcli.tuning import search as search_module
 from dtcli.tuning.estimator import TunedClassifier
 from dtcli.tuning.grid import DEFAULT_GRIDS, parse_grid, points
@@ -146,10 +146,10 @@ def test_outer_test_labels_never_choose(iris, monkeypatch):
     def outer_folds_held(labels, k, seed, repeat):
         return folds if len(labels) == len(iris.y) else original(labels, k, seed, repeat)
 
-    from dtcli.evaluate import runner
+    from dtcli.crossval import batch
 
     monkeypatch.setattr(search_module, "repeat_folds", outer_folds_held)
-    monkeypatch.setattr(runner, "repeat_folds", outer_folds_held)
+    monkeypatch.setattr(batch, "repeat_folds", outer_folds_held)
     shuffled = nested_many(["iris"], [permuted], _search(), outer, inner, jobs=1)[0]
     assert shuffled.chosen[fold] == honest.chosen[fold]
     assert shuffled.nested_folds()[fold]["confusion_matrix"] != honest.nested_folds()[fold][
@@ -267,8 +267,8 @@ def test_nested_is_the_same_in_worker_processes(iris):
 
 
 def test_a_nested_run_resumes_from_its_results_file(iris, tmp_path, monkeypatch):
-    from dtcli.evaluate import runner
-    from dtcli.evaluate.results import ResultStore
+    from dtcli.crossval import runner
+    from dtcli.crossval.results import ResultStore
 
     path = str(tmp_path / "runs.jsonl")
     two = [iris, subset(iris, np.arange(0, 150, 2))]
@@ -283,7 +283,7 @@ def test_a_nested_run_resumes_from_its_results_file(iris, tmp_path, monkeypatch)
     def no_task(*args):
         raise AssertionError("a task ran again")
 
-    monkeypatch.setattr(runner, "run_task", no_task)
+    monkeypatch.setattr(runner, "run_tasks", no_task)  # what runs tasks in this process
     assert run() == first
 
 

@@ -16,12 +16,12 @@ from click.testing import CliRunner
 from dtcli import DecisionTreeClassifier
 from dtcli.cli import cli
 from dtcli.errors import ParameterError
-from dtcli.evaluate.folds import repeat_folds
-from dtcli.evaluate.tasks import Protocol, TreeOptions
+from dtcli.crossval.folds import repeat_folds
+from dtcli.crossval.tasks import Protocol, TreeOptions
 from dtcli.tuning.estimator import TunedClassifier
 from dtcli.tuning.grid import default_grid
-from dtcli.evaluate.method_syntax import parse_methods
-from dtcli.evaluate.methods import Tuned
+from dtcli.crossval.method_syntax import parse_methods
+from dtcli.crossval.methods import Tuned
 from dtcli.tuning.methods import method_grid
 from dtcli.tuning.search import Search, grid_search, nested_many, subset
 

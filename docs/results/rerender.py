@@ -13,8 +13,8 @@ import json
 import sys
 
 from dtcli.cli.evaluate_commands import _write_cd_diagram
-from dtcli.evaluate.comparison import comparison_document, render_comparison
-from dtcli.evaluate.reference import reference_comparison
+from dtcli.reporting.comparison import comparison_document, render_comparison
+from dtcli.reporting.reference import reference_comparison
 
 stem, reference = sys.argv[1], sys.argv[2]
 show_sd = "--sd" in sys.argv

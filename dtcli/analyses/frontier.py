@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dtcli.errors import ParameterError
-from dtcli.evaluate.tasks import CriterionChoice, Protocol, TreeOptions
+from dtcli.crossval.tasks import CriterionChoice, Protocol, TreeOptions
 from dtcli.io.dataset import Dataset
 
 # each pruning method's parameter and the values swept; cost-complexity's come from the
@@ -129,7 +129,7 @@ def path_alphas(datasets: Sequence[Dataset], choice: CriterionChoice, options: T
     dataset, so the paths are pooled."""
     import numpy as np
 
-    from dtcli.evaluate import methods
+    from dtcli.crossval import methods
     from dtcli.pruning.cost_complexity import pruning_path
     from dtcli.pruning.risk import node_risk
 
@@ -177,10 +177,10 @@ def frontier(names: Sequence[str], datasets: Sequence[Dataset],
              metric: str = "accuracy", run_grid=None, **run) -> Frontier:
     """Every criterion under every pruning method and parameter of `SWEEPS` (`run`: the
     runner's jobs, store, scheduler, progress; `run_grid`: the runner's or a wrapper)."""
-    from dtcli.evaluate.report import METRICS
+    from dtcli.reporting.report import METRICS
 
     if run_grid is None:
-        from dtcli.evaluate.runner import run_grid
+        from dtcli.crossval.runner import run_grid
     entries = [(c, *point) for c in choices
                for point in swept(c, path_alphas(datasets, c, options))]
     grid = run_grid(names, datasets, [e[-1] for e in entries], options, protocol, **run)
@@ -196,7 +196,7 @@ def frontier(names: Sequence[str], datasets: Sequence[Dataset],
 
 def _mean_se(cells: Sequence[Sequence[dict]], metric: str) -> tuple[float, float]:
     """The mean over datasets of the mean over folds, and its standard error."""
-    from dtcli.evaluate.runner import mean_std
+    from dtcli.crossval.runner import mean_std
 
     means, variances = [], []
     for folds in cells:

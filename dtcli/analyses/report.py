@@ -7,7 +7,7 @@ import csv
 import math
 from collections.abc import Sequence
 
-from dtcli.evaluate.report import decimals_for, number, options_note, to_json
+from dtcli.reporting.report import decimals_for, number, options_note, to_json
 
 Section = tuple[str, list[str], list[list[str]]]  # title, header, rows
 
@@ -16,7 +16,7 @@ def render_sections(doc: dict, sections: Sequence[Section], lines: Sequence[str]
                     stream, csv_tables: Sequence[list[list]] = ()) -> None:
     """Write `doc` as JSON, its `csv_tables` (unrounded numbers; tables separated by an
     empty line) as csv, or its tables and sentences as table or markdown."""
-    from dtcli.evaluate.tables import console, markdown_table, print_table
+    from dtcli.reporting.tables import console, markdown_table, print_table
 
     if fmt == "json":
         stream.write(to_json(doc))
@@ -205,7 +205,7 @@ def reproduction_lines(table: dict) -> list[str]:
 def render_reproduction(doc: dict, fmt: str, stream) -> None:
     """Each table: ours beside the paper's (compare's report with --reference), then the
     paired test and the claim; csv: dataset, method, ours, paper, difference rows."""
-    from dtcli.evaluate.comparison import render_comparison
+    from dtcli.reporting.comparison import render_comparison
 
     if fmt == "json":
         stream.write(to_json(doc))

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from dtcli.errors import ParameterError
-from dtcli.evaluate.method_syntax import fixed_choices
-from dtcli.evaluate.tasks import Protocol, TreeOptions
+from dtcli.crossval.method_syntax import fixed_choices
+from dtcli.crossval.tasks import Protocol, TreeOptions
 
 _IHD = "entropy,gini,gain-ratio,dcsm,hddt,ccpdt,ihd,ihdw"  # the paper's column order
 _IHD_PAPER = ("P. S. Akash, M. E. Kadir, A. A. Ali and M. Shoyaib, Inter-node Hellinger "
@@ -98,7 +98,7 @@ class Reproduction:
 def paired_test(comparison: dict) -> dict:
     """Wilcoxon's signed-rank test of our means (scaled as the reference) against the
     paper's, per method, over the datasets both have."""
-    from dtcli.evaluate.posthoc import wilcoxon_signed_rank
+    from dtcli.stats.posthoc import wilcoxon_signed_rank
 
     ref = comparison["reference"]
     if len(ref["datasets"]) < 2:
@@ -142,13 +142,13 @@ def reproduce(paper: str, examples: str, *, quick: bool = False, run_grid=None,
     import os
 
     from dtcli.errors import DataError
-    from dtcli.evaluate.comparison import comparison_document
-    from dtcli.evaluate.reference import reference_comparison
-    from dtcli.evaluate.report import METRICS
-    from dtcli.evaluate.spec import DatasetSpec
+    from dtcli.reporting.comparison import comparison_document
+    from dtcli.reporting.reference import reference_comparison
+    from dtcli.reporting.report import METRICS
+    from dtcli.crossval.spec import DatasetSpec
 
     if run_grid is None:
-        from dtcli.evaluate.runner import run_grid
+        from dtcli.crossval.runner import run_grid
     if paper not in PAPERS:
         raise ParameterError(f"no paper {paper!r}; one of {', '.join(PAPERS)}")
     results = []

@@ -2,10 +2,10 @@
 
 For each dataset and each majority : minority ratio it reaches, every method is
 cross-validated on the same folds with the training rows resampled to that ratio
-(evaluate/resample.py; the test rows keep their natural class mix). The tasks run
+(crossval/resample.py; the test rows keep their natural class mix). The tasks run
 through the runner (`runner.run_grid`) as entries of a comparison whose tree options
 carry the ratio, so one worker grows every ratio's folds of a dataset from one presort
-(0/1 weights on its rows, evaluate/batch.py), and `--results` keeps and reuses them.
+(0/1 weights on its rows, crossval/batch.py), and `--results` keeps and reuses them.
 
 Reported per method: the mean score over the folds of the datasets reaching each ratio,
 and the slope of the score against ln(ratio) within folds: a least-squares fit with one
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dtcli.errors import ParameterError
-from dtcli.evaluate.tasks import CriterionChoice, Protocol, TreeOptions
+from dtcli.crossval.tasks import CriterionChoice, Protocol, TreeOptions
 from dtcli.io.dataset import Dataset
 
 
@@ -101,7 +101,7 @@ class SkewSweep:
     def tests(self, ratio: float) -> dict | None:
         """Average ranks, Friedman, Iman-Davenport and Nemenyi over the datasets reaching
         `ratio` (None with fewer than two methods or a dataset without a score)."""
-        from dtcli.evaluate.comparison import comparison_document
+        from dtcli.reporting.comparison import comparison_document
 
         reaching = self.reaching(ratio)
         table = [[_mean(self.scores[(d, ratio, m)]) for m in self.methods] for d in reaching]
@@ -173,12 +173,12 @@ def skew_sweep(names: Sequence[str], datasets: Sequence[Dataset],
     """Cross-validate every method at every ratio each dataset reaches (`run`: the
     runner's jobs, store, scheduler, progress; `run_grid`: the runner's, or a wrapper of
     it). Datasets that reach the same ratios run in one grid."""
-    from dtcli.evaluate.folds import repeat_folds
-    from dtcli.evaluate.report import METRICS
-    from dtcli.evaluate.resample import minority_class, reachable
+    from dtcli.crossval.folds import repeat_folds
+    from dtcli.reporting.report import METRICS
+    from dtcli.crossval.resample import minority_class, reachable
 
     if run_grid is None:
-        from dtcli.evaluate.runner import run_grid
+        from dtcli.crossval.runner import run_grid
     ratios = sorted(set(ratios))
     groups: dict[tuple[float, ...], list[int]] = {}
     labels, skipped = {}, {}

@@ -13,7 +13,7 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
 from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import TUNING_KEYS, tuned_method_options, tuning_keywords
 from dtcli.errors import ParameterError
-from dtcli.evaluate.report import FORMATS, METRICS
+from dtcli.reporting.report import FORMATS, METRICS
 
 
 def _tree_options_without(*names):
@@ -138,7 +138,7 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
         doc = score_model(*inputs, target=target, input_format=data_format,
                           header=not no_header, delimiter=delimiter).document
     else:
-        from dtcli.evaluate.method_syntax import command_method
+        from dtcli.crossval.method_syntax import command_method
         from dtcli.experiments.evaluation import evaluate as run_evaluation
 
         from dtcli.cli.unused_options import refuse_unused
@@ -152,7 +152,7 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
                              delimiter=delimiter, force=force, quiet=quiet, **tuning,
                              **tree).document
     from dtcli.atomic import open_output
-    from dtcli.evaluate.report import render_evaluation
+    from dtcli.reporting.report import render_evaluation
 
     with open_output(output) as handle:
         render_evaluation(doc, output_format, handle)
@@ -242,7 +242,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
       dtree compare --table docs/reference/ihd_table3_accuracy_balanced.csv \\
           --base iHDw
     """
-    from dtcli.evaluate.comparison import render_comparison
+    from dtcli.reporting.comparison import render_comparison
 
     if imbalance is not None or frontier:
         from dtcli.cli.analyses_options import run_analysis

@@ -336,45 +336,37 @@ def _title(doc: dict, model, tree_index: int | None) -> str:
 
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
+@click.argument("name", required=False)
+@click.option("--long", "long_form", is_flag=True,
+              help="Every criterion's full entry: parameters, ranges, sources.")
 @output_format_option(["table", "json"], "table", "Table for people, JSON for scripts.")
 @output_option("Write here (- for stdout).", formats=("table", "json"))
 @quiet_option("No notes on stderr (errors are still reported; criteria writes none).")
-def criteria(output_format, output, quiet):
-    """List the split criteria with their parameters and sources.
+def criteria(name, long_form, output_format, output, quiet):
+    """List the split criteria, or show one (NAME) with its parameters and sources.
 
     \b
     Example:
       dtree criteria
+      dtree criteria tsallis
       dtree criteria -f json
     """
     import json
 
-    from dtcli.criteria import CRITERIA
-
-    rows = [{"name": c.name,
-             "params": [{"name": p.name, "default": p.default, "range": p.describe_range()}
-                        for p in c.params],
-             "source": c.source, "summary": c.summary} for c in CRITERIA.values()]
     from dtcli.atomic import open_output
+    from dtcli.reporting.criteria import entries, entry_lines, table_lines
 
+    rows = entries()
+    if name is not None:
+        known = [row["name"] for row in rows]
+        if name not in known:
+            raise click.BadParameter(f"unknown criterion {name!r} (one of {', '.join(known)})",
+                                     param_hint="NAME")
+        rows = [rows[known.index(name)]]
     with open_output(output) as handle:
         if output_format == "json":
-            handle.write(json.dumps(rows, indent=1) + "\n")
+            handle.write(json.dumps(rows[0] if name else rows, indent=1) + "\n")
+        elif name or long_form:
+            handle.write("\n\n".join("\n".join(entry_lines(row)) for row in rows) + "\n")
         else:
-            _print_criteria_table(rows, handle)
-
-
-def _print_criteria_table(rows: list[dict], stream) -> None:
-    from rich.table import Table
-
-    from dtcli.evaluate.tables import console
-
-    table = Table(show_lines=False)
-    table.add_column("criterion", no_wrap=True)
-    for column in ("parameters", "source", "use"):
-        table.add_column(column, overflow="fold")
-    for row in rows:
-        params = ", ".join(f"{p['name']}={p['default']:g} in {p['range']}" for p in row["params"])
-        table.add_row(row["name"], params or "-", row["source"], row["summary"])
-    # A terminal gets its width; a file or pipe gets one unwrapped line per row.
-    console(stream).print(table)
+            handle.write("\n".join(table_lines(rows)) + "\n")

@@ -9,7 +9,7 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
                                refuse_unmarked_stdin, target_options,
                                tree_options)
 from dtcli.cli.pruning_options import pruning_options, pruning_params
-from dtcli.evaluate.report import METRICS
+from dtcli.reporting.report import METRICS
 
 
 def grid_option(func):
@@ -76,7 +76,7 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
     """
     from dtcli.atomic import open_output
     from dtcli.cli.unused_options import refuse_unused
-    from dtcli.evaluate.method_syntax import command_method
+    from dtcli.crossval.method_syntax import command_method
     from dtcli.experiments.tuning import grid_of, tune as run_tuning
     from dtcli.tuning.grid import auto_options
     from dtcli.tuning.report import render_search

@@ -33,7 +33,7 @@ def warm(criteria_entries, two_class, numeric, jobs, quiet):
 
     from dtcli.criteria import CRITERIA
     from dtcli.engine.warm import Form, WarmTask, warm as compile_ahead
-    from dtcli.evaluate.method_syntax import fixed_choices
+    from dtcli.crossval.method_syntax import fixed_choices
 
     choices = fixed_choices(criteria_entries or [",".join(CRITERIA)])
     forms = [Form(two, nominal, levels) for two, nominal, levels

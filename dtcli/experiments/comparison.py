@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from dtcli.errors import ParameterError
-from dtcli.evaluate.methods import Tuned
+from dtcli.crossval.methods import Tuned
 from dtcli.experiments.data import Reading, refuse_outputs, sources
 from dtcli.experiments.notes import Notes, open_store, saved
 from dtcli.experiments.results import Comparison
@@ -37,8 +37,8 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
     reject (Demsar's procedure, the default, runs them after a rejection only);
     `options`: every tree's options, named as the estimator's parameters
     (min_samples_leaf=5, class_weight="balanced", pruning="ccp", ...)."""
-    from dtcli.evaluate.comparison import comparison_document
-    from dtcli.evaluate.report import METRICS
+    from dtcli.reporting.comparison import comparison_document
+    from dtcli.reporting.report import METRICS
 
     run = prepare_run(datasets, methods, spec=spec, cv=cv, repeats=repeats, seed=seed,
                       results=results, scheduler=scheduler, reading=Reading(
@@ -119,13 +119,13 @@ def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, schedule
     """The methods (default: every distinct criterion), datasets, tree options, protocol
     and results store of a run over datasets (compare, and compare's analyses), checked
     before any tree grows."""
-    from dtcli.evaluate.method_syntax import as_methods
-    from dtcli.evaluate.spec import check_distinct, default_criteria
-    from dtcli.evaluate.tasks import Protocol, TreeOptions, check_class_weight, check_protocol
+    from dtcli.crossval.method_syntax import as_methods
+    from dtcli.crossval.spec import check_distinct, default_criteria
+    from dtcli.crossval.tasks import Protocol, TreeOptions, check_class_weight, check_protocol
 
     notes = Notes(quiet)
     if scheduler is not None:
-        from dtcli.evaluate.distributed import check_address
+        from dtcli.crossval.distributed import check_address
 
         check_address(scheduler)
     methods = as_methods(methods if methods else ",".join(default_criteria()))
@@ -157,8 +157,8 @@ def compare_scores(table: str, *, lower_is_better: bool = False, base: str | Non
                    posthoc: str = "after-rejection", outputs: dict | None = None) -> Comparison:
     """The same statistics on a table of scores you bring (`dtree compare --table`): a CSV
     with a header row, then one row per dataset, its name first, one score per method."""
-    from dtcli.evaluate.comparison import comparison_document
-    from dtcli.evaluate.reference import read_score_table
+    from dtcli.reporting.comparison import comparison_document
+    from dtcli.reporting.reference import read_score_table
 
     refuse_outputs({"--cd-diagram": cd_diagram, **(outputs or {})},
                    {"--table": table, "--reference": reference})
@@ -173,7 +173,7 @@ def _finished(result: Comparison, notes: Notes, reference, cd_diagram) -> Compar
     written to `cd_diagram`."""
     notes.warn(result.document["warnings"])
     if reference is not None:
-        from dtcli.evaluate.reference import reference_comparison
+        from dtcli.reporting.reference import reference_comparison
 
         result.document["reference"] = reference_comparison(result.document, reference)
     if cd_diagram is not None:
@@ -188,7 +188,7 @@ def _finished(result: Comparison, notes: Notes, reference, cd_diagram) -> Compar
 def cross_validate(notes: Notes, names, datasets, choices, options, protocol, *, jobs, store,
                    scheduler):
     """runner.run_grid under a "cross-validating" progress bar."""
-    from dtcli.evaluate.runner import run_grid
+    from dtcli.crossval.runner import run_grid
 
     return notes.run("cross-validating",
                      lambda progress: run_grid(names, datasets, choices, options, protocol,

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from dtcli.errors import ParameterError
-from dtcli.evaluate.spec import DatasetSpec, check_unique, dataset_name, load_spec
+from dtcli.crossval.spec import DatasetSpec, check_unique, dataset_name, load_spec
 from dtcli.io.dataset import Dataset
 
 

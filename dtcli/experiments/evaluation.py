@@ -7,7 +7,7 @@ tuned one by nested cross-validation.
 from __future__ import annotations
 
 from dtcli.errors import ParameterError
-from dtcli.evaluate.methods import Forest, Tuned
+from dtcli.crossval.methods import Forest, Tuned
 from dtcli.experiments.comparison import cross_validate
 from dtcli.experiments.data import Reading, refuse_outputs, sources
 from dtcli.experiments.notes import Notes, open_store
@@ -26,8 +26,8 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
     DataFrame). A tuned method (`tsallis:q=auto`, or a tree option given as "auto") is
     scored by nested cross-validation (`selection="paper"`: the papers' protocol), with
     both selections' report under document["tuning"]. Keywords as `compare`'s."""
-    from dtcli.evaluate.method_syntax import one_method, with_tuned_options
-    from dtcli.evaluate.tasks import Protocol, TreeOptions, check_class_weight, check_protocol
+    from dtcli.crossval.method_syntax import one_method, with_tuned_options
+    from dtcli.crossval.tasks import Protocol, TreeOptions, check_class_weight, check_protocol
     from dtcli.tuning.grid import auto_options
 
     notes = Notes(quiet)
@@ -53,7 +53,7 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
     check_class_weight([source.name], [dataset], options)
     notes.warn(dataset.warnings + check_protocol([source.name], [dataset], protocol))
     if scheduler is not None:
-        from dtcli.evaluate.distributed import check_address
+        from dtcli.crossval.distributed import check_address
 
         check_address(scheduler)
     store = open_store(results, notes)
@@ -69,8 +69,8 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
 
 
 def _evaluation(folds: list[dict], dataset, about: dict) -> Evaluation:
-    from dtcli.evaluate.report import evaluation_document
-    from dtcli.evaluate.runner import summarize
+    from dtcli.reporting.report import evaluation_document
+    from dtcli.crossval.runner import summarize
 
     return Evaluation(evaluation_document(summarize(folds), dataset.classes, about), folds)
 
@@ -79,7 +79,7 @@ def _evaluate_tuned(source, dataset, method: Tuned, options: dict, tuning: dict,
                     notes: Notes, **run) -> Evaluation:
     """The nested (or, with selection "paper", the papers') cross-validation of the
     tuned tree, reported as a fixed one is, with the tuning report in "tuning"."""
-    from dtcli.evaluate.tasks import TreeOptions, check_class_weight
+    from dtcli.crossval.tasks import TreeOptions, check_class_weight
     from dtcli.tuning.methods import folds_of
 
     options = TreeOptions(**{k: v for k, v in options.items() if k not in method.tuned}).check()
@@ -107,8 +107,9 @@ def score_model(model_path: str, data: str, *, target: str | None = None, input_
     """A saved model's metrics on labelled data (`dtree evaluate MODEL DATA`): one "fold",
     the whole file; its class column is the model's target unless `target` names another."""
     from dtcli.errors import DataError
-    from dtcli.evaluate.report import evaluation_document
-    from dtcli.evaluate.runner import evaluate_model, summarize
+    from dtcli.reporting.report import evaluation_document
+    from dtcli.crossval.runner import summarize
+    from dtcli.crossval.scoring import evaluate_model
     from dtcli.io import load_features
     from dtcli.model import load_model
 

@@ -32,7 +32,7 @@ class Notes:
         """call(progress=) under a progress bar; on Ctrl-C (SIGTERM, SIGHUP), one line
         'interrupted; ' + kept(), then the interruption goes on."""
         from dtcli.errors import signals_as_interrupts
-        from dtcli.evaluate.report import progress_bar
+        from dtcli.reporting.report import progress_bar
 
         try:
             with signals_as_interrupts(), progress_bar(description,
@@ -60,8 +60,8 @@ def saved(store) -> str:
 
 def open_store(path: str | None, notes: Notes):
     """The results store (in memory without a path), saying once, even when quiet, that
-    it cut off a damaged last line (kept in a .damaged copy: evaluate/results.py)."""
-    from dtcli.evaluate.results import ResultStore
+    it cut off a damaged last line (kept in a .damaged copy: crossval/results.py)."""
+    from dtcli.crossval.results import ResultStore
 
     store = ResultStore(path)
     if store.repaired:

@@ -17,7 +17,7 @@ class _Result:
 
     def to_json(self) -> str:
         """The document as `-f json` prints it."""
-        from dtcli.evaluate.report import to_json
+        from dtcli.reporting.report import to_json
 
         return to_json(self.document)
 
@@ -69,7 +69,7 @@ class Evaluation(_Result):
     @property
     def scores(self) -> dict[str, list[float]]:
         """Per metric, every fold's value."""
-        from dtcli.evaluate.report import METRICS
+        from dtcli.reporting.report import METRICS
 
         return {name: self.document[name]["values"] for name in METRICS}
 
@@ -80,7 +80,7 @@ class Evaluation(_Result):
         return [_fold_row(about, i, cv, f) for i, f in enumerate(self.folds)]
 
     def _repr_html_(self) -> str:
-        from dtcli.evaluate.report import METRICS
+        from dtcli.reporting.report import METRICS
 
         rows = [[_cell(name), _cell(self.document[name]["mean"]), _cell(self.document[name]["std"])]
                 for name in METRICS]
@@ -146,7 +146,7 @@ class Comparison(_Result):
 
     def cd_diagram(self) -> str:
         """The critical-difference diagram, as SVG text (needs two datasets)."""
-        from dtcli.evaluate.cd_diagram import comparison_svg
+        from dtcli.reporting.cd_diagram import comparison_svg
 
         return comparison_svg(self.document)
 

@@ -12,10 +12,10 @@ _SPREAD_ROWS = 64  # rows of the dataset whose fit loads the kernels
 
 def load_kernels(model, dataset) -> None:
     """Load (or compile) the kernels that fitting the tree `model` on `dataset` runs: the
-    same tree on rows spread over the dataset (runner.fit_spread) and, for data large
+    same tree on rows spread over the dataset (warm.fit_spread) and, for data large
     enough for the level driver, a warm fit of that form."""
     from dtcli.engine.warm import WarmTask, form_of, run_task
-    from dtcli.evaluate.runner import fit_spread
+    from dtcli.crossval.warm import fit_spread
     from dtcli.io.dataset import NOMINAL
 
     fit_spread(dataset, model.get_params(deep=False), _SPREAD_ROWS)

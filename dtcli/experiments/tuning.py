@@ -8,7 +8,7 @@ the search `train` runs before fitting (`TrainingSearch`).
 from __future__ import annotations
 
 from dtcli.errors import ParameterError
-from dtcli.evaluate.methods import Tree, Tuned
+from dtcli.crossval.methods import Tree, Tuned
 from dtcli.experiments.data import Reading, refuse_outputs, sources
 from dtcli.experiments.notes import Notes, open_store, saved
 from dtcli.experiments.results import Tuning
@@ -24,7 +24,7 @@ def tune(data, method="tsallis", grid=None, *, cv: int = 5, repeats: int = 1, se
     parameters) on the same seeded folds of one dataset; `method` a criterion's name, a
     Tree or a tuned method (`tsallis:q=auto`); `options` the trees' options (the
     estimator's parameters; one given as "auto" is searched over its default grid)."""
-    from dtcli.evaluate.tasks import Protocol, check_class_weight, check_protocol
+    from dtcli.crossval.tasks import Protocol, check_class_weight, check_protocol
     from dtcli.tuning.report import search_document
     from dtcli.tuning.search import grid_search
 
@@ -50,7 +50,7 @@ def tune(data, method="tsallis", grid=None, *, cv: int = 5, repeats: int = 1, se
 
 def _criterion_of(method) -> tuple[str, dict]:
     """The criterion and parameters (auto ones as "auto") a search starts from."""
-    from dtcli.evaluate.method_syntax import one_method
+    from dtcli.crossval.method_syntax import one_method
 
     if isinstance(method, str) and ":" not in method and "," not in method:
         return method, {}
@@ -68,7 +68,7 @@ def tree_options(options: dict) -> dict:
     name: {name: value} of those given."""
     import dataclasses
 
-    from dtcli.evaluate.tasks import TreeOptions
+    from dtcli.crossval.tasks import TreeOptions
 
     known = [f.name for f in dataclasses.fields(TreeOptions)]
     unknown = sorted(set(options) - set(known))
@@ -82,7 +82,7 @@ def make_search(tree: dict, grid, metric: str):
     """A `search.Search` from the tree options (criterion and criterion_params among
     them) and a grid; "auto" parameters and, without a grid, every parameter of the
     criterion take the papers' default grid."""
-    from dtcli.evaluate.tasks import TreeOptions
+    from dtcli.crossval.tasks import TreeOptions
     from dtcli.tuning.grid import AUTO, auto_options, default_grid
     from dtcli.tuning.search import Search
 
@@ -114,7 +114,7 @@ def grid_of(grid) -> dict[str, tuple[float, ...]]:
 def run_searching(notes: Notes, search, *, jobs, store, scheduler):
     """search(jobs=, store=, scheduler=, progress=) under a "tuning" progress bar."""
     if scheduler is not None:
-        from dtcli.evaluate.distributed import check_address
+        from dtcli.crossval.distributed import check_address
 
         check_address(scheduler)
     return notes.run("tuning", lambda progress: search(jobs=jobs, store=store,
@@ -126,7 +126,7 @@ def run_tuned_methods(names, datasets, methods, tuning: dict, options, protocol,
                       scheduler, notes: Notes):
     """Each tuned method's `Nested` per dataset, by label (nested cross-validation on
     `protocol`'s outer folds; `tuning`: grid, inner_cv, tune_metric)."""
-    from dtcli.evaluate.tasks import Protocol
+    from dtcli.crossval.tasks import Protocol
     from dtcli.tuning.methods import run_tuned
 
     inner = Protocol(tuning["inner_cv"] or protocol.cv, 1, protocol.seed)
@@ -160,7 +160,7 @@ class TrainingSearch:
     @classmethod
     def of(cls, tree: dict, grid, tune_cv, seed: int = 0) -> "TrainingSearch | None":
         """None when there is nothing to tune (no auto parameter, no grid)."""
-        from dtcli.evaluate.tasks import Protocol
+        from dtcli.crossval.tasks import Protocol
         from dtcli.tuning.grid import AUTO, auto_options
 
         auto = [k for k, v in (tree["criterion_params"] or {}).items() if v == AUTO]
@@ -172,7 +172,7 @@ class TrainingSearch:
 
     def untuned(self, tree: dict) -> dict:
         """The tree options without the searched values (checked before data is read)."""
-        from dtcli.evaluate.tasks import TreeOptions
+        from dtcli.crossval.tasks import TreeOptions
         from dtcli.tuning.grid import auto_options
 
         params = {k: v for k, v in (tree["criterion_params"] or {}).items()
@@ -184,7 +184,7 @@ class TrainingSearch:
         """Search on `dataset`, then the estimator with the best point's values, whose
         `tuning_` records the search (written into the model file)."""
         from dtcli.estimator import DecisionTreeClassifier
-        from dtcli.evaluate.tasks import check_protocol
+        from dtcli.crossval.tasks import check_protocol
         from dtcli.tuning.record import tuning_record
         from dtcli.tuning.search import grid_search
 

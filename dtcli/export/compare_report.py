@@ -38,7 +38,7 @@ def _fmt(value, decimals: int = 4) -> str:
 
 
 def _protocol(doc: dict) -> list[str]:
-    from dtcli.evaluate.report import options_note
+    from dtcli.reporting.report import options_note
 
     direction = "higher" if doc["higher_is_better"] else "lower"
     what = doc.get("metric") or f"the scores of {doc.get('table', 'a table')}"
@@ -92,7 +92,7 @@ def _means_table(doc: dict) -> list[str]:
 
 
 def _cd_diagram(doc: dict) -> list[str]:
-    from dtcli.evaluate.cd_diagram import comparison_svg
+    from dtcli.reporting.cd_diagram import comparison_svg
 
     if not doc.get("friedman"):
         return []
@@ -178,7 +178,7 @@ def compare_report_html(document: dict) -> str:
 def write_report(doc: dict, path: str) -> None:
     """`compare --report`: the page, written atomically (NaN scores as in the JSON: none)."""
     from dtcli.atomic import open_output
-    from dtcli.evaluate.report import clean
+    from dtcli.reporting.report import clean
 
     with open_output(path) as handle:
         handle.write(compare_report_html(clean(doc)))

@@ -20,7 +20,7 @@ import numpy as np
 
 from dtcli.errors import ParameterError
 from dtcli.estimator_base import Classifier
-from dtcli.fdf.discretise import mdl_cut_points, to_bins
+from dtcli.leaves.discretise import mdl_cut_points, to_bins
 from dtcli.fdf.grow import NO_VALUE, Coded, Forest, Stops, root_gains, walk
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset
 from dtcli.leaves.naive_bayes import softmax

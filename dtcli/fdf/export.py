@@ -14,7 +14,7 @@ from rich.text import Text
 from rich.tree import Tree as RichTree
 
 from dtcli.export.describe import number
-from dtcli.fdf.discretise import bin_label
+from dtcli.leaves.discretise import bin_label
 from dtcli.io.dataset import NOMINAL
 
 

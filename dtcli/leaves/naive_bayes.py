@@ -8,7 +8,7 @@ the training rows that reach it, over all features, and predicts with it.
   feature present (scikit-learn's CategoricalNB with min_categories=V).
 - Numeric features, `numeric="mdl"` (the default): the feature is cut into bins by
   Fayyad and Irani's MDL method on the whole training set (as FDF does,
-  dtcli.fdf.discretise) and treated as nominal with the bins as categories. The
+  dtcli.leaves.discretise) and treated as nominal with the bins as categories. The
   default, because a normal density fitted on the one or two rows a class often has
   in a leaf is a spike of variance epsilon, with extreme probabilities (docs/fdf.md
   measures the log losses). `numeric="gaussian"`: a normal density per class
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dtcli.errors import ParameterError
-from dtcli.fdf.discretise import mdl_cut_points, to_bins
+from dtcli.leaves.discretise import mdl_cut_points, to_bins
 from dtcli.io.dataset import NOMINAL
 
 LEAF_MODELS = ("counts", "naive-bayes")

@@ -80,7 +80,7 @@ class TunedClassifier:
         return searched
 
     def fit(self, X, y, sample_weight=None) -> "TunedClassifier":
-        from dtcli.evaluate.tasks import Protocol, TreeOptions
+        from dtcli.crossval.tasks import Protocol, TreeOptions
         from dtcli.io.dataset import Dataset
         from dtcli.tuning.search import Search, grid_search
 

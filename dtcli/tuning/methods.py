@@ -21,9 +21,9 @@ import dataclasses
 from collections.abc import Sequence
 
 from dtcli.errors import ParameterError
-from dtcli.evaluate.methods import Tuned
-from dtcli.evaluate.runner import mean_std, repeat_means
-from dtcli.evaluate.tasks import Protocol, TreeOptions
+from dtcli.crossval.methods import Tuned
+from dtcli.crossval.runner import mean_std, repeat_means
+from dtcli.crossval.tasks import Protocol, TreeOptions
 from dtcli.tuning.grid import SELECTIONS, default_grid
 from dtcli.tuning.search import Nested, Search, follow, nested_many
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from dtcli.evaluate.report import METRICS, clean
+from dtcli.reporting.report import METRICS, clean
 from dtcli.model_check import is_finite, is_int
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from dtcli.evaluate.report import METRICS, decimals_for, number, to_json
+from dtcli.reporting.report import METRICS, decimals_for, number, to_json
 
 PLOT_ROWS = 12
 PLOT_WIDTH = 80  # characters of a score plot's line
@@ -30,7 +30,7 @@ def render_search(doc: dict, output_format: str, out) -> None:
     if output_format == "json":
         out.write(to_json(doc))
         return
-    from dtcli.evaluate.tables import console, print_table
+    from dtcli.reporting.tables import console, print_table
 
     names = list(doc["grid"])
     means = [r["mean"] for r in doc["results"]]
@@ -123,7 +123,7 @@ def render_tuning(tuning: dict, fmt: str, stream) -> None:
     """After compare's or evaluate's table: each tuned method's reported metric under
     nested and the papers' selection, the optimism, the paper's point and the points
     chosen per outer fold (table or markdown; JSON carries it in the document)."""
-    from dtcli.evaluate.tables import console, markdown_table, print_table
+    from dtcli.reporting.tables import console, markdown_table, print_table
 
     for label, per_dataset in tuning["methods"].items():
         metric = next(iter(per_dataset.values()))["reported"]["metric"]

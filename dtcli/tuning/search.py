@@ -2,7 +2,7 @@
 
 `grid_search` scores every grid point on the same seeded folds: each point is
 a `CriterionChoice` (with, for tree options in the grid, its own
-`TreeOptions`) run by `dtcli.evaluate.runner.run_grid`, so the folds are the
+`TreeOptions`) run by `dtcli.crossval.runner.run_grid`, so the folds are the
 ones `evaluate` and `compare` use, a point runs in worker processes or on Dask
 like any comparison, and `--results` resumes it. Tsallis at q = 2 is then
 scored exactly as gini is on the same folds (the registry runs gini's kernel
@@ -27,11 +27,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.errors import ParameterError
-from dtcli.evaluate.folds import repeat_folds
-from dtcli.evaluate.report import METRICS
-from dtcli.evaluate.results import ResultStore
-from dtcli.evaluate.runner import mean_std, plan, run_grid
-from dtcli.evaluate.tasks import CriterionChoice, Protocol, TreeOptions
+from dtcli.crossval.folds import repeat_folds
+from dtcli.reporting.report import METRICS
+from dtcli.crossval.results import ResultStore
+from dtcli.crossval.runner import mean_std, plan, run_grid
+from dtcli.crossval.tasks import CriterionChoice, Protocol, TreeOptions
 from dtcli.io.dataset import Dataset
 from dtcli.tuning import grid as grids
 

@@ -1,7 +1,7 @@
 """Cross-validation tasks in local worker processes (dtcli.processes: they never
 outlive their parent and stop at once when it stops early). Each worker receives
 the datasets once, through the pool's initializer, and then only small lists of
-`Task` records, runs of tasks of one dataset (`runner.task_groups`), which it runs on
+`Task` records, runs of tasks of one dataset (`batch.task_groups`), which it runs on
 one presort of that dataset (`batch.run_tasks`), kept for the next run of the same one.
 
 A worker sends each task's result to the parent as soon as it has it, on a queue
@@ -14,6 +14,8 @@ from __future__ import annotations
 import queue as queue_module
 import time
 
+from dtcli.crossval.batch import PreparedDataset, run_tasks, task_failed, task_groups
+from dtcli.crossval.warm import warm_up
 from dtcli.errors import DtreeError
 from dtcli.processes import process_pool, spawn_context
 
@@ -34,8 +36,6 @@ POLL_SECONDS = 0.002
 def _init_worker(datasets: list, tasks: list, results) -> None:
     """Keep the datasets (sent once per worker) and the results queue, and load the
     kernels."""
-    from dtcli.evaluate.runner import warm_up
-
     global _WORKER_DATASETS, _RESULTS
     _WORKER_DATASETS = datasets
     _RESULTS = results
@@ -46,8 +46,6 @@ def _run_in_worker(run: tuple[int, list]) -> tuple[int, DtreeError] | None:
     """Run `run` = (its index, tasks of one dataset) on the worker's copy of that dataset,
     presorted once for as long as its runs keep coming; each result goes to the parent's
     queue. Returns None, or (the failing task's position, its error)."""
-    from dtcli.evaluate.batch import PreparedDataset
-
     index, tasks = run
     dataset = tasks[0].dataset
     if dataset not in _PREPARED:
@@ -64,8 +62,6 @@ def group_results(dataset, tasks: list):
     """Yield, for a run of tasks of one dataset (a Dataset, or a batch.PreparedDataset)
     on one presort, (result, None) for each task, up to a failing one: (None, its
     error)."""
-    from dtcli.evaluate.batch import run_tasks
-
     try:
         for result in run_tasks(dataset, tasks):
             yield result, None
@@ -89,8 +85,6 @@ def run_pool(datasets: list, tasks: list, workers: int, on_done, describe) -> No
     """Run `tasks` in `workers` processes; call on_done(task index, result) as each ends.
     On Ctrl-C, the results already sent are taken before the interrupt goes on."""
     from concurrent.futures.process import BrokenProcessPool
-
-    from dtcli.evaluate.runner import task_failed, task_groups
 
     groups = task_groups(tasks, lambda task: chunk_size(datasets[task.dataset], task.cv,
                                                        len(tasks), workers))

@@ -13,7 +13,7 @@ from itertools import combinations
 
 import numpy as np
 
-from dtcli.evaluate.ranks import tied_ranks
+from dtcli.stats.ranks import tied_ranks
 
 __all__ = [
     "accuracy",

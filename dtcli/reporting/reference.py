@@ -95,7 +95,7 @@ def reference_comparison(doc: dict, path: str) -> dict:
     """
     import numpy as np
 
-    from dtcli.evaluate.ranks import average_ranks
+    from dtcli.stats.ranks import average_ranks
 
     ref_datasets, ref_methods, ref_values = read_score_table(path, "--reference")
     columns = match_columns(doc["criteria"], ref_methods)
@@ -137,7 +137,7 @@ def spearman(a, b) -> float:
     """Spearman's rank correlation (Pearson's r of the tied ranks); NaN if either is constant."""
     import numpy as np
 
-    from dtcli.evaluate.ranks import tied_ranks
+    from dtcli.stats.ranks import tied_ranks
 
     ra, rb = tied_ranks(np.asarray(a, float)), tied_ranks(np.asarray(b, float))
     ra, rb = ra - ra.mean(), rb - rb.mean()

@@ -2,7 +2,7 @@
 
 A comparison is one task per (dataset, criterion, repeat, fold): fit a tree on
 the fold's training rows, predict its test rows, score the predictions
-(`score_predictions`). The folds depend only on a dataset's labels, the number
+(`scoring.score_predictions`). The folds depend only on a dataset's labels, the number
 of folds, the seed and the repeat (`folds.repeat_folds`), and trees are
 deterministic, so a task's result does not depend on where or in which order
 it runs: `--jobs 1`, `--jobs 8` and a Dask cluster give the same numbers
@@ -10,41 +10,39 @@ it runs: `--jobs 1`, `--jobs 8` and a Dask cluster give the same numbers
 
 Every task has a key (`tasks.task_key`: the dataset's content, the criterion,
 the tree options, the protocol, the repeat and the fold, and dtree's version).
-A `ResultStore` (`dtcli.evaluate.results`) keeps finished tasks as JSON lines
+A `ResultStore` (`dtcli.crossval.results`) keeps finished tasks as JSON lines
 under that key, so a rerun skips them and a changed option reruns only the
 tasks it changes. Adding repeats keeps the earlier ones; renaming or moving a
 data file keeps its results.
 
 Workers: a pool of processes ("spawn" start method, so nothing of the parent's
-threads or locks is inherited; `dtcli.evaluate.workers`) that receive the
+threads or locks is inherited; `dtcli.crossval.workers`) that receive the
 datasets once, through the pool's initializer, and then only small `Task`
 records; each tree is grown on one thread. A worker costs a Python start and loading the numba kernels
 (about 2-3 s), so for a comparison of a few seconds one process is as fast.
 Before the tasks start, the kernels of every (criterion, form of data) they
-need are compiled ahead, side by side in processes (`compile_ahead`), so that
+need are compiled ahead, side by side in processes (`warm.compile_ahead`), so that
 no worker compiles. As with any spawn-based pool, a script that calls
-`run_grid` needs the `if __name__ == "__main__":` guard. `dtcli.evaluate.distributed`
+`run_grid` needs the `if __name__ == "__main__":` guard. `dtcli.crossval.distributed`
 does the same on a Dask cluster.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.errors import DataError, DtreeError
-from dtcli.evaluate import metrics
-from dtcli.evaluate.folds import repeat_folds
-from dtcli.evaluate.report import METRICS, TIMING
-from dtcli.evaluate.results import ResultStore
-from dtcli.evaluate.tasks import (CriterionChoice, Protocol, Task, TreeOptions, dataset_digest,
+from dtcli.crossval.batch import run_tasks, task_failed, task_groups
+from dtcli.crossval.results import ResultStore
+from dtcli.crossval.tasks import (CriterionChoice, Protocol, Task, TreeOptions, dataset_digest,
                                   task_key)
-from dtcli.io.dataset import NOMINAL, Dataset
+from dtcli.crossval.warm import compile_ahead, warm_up
+from dtcli.errors import DtreeError
+from dtcli.io.dataset import Dataset
+from dtcli.reporting.report import METRICS, TIMING
 
 
 # --------------------------------------------------------------------------
@@ -52,168 +50,10 @@ from dtcli.io.dataset import NOMINAL, Dataset
 # --------------------------------------------------------------------------
 
 
-def score_predictions(y_true: np.ndarray, proba: np.ndarray) -> dict:
-    """Metrics of class probabilities against true class indices.
-
-    Returns {"metrics": {accuracy, balanced_accuracy, auc, log_loss, f1_macro},
-    "confusion_matrix": K x K list}. The predicted class is the most probable
-    one (the first on ties, as `predict`). log_loss is the FDF paper's P_cost
-    (eq. (4)) divided by the number of rows, in nats, with the true class's
-    probability clipped to at least 1e-15 (so a confident mistake costs 34.5).
-    auc is NaN when the rows hold a single class.
-    """
-    y_pred = np.argmax(proba, axis=1)
-    matrix = metrics.confusion_matrix(y_true, y_pred, proba.shape[1])
-    return {
-        "metrics": {
-            "accuracy": metrics.accuracy(y_true, y_pred),
-            "balanced_accuracy": metrics.balanced_accuracy_of(matrix),
-            "auc": metrics.auc(y_true, proba),
-            "log_loss": metrics.log_loss(y_true, proba, normalize=True),
-            "f1_macro": metrics.f1_macro_of(matrix),
-        },
-        "confusion_matrix": matrix.tolist(),
-    }
-
-
-def tree_facts(model) -> dict:
-    """Size of the model: FDF's trie nodes, rules and longest rule; a tree's; a forest's
-    nodes and leaves in all and its deepest tree's depth (counts: results.py keeps them
-    as integers)."""
-    if hasattr(model, "facts"):  # FDF: trie nodes, rules, longest rule
-        return {key: model.facts()[key] for key in ("n_nodes", "n_leaves", "depth")}
-    trees = [e.tree_ for e in model.estimators_] if hasattr(model, "estimators_") else [model.tree_]
-    return {"n_nodes": sum(int(t.node_count) for t in trees),
-            "n_leaves": sum(int(t.n_leaves) for t in trees),
-            "depth": max(int(t.max_depth) for t in trees)}
-
-
-def _subset(dataset: Dataset, rows: np.ndarray) -> Dataset:
-    return dataclasses.replace(dataset, X=np.ascontiguousarray(dataset.X[rows]),
-                               y=dataset.y[rows], warnings=[])
-
-
 def run_task(dataset: Dataset, task: Task) -> dict:
     """Fit on the task's training fold, score on its test fold (`batch.run_tasks` for one
     task; the tree is the one fitted on the training rows alone)."""
-    from dtcli.evaluate.batch import run_tasks
-
     return next(run_tasks(dataset, [task]))
-
-
-def run_method_task(dataset: Dataset, task: Task) -> dict:
-    """A task of a method other than a plain tree (a forest, FDF, Naive Bayes leaves:
-    evaluate/methods.py): its estimator fitted on the training fold, scored on the test
-    fold."""
-    from dtcli.evaluate.methods import method_of
-
-    from dtcli.evaluate.batch import task_fold
-
-    train, test = task_fold(dataset, task,
-                            repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold])
-    model = method_of(task.choice).estimator(task.options, task.seed)
-    model.fit_dataset(_subset(dataset, train))
-    start = time.perf_counter()
-    proba = model.proba_from_matrix(np.ascontiguousarray(dataset.X[test]))
-    predict_seconds = time.perf_counter() - start
-    result = score_predictions(dataset.y[test], proba)
-    result["metrics"].update(tree_facts(model), fit_seconds=model.fit_seconds_,
-                             predict_seconds=predict_seconds)
-    return result
-
-
-def evaluate_model(model, fit_seconds: float, X: np.ndarray, labels: np.ndarray,
-                   source: str) -> tuple[dict, int]:
-    """Score a saved model on rows whose true class labels (text, None = missing) are known.
-
-    Returns (fold result as `run_task` gives it, number of rows scored). Rows
-    without a label are left out; a label the model does not know is a DataError.
-    """
-    classes = [str(c) for c in model.classes_]
-    index = {label: i for i, label in enumerate(classes)}
-    known = np.array([label is not None for label in labels], dtype=bool)
-    unknown = sorted({label for label in labels[known] if label not in index})
-    if unknown:
-        raise DataError(f"{source}: class label(s) {', '.join(map(repr, unknown[:5]))} are not "
-                        f"among the model's classes ({', '.join(classes)})")
-    if not known.any():
-        raise DataError(f"{source}: no row has a class label to evaluate against")
-    y = np.array([index[label] for label in labels[known]], dtype=np.int64)
-    rows = np.ascontiguousarray(X[known])
-    model.proba_from_matrix(rows[:1])  # load the kernels before timing
-    start = time.perf_counter()
-    proba = model.proba_from_matrix(rows)
-    predict_seconds = time.perf_counter() - start
-    result = score_predictions(y, proba)
-    result["metrics"].update(tree_facts(model), fit_seconds=fit_seconds,
-                             predict_seconds=predict_seconds)
-    return result, int(known.sum())
-
-
-def compile_ahead(datasets: Sequence[Dataset], tasks: Sequence[Task], jobs: int | None) -> None:
-    """Compile the kernels of every (criterion, form of data) the tasks need, side by
-    side in processes (`jobs` if given, else all cores: compiling is a one-time cost),
-    before any worker starts: no two processes compile the same unit (engine/forms.py),
-    and workers only load code (engine.warm)."""
-    from dtcli.engine.warm import WarmTask, form_of, warm
-    from dtcli.evaluate.methods import tree_criterion
-
-    forms = [form_of(d.X, len(d.classes), np.array([f.kind == NOMINAL for f in d.features]))
-             for d in datasets]
-    warm(sorted({WarmTask(tree_criterion(t.criterion), t.params, forms[t.dataset])
-                 for t in tasks if tree_criterion(t.criterion)}), jobs, announce=True)
-
-
-_WARM_ROWS = 300  # rows of a dataset whose fit loads a criterion's kernels
-
-
-def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
-    """Load (or compile) the engine's kernels before timing anything.
-
-    numba compiles the engine per criterion, and per form of data (with or
-    without nominal features, two classes or more, weighted rows or not): a
-    small tree of every criterion the tasks use, with their class weights, on
-    one dataset of each form runs every kernel the real fits will, so no fold's
-    time includes a compilation.
-    """
-    from dtcli.evaluate.methods import tree_criterion
-
-    # default stopping rules with the tasks' class weights (FDF has no kernels)
-    choices = list(dict.fromkeys((tree_criterion(task.criterion), task.params,
-                                  TreeOptions(class_weight=task.options.class_weight))
-                                 for task in tasks if tree_criterion(task.criterion))) or [
-        ("gini", (), TreeOptions())]
-    seen = set()
-    for dataset in datasets:
-        form = (any(f.kind == NOMINAL for f in dataset.features), len(dataset.classes) == 2)
-        if form in seen:
-            continue
-        seen.add(form)
-        for name, params, weighted in choices:
-            fit_spread(dataset, {**weighted.estimator_params(), "criterion": name,
-                                 "criterion_params": dict(params)}, _WARM_ROWS)
-
-
-def fit_spread(dataset: Dataset, params: dict, n_rows: int) -> None:
-    """Load (or compile), in this process, the kernels a fit of `params` (the
-    estimator's, class_weight included) on `dataset` runs: fit and apply that tree on
-    up to n_rows rows spread over the dataset (class-sorted files still give every
-    class), weighted as the whole dataset's class weights weigh them (weights that are
-    not whole numbers run kernels of their own). Pruning and leaf models are left out:
-    they add no kernels of the tree's."""
-    from dtcli.estimator import DecisionTreeClassifier
-    from dtcli.validation import row_weights
-
-    rows = np.unique(np.linspace(0, len(dataset.y) - 1, n_rows).astype(np.int64))
-    weights = row_weights(None, params.get("class_weight"), dataset.y,
-                          np.array(dataset.classes, dtype=object))
-    weights = None if weights is None else weights[rows]
-    small = _subset(dataset, rows)
-    if np.unique(small.y).shape[0] < 2 or (weights is not None and weights.sum() <= 0):
-        return
-    model = DecisionTreeClassifier(**{**params, "class_weight": None, "n_jobs": 1,
-                                      "pruning": None, "leaf_model": "counts"})
-    model.fit_dataset(small, sample_weight=weights).proba_from_matrix(small.X)
 
 
 # --------------------------------------------------------------------------
@@ -349,7 +189,7 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
         if not batch:
             pass
         elif scheduler is not None:
-            from dtcli.evaluate.distributed import run_on_dask
+            from dtcli.crossval.distributed import run_on_dask
 
             run_on_dask(scheduler, list(datasets), batch, finished, describe)
         else:
@@ -358,7 +198,7 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
             if workers == 1:
                 _run_here(list(datasets), batch, finished, describe)
             else:
-                from dtcli.evaluate.workers import run_pool
+                from dtcli.crossval.workers import run_pool
 
                 run_pool(list(datasets), batch, workers, finished, describe)
     finally:
@@ -379,28 +219,7 @@ def _describer(names: Sequence[str]) -> Callable[[Task], str]:
     return describe
 
 
-def task_failed(exc: BaseException, where: str) -> DtreeError:
-    """A library error inside a task, as one line that says which task."""
-    kind = type(exc) if isinstance(exc, DtreeError) else DtreeError
-    return kind(f"{where}: {exc}")
-
-
-def task_groups(tasks: Sequence[Task],
-                chunk: Callable[[Task], int] | None = None) -> list[list[int]]:
-    """Indices of `tasks` in runs of consecutive tasks of one dataset (at most `chunk(task)`
-    long): what one call of `batch.run_tasks` does on one presort."""
-    groups: list[list[int]] = []
-    for j, task in enumerate(tasks):
-        if (not groups or tasks[groups[-1][0]].dataset != task.dataset
-                or (chunk is not None and len(groups[-1]) >= chunk(task))):
-            groups.append([])
-        groups[-1].append(j)
-    return groups
-
-
 def _run_here(datasets: list[Dataset], tasks: list[Task], on_done, describe) -> None:
-    from dtcli.evaluate.batch import run_tasks
-
     warm_up(datasets, tasks)
     for group in task_groups(tasks):
         results = run_tasks(datasets[tasks[group[0]].dataset], [tasks[j] for j in group])

@@ -23,7 +23,7 @@ of such trees, `FDF`, and a `Tuned` method whose parameters a search chooses.
 Every fixed method has a `choice` (`tasks.CriterionChoice`: the runner's record of it,
 from which a task's results-file key is made) and a `label` (how reports name it).
 Plain trees take the batch path (`batch.run_tasks`: every fold from one presort); the
-others fit their `estimator` on each training fold (`runner.run_method_task`).
+others fit their `estimator` on each training fold (`batch.run_method_task`).
 """
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ class Fixed(Method):
 
     @property
     def identity(self) -> tuple:
-        from dtcli.evaluate.spec import method_identity
+        from dtcli.crossval.spec import method_identity
 
         return method_identity(self.choice)
 
@@ -101,7 +101,7 @@ class Tree(Fixed):
 
     @property
     def choice(self):
-        from dtcli.evaluate.tasks import CriterionChoice
+        from dtcli.crossval.tasks import CriterionChoice
 
         return CriterionChoice(self.name, self.params, self.options)
 
@@ -135,7 +135,7 @@ class Forest(Fixed):
 
     @property
     def choice(self):
-        from dtcli.evaluate.tasks import CriterionChoice
+        from dtcli.crossval.tasks import CriterionChoice
 
         return CriterionChoice(self.tree.name, self.tree.params, self.tree.options, self.n_trees)
 
@@ -165,7 +165,7 @@ class FDF(Fixed):
 
     @property
     def choice(self):
-        from dtcli.evaluate.tasks import CriterionChoice
+        from dtcli.crossval.tasks import CriterionChoice
 
         name = {v: k for k, v in FDF_COMBINE.items()}[self.combine]
         return CriterionChoice(name, self.params)
@@ -195,7 +195,7 @@ class Preset(Fixed):
 
     @property
     def choice(self):
-        from dtcli.evaluate.tasks import CriterionChoice
+        from dtcli.crossval.tasks import CriterionChoice
 
         return CriterionChoice(self.name, self.params, self.options)
 
@@ -225,7 +225,7 @@ class Tuned(Method):
 
     @classmethod
     def of(cls, tree: Tree, tuned, leader: "Tuned | None" = None) -> "Tuned":
-        from dtcli.evaluate.entry_options import format_option
+        from dtcli.crossval.entry_options import format_option
 
         if tree.leaves is not None:
             raise ParameterError("a tuned method is a tree with plain leaves")

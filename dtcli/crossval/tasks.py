@@ -5,7 +5,7 @@ feature kinds, the number of classes), the criterion with all its parameters
 (defaults filled in), the tree options (class weights only when given, so that
 the keys of runs without them are those of dtree releases before them), the
 number of folds, the seed, the repeat and the fold, and dtree's version
-(another release may grow other trees). `dtcli.evaluate.runner` runs the tasks
+(another release may grow other trees). `dtcli.crossval.runner` runs the tasks
 and keeps their results under these keys.
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import inspect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli._version import __version__
+from dtcli.crossval.entry_options import format_option
 from dtcli.errors import ParameterError
-from dtcli.evaluate.entry_options import format_option
+from dtcli.estimator import DecisionTreeClassifier
 from dtcli.io.dataset import Dataset
 from dtcli.params import MAX_REPEATS, MAX_TREES
 
@@ -30,7 +32,7 @@ RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a resu
 
 @dataclass(frozen=True)
 class CriterionChoice:
-    """The runner's record of a fixed method (evaluate/methods.py: a method's `choice`):
+    """The runner's record of a fixed method (crossval/methods.py: a method's `choice`):
     its name as written in --criteria (`gini`, `gini+nb`, `fdf`), its parameters, the
     tree options its entry sets for its own trees (entry_options.ENTRY_OPTIONS) and the
     size of its forest (0: one tree). Task keys are made from it."""
@@ -54,7 +56,7 @@ class CriterionChoice:
     def resolved(self) -> dict[str, float]:
         """Every parameter of the criterion, defaults filled in; validates the choice."""
         from dtcli import criteria
-        from dtcli.evaluate import methods
+        from dtcli.crossval import methods
 
         if methods.is_method(self.name):  # fdf, gini+nb, ...
             return methods.resolved(self.name, dict(self.params))
@@ -64,36 +66,8 @@ class CriterionChoice:
         return {p.name: float(vector[i]) for i, p in enumerate(criterion.params)}
 
 
-@dataclass(frozen=True)
-class TreeOptions:
-    """The stopping rules and class weights of every tree in a run (as `train`'s options).
-
-    `class_weight`: None, "balanced", or {label: weight} (kept as sorted (label, weight)
-    pairs, so that the options stay hashable and their key does not depend on order).
-    The pruning and the leaf estimate are the estimator's parameters of those names.
-    """
-
-    max_depth: int | None = None
-    min_samples_split: int = 2
-    min_samples_leaf: int = 1
-    min_gain: float = 0.0
-    min_weight_fraction_leaf: float = 0.0
-    class_weight: str | tuple[tuple[str, float], ...] | None = None
-    pruning: str | None = None
-    ccp_alpha: float | str | None = None  # None: auto for ccp, else 0 (effective_ccp_alpha)
-    ccp_risk: str = "impurity"
-    confidence: float = 0.25
-    subtree_raising: bool = True
-    pruning_folds: int | None = None
-    significance: float = 0.05
-    permutations: int = 1000
-    pruning_mode: str = "default"
-    leaf_estimate: str = "frequency"
-    m: float = 2.0
-    # the skew sweep's resampling of the training rows (evaluate/resample.py), not the
-    # estimator's: majority : minority ratio, and the minority class (None: the smaller)
-    imbalance: float | None = None
-    minority: str | None = None
+class _TreeOptionsMethods:
+    """The methods of `TreeOptions` (below: its fields are generated)."""
 
     def __post_init__(self):
         if isinstance(self.class_weight, dict):
@@ -126,17 +100,51 @@ class TreeOptions:
 
     def check(self) -> "TreeOptions":
         """Validate the options (ParameterError) before any data is read."""
-        from dtcli.estimator import DecisionTreeClassifier
-
         model = DecisionTreeClassifier(**self.estimator_params())
         model.stop_rules()
         model.pruning_method()
         return self
 
 
+# The estimator's parameters that a method or a call sets (its criterion, a forest's draws,
+# its leaves' models, threads), not every tree of a run alike; TreeOptions has the others.
+_PER_METHOD = ("criterion", "criterion_params", "nominal_features", "n_jobs", "max_features",
+               "random_state", "leaf_model", "leaf_params")
+# where a run's default differs from the estimator's: None is auto for ccp, else 0
+# (pruning.methods.effective_ccp_alpha)
+_RUN_DEFAULTS = {"ccp_alpha": None}
 RESAMPLING = ("imbalance", "minority")  # the skew sweep's, not the estimator's
 # the options of the first stored results: in every task's key
 _FIRST_OPTIONS = ("max_depth", "min_samples_split", "min_samples_leaf", "min_gain")
+
+
+def _annotation(parameter: inspect.Parameter):
+    return "object" if parameter.annotation is inspect.Parameter.empty else parameter.annotation
+
+
+def _option_fields() -> list[tuple[str, object, dataclasses.Field]]:
+    """TreeOptions' fields: the estimator's parameters in its order (DecisionTreeClassifier
+    .PARAMS, the order of the `options` that reports and results files write), defaults
+    from its signature; then the skew sweep's resampling."""
+    signature = inspect.signature(DecisionTreeClassifier).parameters
+    fields = [(name, _annotation(signature[name]),
+               dataclasses.field(default=_RUN_DEFAULTS.get(name, signature[name].default)))
+              for name in DecisionTreeClassifier.PARAMS if name not in _PER_METHOD]
+    # majority : minority ratio of the training rows (crossval/resample.py), and the
+    # minority class (None: the smaller)
+    return fields + [("imbalance", "float | None", dataclasses.field(default=None)),
+                     ("minority", "str | None", dataclasses.field(default=None))]
+
+
+TreeOptions = dataclasses.make_dataclass(
+    "TreeOptions", _option_fields(), bases=(_TreeOptionsMethods,), frozen=True,
+    namespace={"__module__": __name__, "__doc__": """The stopping rules, class weights,
+    pruning and leaf estimate of every tree in a run (as `train`'s options): the
+    estimator's parameters of those names, generated from its declaration.
+
+    `class_weight`: None, "balanced", or {label: weight} (kept as sorted (label, weight)
+    pairs, so that the options stay hashable and their key does not depend on order).
+    """})
 
 
 @dataclass(frozen=True)

@@ -20,16 +20,18 @@ fitting done).
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.errors import ParameterError
-from dtcli.evaluate.folds import Fold, repeat_folds
-from dtcli.evaluate.tasks import Task, TreeOptions
+from dtcli.crossval.folds import Fold, repeat_folds
+from dtcli.crossval.scoring import score_predictions, tree_facts
+from dtcli.crossval.tasks import Task, TreeOptions
+from dtcli.errors import DtreeError, ParameterError
 from dtcli.fit_data import FitData
 from dtcli.io.dataset import Dataset
 
@@ -67,10 +69,10 @@ class PreparedDataset:
 
 def task_fold(dataset: Dataset, task: Task, fold: Fold) -> Fold:
     """The task's (train, test) rows: the fold's, its training rows resampled to the
-    task's --imbalance ratio if it has one (evaluate/resample.py)."""
+    task's --imbalance ratio if it has one (crossval/resample.py)."""
     if task.options.imbalance is None:
         return fold
-    from dtcli.evaluate.resample import minority_class, resampled_train
+    from dtcli.crossval.resample import minority_class, resampled_train
 
     minority = minority_class(dataset.y, dataset.classes, task.options.minority, "")
     train, test = fold
@@ -133,7 +135,7 @@ def _folds_together(data: PreparedDataset, tasks: Sequence[Task],
     (`engine.folds.predict_folds`): task position -> (the FoldPredictions, the fold's
     index in them). Folds that cannot share a call are not listed."""
     from dtcli.engine.folds import predict_folds
-    from dtcli.evaluate import methods
+    from dtcli.crossval import methods
 
     together = defaultdict(list)
     for i, task in enumerate(tasks):
@@ -159,8 +161,7 @@ def _folds_together(data: PreparedDataset, tasks: Sequence[Task],
 
 def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterator[dict]:
     """The result of every task (all of one dataset), in order, as each is done."""
-    from dtcli.evaluate import methods
-    from dtcli.evaluate.runner import run_method_task, score_predictions
+    from dtcli.crossval import methods
     from dtcli.leaf_estimate import node_proba
 
     if isinstance(data, Dataset):
@@ -197,3 +198,47 @@ def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterato
         result["metrics"].update(n_nodes=int(n_nodes), n_leaves=int(n_leaves), depth=int(depth),
                                  fit_seconds=fit_seconds, predict_seconds=predict_seconds)
         yield result
+
+
+def subset(dataset: Dataset, rows: np.ndarray) -> Dataset:
+    """The dataset's rows `rows` (its read warnings left behind)."""
+    return dataclasses.replace(dataset, X=np.ascontiguousarray(dataset.X[rows]),
+                               y=dataset.y[rows], warnings=[])
+
+
+def run_method_task(dataset: Dataset, task: Task) -> dict:
+    """A task of a method other than a plain tree (a forest, FDF, Naive Bayes leaves:
+    crossval/methods.py): its estimator fitted on the training fold, scored on the test
+    fold."""
+    from dtcli.crossval.methods import method_of
+
+    train, test = task_fold(dataset, task,
+                            repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold])
+    model = method_of(task.choice).estimator(task.options, task.seed)
+    model.fit_dataset(subset(dataset, train))
+    start = time.perf_counter()
+    proba = model.proba_from_matrix(np.ascontiguousarray(dataset.X[test]))
+    predict_seconds = time.perf_counter() - start
+    result = score_predictions(dataset.y[test], proba)
+    result["metrics"].update(tree_facts(model), fit_seconds=model.fit_seconds_,
+                             predict_seconds=predict_seconds)
+    return result
+
+
+def task_failed(exc: BaseException, where: str) -> DtreeError:
+    """A library error inside a task, as one line that says which task."""
+    kind = type(exc) if isinstance(exc, DtreeError) else DtreeError
+    return kind(f"{where}: {exc}")
+
+
+def task_groups(tasks: Sequence[Task],
+                chunk: Callable[[Task], int] | None = None) -> list[list[int]]:
+    """Indices of `tasks` in runs of consecutive tasks of one dataset (at most `chunk(task)`
+    long): what one call of `batch.run_tasks` does on one presort."""
+    groups: list[list[int]] = []
+    for j, task in enumerate(tasks):
+        if (not groups or tasks[groups[-1][0]].dataset != task.dataset
+                or (chunk is not None and len(groups[-1]) >= chunk(task))):
+            groups.append([])
+        groups[-1].append(j)
+    return groups

@@ -3,7 +3,7 @@ JSON and number formatting, the progress bar.
 
 `evaluation_document` builds a plain dict (the JSON output) and
 `render_evaluation` writes it as a rich table, JSON, CSV or markdown;
-`dtcli.evaluate.comparison` does the same for `compare`. Floats that are NaN
+`dtcli.reporting.comparison` does the same for `compare`. Floats that are NaN
 become null in JSON.
 
 numpy, the statistics and rich are imported inside the functions: the CLI
@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from contextlib import contextmanager
 
-from dtcli.evaluate.tables import console, markdown_table, print_table
+from dtcli.reporting.tables import console, markdown_table, print_table
 
 # The per-fold metrics in report order: name -> higher is better.
 METRICS = {
@@ -141,7 +141,7 @@ def evaluation_document(summary: dict, classes: Sequence[str], about: dict) -> d
     {precision, recall, f1, support}), g_mean, mcc and kappa (`CONFUSION_METRICS`),
     then the matrix itself. Scores computed from the summed matrix are single numbers,
     pooled over the folds as Weka reports them; an undefined one is null."""
-    from dtcli.evaluate import metrics
+    from dtcli import metrics
 
     doc = dict(about)
     doc["classes"] = [str(c) for c in classes]

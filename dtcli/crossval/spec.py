@@ -157,8 +157,8 @@ def method_identity(choice) -> tuple:
     (`Criterion.for_engine`: Tsallis at q = 2 is Gini), so two choices with one identity
     grow identical trees."""
     from dtcli import criteria
-    from dtcli.evaluate import methods
-    from dtcli.evaluate.tasks import TreeOptions
+    from dtcli.crossval import methods
+    from dtcli.crossval.tasks import TreeOptions
 
     if methods.is_method(choice.name):  # fdf, gini+nb, ...
         name, vector = methods.identity(choice.name, dict(choice.params))

@@ -2,7 +2,7 @@
 
 Dask is an optional dependency (`pip install "dtcli[dask]"`), imported only
 here. Every dataset is scattered to all workers once (`broadcast=True`), and
-each Dask task is a run of `Task` records of one dataset (`runner.task_groups`,
+each Dask task is a run of `Task` records of one dataset (`batch.task_groups`,
 sized as for local worker processes: `workers.chunk_size`) that refers to its
 dataset's future and runs on one presort of it (`workers.run_group`, the
 function local workers run, so the results are the same); dtcli must be
@@ -45,7 +45,7 @@ def connect(address: str):
     scheduler is probed first: scheduler_probe.py); DtreeError naming the address and
     what did not answer otherwise."""
     distributed = _import_distributed()
-    from dtcli.evaluate.scheduler_probe import probe
+    from dtcli.crossval.scheduler_probe import probe
 
     probe(address)
     try:
@@ -59,8 +59,8 @@ def run_on_dask(address: str, datasets: Sequence, tasks: Sequence,
     """Run `tasks` on the cluster whose scheduler listens at `address`; call
     on_done(task index, result) as each one finishes."""
     distributed = _import_distributed()
-    from dtcli.evaluate.runner import task_failed, task_groups
-    from dtcli.evaluate.workers import chunk_size, run_group
+    from dtcli.crossval.batch import task_failed, task_groups
+    from dtcli.crossval.workers import chunk_size, run_group
 
     client = connect(address)
     try:

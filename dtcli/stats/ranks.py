@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dtcli.evaluate.distributions import check_method_count
+from dtcli.stats.distributions import check_method_count
 
 __all__ = ["average_ranks", "check_ranks", "check_scores", "rank_matrix", "tied_ranks"]
 

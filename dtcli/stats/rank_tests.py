@@ -5,14 +5,14 @@ sets", JMLR 7 (2006) 1-30, section 3.2, as used by the iHD paper (section 4.2,
 eqs. (18)-(20)):
 
 * rank the k methods on each of the N data sets (1 = best, ties share the
-  average rank) and average the ranks per method (`dtcli.evaluate.ranks`);
+  average rank) and average the ranks per method (`dtcli.stats.ranks`);
 * Friedman's chi-square and the Iman-Davenport F statistic test whether all
   methods are equivalent (here);
-* post-hoc tests (`dtcli.evaluate.posthoc`): Nemenyi for all pairs,
+* post-hoc tests (`dtcli.stats.posthoc`): Nemenyi for all pairs,
   Bonferroni-Dunn and Holm against a control method, and Wilcoxon's
   signed-rank test for two methods.
 
-The distributions they need are in `dtcli.evaluate.distributions`. `compare_table`
+The distributions they need are in `dtcli.stats.distributions`. `compare_table`
 runs them all on a table of scores.
 
 ``scores`` arguments are (N data sets, k methods) arrays: one row per data
@@ -27,9 +27,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dtcli.evaluate import posthoc
-from dtcli.evaluate.distributions import chi2_sf, f_critical, f_sf
-from dtcli.evaluate.ranks import average_ranks, check_ranks, check_scores
+from dtcli.stats import posthoc
+from dtcli.stats.distributions import chi2_sf, f_critical, f_sf
+from dtcli.stats.ranks import average_ranks, check_ranks, check_scores
 
 __all__ = [
     "FriedmanResult",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.evaluate.posthoc import pairs_beyond_cd
+from dtcli.stats.posthoc import pairs_beyond_cd
 
 __all__ = ["critical_difference_svg", "nonsignificant_groups"]
 
@@ -213,7 +213,7 @@ def comparison_svg(doc: dict) -> str:
     """The diagram of a comparison document (`comparison.comparison_document`);
     ParameterError with fewer than two datasets, which have no Nemenyi test."""
     from dtcli.errors import ParameterError
-    from dtcli.evaluate.report import ALPHA
+    from dtcli.reporting.report import ALPHA
 
     if doc["friedman"] is None:
         raise ParameterError("--cd-diagram needs at least two datasets")

@@ -19,9 +19,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dtcli.evaluate.distributions import (bonferroni_dunn_q, check_alpha, nemenyi_q,
+from dtcli.stats.distributions import (bonferroni_dunn_q, check_alpha, nemenyi_q,
                                           normal_sf)
-from dtcli.evaluate.ranks import check_ranks, tied_ranks
+from dtcli.stats.ranks import check_ranks, tied_ranks
 
 __all__ = [
     "BonferroniDunnResult",

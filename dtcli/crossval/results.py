@@ -14,7 +14,7 @@ import json
 import math
 
 from dtcli.errors import DtreeError
-from dtcli.evaluate.report import METRICS
+from dtcli.reporting.report import METRICS
 
 # Metrics that are proportions, counts, and all the others (non-negative numbers).
 _PROPORTIONS = ("accuracy", "balanced_accuracy", "auc", "f1_macro")

@@ -6,10 +6,10 @@ import csv
 from collections.abc import Sequence
 
 from dtcli.errors import DtreeError, ParameterError
-from dtcli.evaluate.ranks import average_ranks
-from dtcli.evaluate.reference import reference_lines
-from dtcli.evaluate.report import ALPHA, decimals_for, number, options_note, to_json
-from dtcli.evaluate.tables import MARK, console, markdown_table, print_table
+from dtcli.stats.ranks import average_ranks
+from dtcli.reporting.reference import reference_lines
+from dtcli.reporting.report import ALPHA, decimals_for, number, options_note, to_json
+from dtcli.reporting.tables import MARK, console, markdown_table, print_table
 
 # When the post-hoc tests (Nemenyi, Bonferroni-Dunn, Holm) are reported: only once the
 # omnibus test rejects, as Demsar (2006) prescribes, or regardless of it, labelled so.
@@ -27,7 +27,7 @@ def comparison_document(datasets: Sequence[str], methods: Sequence[str], means, 
     scores (dataset -> method -> {mean, std[, repeat_std]}), best (dataset ->
     best methods), average_ranks, friedman, iman_davenport, nemenyi, warnings,
     and the base (by default the last method) against each other method:
-    win_tie_loss, bonferroni_dunn, holm and wilcoxon (as `stats.compare_table`
+    win_tie_loss, bonferroni_dunn, holm and wilcoxon (as `rank_tests.compare_table`
     gives them); then posthoc ({rule, omnibus_rejected, shown}), base and
     conclusions (sentences). With fewer than two datasets the tests are null.
     The post-hoc tests (nemenyi, bonferroni_dunn, holm) are null too unless the
@@ -37,7 +37,7 @@ def comparison_document(datasets: Sequence[str], methods: Sequence[str], means, 
         raise ParameterError(f"posthoc must be one of {', '.join(POSTHOC)}, got {posthoc!r}")
     import numpy as np
 
-    from dtcli.evaluate import stats
+    from dtcli.stats import rank_tests
 
     datasets, methods = list(datasets), list(methods)
     table = np.asarray(means, dtype=float)
@@ -64,7 +64,7 @@ def comparison_document(datasets: Sequence[str], methods: Sequence[str], means, 
     doc["best"] = {d: [m for j, m in enumerate(methods) if table[i, j] == best[i]]
                    for i, d in enumerate(datasets)}
     if len(datasets) >= 2:
-        tests = stats.compare_table(table, methods, datasets, higher_is_better, ALPHA, base)
+        tests = rank_tests.compare_table(table, methods, datasets, higher_is_better, ALPHA, base)
         del tests["datasets"], tests["criteria"], tests["scores"]
         doc.update(tests)
         rejected = bool(tests["iman_davenport"]["p"] < ALPHA)
@@ -74,7 +74,7 @@ def comparison_document(datasets: Sequence[str], methods: Sequence[str], means, 
             doc.update(dict.fromkeys(_POSTHOC_TESTS))
     else:
         ranks = average_ranks(table, higher_is_better)
-        wtl = stats.win_tie_loss(table, methods.index(base), higher_is_better)
+        wtl = rank_tests.win_tie_loss(table, methods.index(base), higher_is_better)
         doc.update(average_ranks={m: float(r) for m, r in zip(methods, ranks)},
                    friedman=None, iman_davenport=None, nemenyi=None, warnings=[],
                    win_tie_loss={m: wtl[j].tolist() for j, m in enumerate(methods) if m != base},

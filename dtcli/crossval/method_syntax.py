@@ -1,5 +1,5 @@
 """The --criteria syntax, read in one place: `parse_methods` turns comma-separated
-entries into methods (evaluate/methods.py says what each spelling means).
+entries into methods (crossval/methods.py says what each spelling means).
 
 `NAME[:P=V[:P=V...]]` with criterion parameters and the entry's own tree options
 (entry_options.ENTRY_OPTIONS); `*N` after a tree for a forest of N trees; a
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from dtcli.errors import ParameterError
 from dtcli.params import MAX_TREES
-from dtcli.evaluate.entry_options import ENTRY_OPTIONS, parse_option
-from dtcli.evaluate.methods import FDF_COMBINE, Method, Tree, Tuned, method_of
+from dtcli.crossval.entry_options import ENTRY_OPTIONS, parse_option
+from dtcli.crossval.methods import FDF_COMBINE, Method, Tree, Tuned, method_of
 
 AUTO = "auto"
 
@@ -67,7 +67,7 @@ def fixed_choices(entries: Sequence[str]) -> list:
 def command_method(criterion: str, params: dict) -> Method:
     """The method of a command's --criterion and --param options (`gini*100`: a forest);
     with a parameter given as auto, a tuned one."""
-    from dtcli.evaluate.tasks import CriterionChoice
+    from dtcli.crossval.tasks import CriterionChoice
 
     if AUTO in params.values():
         label = criterion + "".join(f":{k}={v if v == AUTO else f'{v:g}'}"
@@ -109,7 +109,7 @@ def forest_size(entry: str) -> tuple[str, int]:
 
 
 def _fixed(entry: str, earlier: list[Method]) -> Method:
-    from dtcli.evaluate.tasks import CriterionChoice, TreeOptions
+    from dtcli.crossval.tasks import CriterionChoice, TreeOptions
 
     entry, trees = forest_size(entry)
     if trees and entry.split(":")[0].strip() in FDF_COMBINE:
