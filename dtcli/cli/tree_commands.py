@@ -86,7 +86,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     if model_kind != "fdf":  # (make_model refuses every option FDF has no use for)
         refuse_unused(click.get_current_context(), tree, model_kind=model_kind,
                       leaf_model=leaf_model)
-    tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"])
+    tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"], tree["cp"])
     search = TrainingSearch.of(tree, grid_entries, tune_cv, seed)
     if search is not None and (model_kind != "tree" or pruning_path):
         raise click.UsageError("--param NAME=auto and --grid tune a single tree (--model tree)")
@@ -149,19 +149,22 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
 
 def _write_pruning_path(model, dataset, output: str, console, plot_path: str | None) -> None:
     """The weakest-link steps of the unpruned tree as CSV: alpha 0 first, then each step's
-    effective alpha, with the total leaf risk and the leaves left after it; and with
-    `plot_path`, drawn as SVG."""
+    effective alpha, with the total leaf risk, the leaves left after it and the alpha in
+    rpart's units (cp: over the root's risk); and with `plot_path`, drawn as SVG."""
     from dtcli.atomic import open_output
     from dtcli.pruning.cost_complexity import weakest_links
-    from dtcli.pruning.risk import node_risk
+    from dtcli.pruning.risk import weighted_node_risk
 
     model.set_params(pruning=None).fit_dataset(dataset)
-    risk = node_risk(model.tree_.value, model.criterion, model.criterion_params, model.ccp_risk)
-    _, alphas, impurities, leaves = weakest_links(model.tree_, risk)
+    counts = model.tree_.counts
+    risk = weighted_node_risk(counts, model.criterion, model.criterion_params, model.ccp_risk)
+    _, alphas, impurities, leaves = weakest_links(model.tree_, risk, total=counts[0].sum())
+    root = impurities[-1]  # the risk of the root alone
+    cps = alphas / root if root > 0 else alphas
     with open_output(output) as handle:
-        handle.write("ccp_alpha,impurity,n_leaves\n")
-        handle.writelines(f"{float(a)!r},{float(r)!r},{n}\n"
-                          for a, r, n in zip(alphas, impurities, leaves))
+        handle.write("ccp_alpha,impurity,n_leaves,cp\n")
+        handle.writelines(f"{float(a)!r},{float(r)!r},{n},{float(c)!r}\n"
+                          for a, r, n, c in zip(alphas, impurities, leaves, cps))
     if plot_path is not None:
         from dtcli.export.plots import pruning_path
 

@@ -219,5 +219,5 @@ def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
     else:
         sets = from_dense(categories, left, feature, arrays["missing_left"], features)
     return Tree(children_left=left, children_right=right, feature=feature, threshold=threshold,
-                missing_left=arrays["missing_left"], value=value, n_node_samples=samples,
+                missing_left=arrays["missing_left"], counts=value, n_node_samples=samples,
                 score=arrays["score"], n_node_missing=missing, **sets)

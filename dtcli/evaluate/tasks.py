@@ -81,6 +81,7 @@ class TreeOptions:
     class_weight: str | tuple[tuple[str, float], ...] | None = None
     pruning: str | None = None
     ccp_alpha: float | str | None = None  # None: auto for ccp, else 0 (effective_ccp_alpha)
+    cp: float | None = None
     ccp_risk: str = "impurity"
     confidence: float = 0.25
     subtree_raising: bool = True
@@ -108,7 +109,7 @@ class TreeOptions:
             del params[name]
         if isinstance(self.class_weight, tuple):
             params["class_weight"] = dict(self.class_weight)
-        params["ccp_alpha"] = effective_ccp_alpha(self.pruning, self.ccp_alpha)
+        params["ccp_alpha"] = effective_ccp_alpha(self.pruning, self.ccp_alpha, self.cp)
         return params
 
     def identity(self) -> dict:

@@ -135,7 +135,7 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
     n_samples = prepared.n_samples
     weights, keep, use_tables = count_weights(weights)
     rows = np.arange(n_samples, dtype=np.int64) if keep is None else np.flatnonzero(keep)
-    table_size = int(tree.value[0].sum())
+    table_size = int(tree.counts[0].sum())
     two_classes = prepared.n_classes == 2
     unit_weight = weights is None
     s = prepared.sorted
@@ -171,7 +171,7 @@ def s_prune(tree: Tree, prepared: Prepared, criterion, rules: StopRules,
         level = (buffers[source], buffers[1 - source], starts, ends, features,
                  tree.threshold[ids], tree.missing_left[ids],
                  tuple(tree.category_sets_of(ids).values()),
-                 np.ascontiguousarray(tree.value[ids]), keys[ids])
+                 np.ascontiguousarray(tree.counts[ids]), keys[ids])
         out = (np.empty(m), np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m),
                np.empty(m, np.int64), np.empty(m, np.uint8))
         run_chunks(test_level, m, n_threads,
