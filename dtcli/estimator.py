@@ -180,13 +180,10 @@ class DecisionTreeClassifier(TreeEstimatorBase):
         """scikit-learn's: the effective alphas of the unpruned tree's weakest-link steps
         (`ccp_alphas`, 0 first) and its total leaf risk after each (`impurities`), the
         risk as `ccp_risk` says (docs/pruning.md)."""
-        from dtcli.pruning.cost_complexity import pruning_path
-        from dtcli.pruning.risk import weighted_node_risk
+        from dtcli.pruning.cost_complexity import model_links
 
         unpruned = type(self)(**{**self.get_params(), "pruning": None}).fit(X, y, sample_weight)
-        counts = unpruned.tree_.counts
-        risk = weighted_node_risk(counts, self.criterion, self.criterion_params, self.ccp_risk)
-        alphas, impurities = pruning_path(unpruned.tree_, risk, counts[0].sum())
+        _, alphas, impurities, _ = model_links(unpruned)
         return PruningPath(ccp_alphas=alphas, impurities=impurities)
 
     # prediction -------------------------------------------------------------------------

@@ -48,7 +48,7 @@ def tree_to_dict(model, *, target: str, source: str | None) -> dict:
             "threshold": [_encode_float(t) for t in tree.threshold],
             "missing_left": tree.missing_left.astype(bool).tolist(),
             **categories,
-            "value": tree.value.tolist(),
+            "value": tree.counts.tolist(),
             "n_node_samples": tree.n_node_samples.tolist(),
             "score": [_encode_float(s) for s in tree.score],
             **({"n_node_missing": tree.n_node_missing.tolist()}
@@ -190,7 +190,7 @@ def check_tree(check: Checker, tree: dict, features: list[Feature], n_classes: i
         if not missing_counts_valid(missing, n_samples, left):
             check.fail("tree.n_node_missing must count at most each split's rows, 0 on leaves")
     return Tree(children_left=left, children_right=right, feature=feature,
-                threshold=threshold, missing_left=missing_left, value=value,
+                threshold=threshold, missing_left=missing_left, counts=value,
                 n_node_samples=n_samples, score=score, n_node_missing=missing, **sets)
 
 

@@ -25,6 +25,15 @@ import numpy as np
 from dtcli.sentinels import TREE_LEAF, TREE_UNDEFINED  # noqa: F401  (re-exported)
 
 
+def class_fractions(counts: np.ndarray) -> np.ndarray:
+    """Every node's weighted class fractions as scikit-learn (since 1.4) holds them in
+    `tree_.value`: shape (node_count, 1, n_classes), one output; 0 where a node has no
+    weight."""
+    totals = counts.sum(axis=1, keepdims=True)
+    fractions = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
+    return fractions[:, np.newaxis, :]
+
+
 @dataclass
 class Tree:
     children_left: np.ndarray  # int64
@@ -91,12 +100,8 @@ class Tree:
 
     @property
     def value(self) -> np.ndarray:
-        """scikit-learn's `tree_.value` (since 1.4): every node's weighted class fractions,
-        shape (node_count, 1, n_classes), one output; the counts are `counts`."""
-        totals = self.counts.sum(axis=1, keepdims=True)
-        fractions = np.divide(self.counts, totals, out=np.zeros_like(self.counts),
-                              where=totals > 0)
-        return fractions[:, np.newaxis, :]
+        """scikit-learn's `tree_.value` (since 1.4): `class_fractions(counts)`."""
+        return class_fractions(self.counts)
 
     @property
     def depth(self) -> np.ndarray:

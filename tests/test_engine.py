@@ -225,7 +225,7 @@ def test_weight_two_equals_a_duplicated_row():
     y_dup = np.r_[y, y[dup]]
     weighted = DecisionTreeClassifier().fit(X, y, sample_weight=weights).tree_
     duplicated = DecisionTreeClassifier().fit(X_dup, y_dup).tree_
-    for name in ("children_left", "children_right", "feature", "threshold", "value"):
+    for name in ("children_left", "children_right", "feature", "threshold", "counts"):
         np.testing.assert_array_equal(getattr(weighted, name), getattr(duplicated, name),
                                       err_msg=name)
     np.testing.assert_allclose(weighted.score, duplicated.score, rtol=1e-12)
@@ -407,7 +407,7 @@ def test_integer_weights_equal_duplicated_rows(same_tree, data, repeats):
     duplicated = DecisionTreeClassifier().fit(np.repeat(X, repeats, axis=0),
                                               np.repeat(y, repeats)).tree_
     # missing_left too where the node saw missing rows (see the xfail test below otherwise)
-    for name in ("children_left", "children_right", "feature", "threshold", "value",
+    for name in ("children_left", "children_right", "feature", "threshold", "counts",
                  *Tree.CATEGORY_ARRAYS):
         np.testing.assert_array_equal(getattr(weighted, name), getattr(duplicated, name),
                                       err_msg=name)

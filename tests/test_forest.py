@@ -42,10 +42,10 @@ def test_a_tree_of_bootstrap_counts_is_the_tree_of_the_duplicated_rows(load_exam
         duplicated = DecisionTreeClassifier(criterion="entropy").fit(
             np.repeat(data.X, counts, axis=0), np.repeat(data.y, counts)).tree_
         ours = estimator.tree_
-        for name in ("children_left", "children_right", "feature", "value"):
+        for name in ("children_left", "children_right", "feature", "counts"):
             np.testing.assert_array_equal(getattr(ours, name), getattr(duplicated, name))
         np.testing.assert_array_equal(ours.threshold, duplicated.threshold)
-        # a drawn row counts once in n_node_samples, and its draws in value
+        # a drawn row counts once in n_node_samples, and its draws in counts
         assert ours.n_node_samples[0] == (counts > 0).sum()
 
 

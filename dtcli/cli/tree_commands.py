@@ -85,7 +85,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     tree.update(pruning_params(tree))
     if model_kind != "fdf":  # (make_model refuses every option FDF has no use for)
         refuse_unused(click.get_current_context(), tree, model_kind=model_kind,
-                      leaf_model=leaf_model)
+                      leaf_model=leaf_model, pruning_path=pruning_path)
     tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"], tree["cp"])
     search = TrainingSearch.of(tree, grid_entries, tune_cv, seed)
     if search is not None and (model_kind != "tree" or pruning_path):
@@ -152,13 +152,10 @@ def _write_pruning_path(model, dataset, output: str, console, plot_path: str | N
     effective alpha, with the total leaf risk, the leaves left after it and the alpha in
     rpart's units (cp: over the root's risk); and with `plot_path`, drawn as SVG."""
     from dtcli.atomic import open_output
-    from dtcli.pruning.cost_complexity import weakest_links
-    from dtcli.pruning.risk import weighted_node_risk
+    from dtcli.pruning.cost_complexity import model_links
 
     model.set_params(pruning=None).fit_dataset(dataset)
-    counts = model.tree_.counts
-    risk = weighted_node_risk(counts, model.criterion, model.criterion_params, model.ccp_risk)
-    _, alphas, impurities, leaves = weakest_links(model.tree_, risk, total=counts[0].sum())
+    _, alphas, impurities, leaves = model_links(model)
     root = impurities[-1]  # the risk of the root alone
     cps = alphas / root if root > 0 else alphas
     with open_output(output) as handle:

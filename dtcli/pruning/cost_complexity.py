@@ -115,6 +115,16 @@ def pruning_path(tree: Tree, r_node: np.ndarray,
     return alphas, impurities
 
 
+def model_links(model):
+    """`weakest_links` of a fitted DecisionTreeClassifier's tree, the node risk as its
+    criterion and `ccp_risk` say, in units of weight (exact ties)."""
+    from dtcli.pruning.risk import weighted_node_risk
+
+    counts = model.tree_.counts
+    risk = weighted_node_risk(counts, model.criterion, model.criterion_params, model.ccp_risk)
+    return weakest_links(model.tree_, risk, total=float(counts[0].sum()))
+
+
 def prune_ccp(tree: Tree, r_node: np.ndarray, ccp_alpha: float, total: float = 1.0) -> Tree:
     """The smallest minimising subtree at `ccp_alpha`: every weakest-link step with
     g <= ccp_alpha (up to `TIE`) applied."""
