@@ -13,18 +13,23 @@ no missing values) the two grow the same tree, so:
   node, with each node's cp capped by its parent's) lists subtrees that are
   not the least costly at their cp: there dtree's subtree must cost no more;
 - rpart's default tree (cp = 0.01) is dtree's tree, node for node, with the
-  same variables, cut points and class counts.
+  same variables, cut points and class counts: the library's rpart preset's,
+  and `dtree train DATA --preset rpart`'s.
 """
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
-from dtcli import DecisionTreeClassifier
+from dtcli import DecisionTreeClassifier, presets
+from dtcli.cli import cli
 from dtcli.io import load_dataset
+from dtcli.model import load_model
 from dtcli.pruning.cost_complexity import weakest_links
 from dtcli.pruning.risk import weighted_node_risk
 from dtcli.tree import TREE_LEAF
@@ -135,8 +140,96 @@ def test_the_cp_table_is_rparts(grown):
 
 def test_rparts_default_tree(grown):
     name, dataset, _ = grown
-    model = DecisionTreeClassifier(**RPART, pruning="ccp", ccp_risk="error",
-                                   cp=0.01).fit_dataset(dataset)
+    model = presets.get("rpart").estimator().fit_dataset(dataset)
     names = list(dataset.feature_names)
     assert _dtree_tree(model.tree_, names) == _rpart_tree(name, names)
     assert model.pruning_["cp"] == 0.01
+    # the preset is docs/pruning.md's options, rpart.control's defaults
+    assert model.get_params() == DecisionTreeClassifier(
+        **RPART, max_depth=30, pruning="ccp", ccp_risk="error", cp=0.01).get_params()
+
+
+def _train(tmp_path, name: str, *options):
+    path, reading = DATASETS[name]
+    out = tmp_path / f"{name}.json"
+    args = ["train", str(ROOT / "examples" / path), "-o", str(out), "-q", *options]
+    if reading:
+        args += ["--target", reading["target"], *(a for d in reading["drop"]
+                                                  for a in ("--drop", d))]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.stderr
+    return load_model(str(out))
+
+
+@pytest.mark.parametrize("name", ["iris", "glass"])
+def test_train_preset_rpart_grows_rparts_tree(tmp_path, name):
+    model, doc = _train(tmp_path, name, "--preset", "rpart")
+    names = list(_dataset(name).feature_names)
+    assert _dtree_tree(model.tree_, names) == _rpart_tree(name, names)
+    assert doc["preset"] == model.preset_ == "rpart"
+    assert doc["options"]["min_samples_split"] == 20 and doc["criterion"]["name"] == "gini"
+    assert doc["pruning"] == {"method": "ccp", "ccp_alpha": 0.0, "ccp_risk": "error",
+                              "cp": 0.01, "chosen_alpha": pytest.approx(0.01 * 100 / 150)
+                              if name == "iris" else doc["pruning"]["chosen_alpha"]}
+
+
+def test_options_beside_the_preset_override_it(tmp_path):
+    """rpart(..., control = rpart.control(cp = 0)) prunes nothing: the tree of the cp
+    table's last row, whose 2 splits the golden file lists; --pruning none grows the
+    tree at minbucket 7 unpruned, and --ccp-alpha takes the place of the preset's cp."""
+    model, doc = _train(tmp_path, "iris", "--preset", "rpart", "--cp", "0")
+    last = _rows("iris", "cptable")[-1]
+    assert model.tree_.n_leaves == int(last["nsplit"]) + 1 and doc["pruning"]["cp"] == 0
+    unpruned, doc = _train(tmp_path, "iris", "--preset", "rpart", "--pruning", "none")
+    assert doc["pruning"] is None and doc["preset"] == "rpart"
+    assert unpruned.tree_.n_leaves > model.tree_.n_leaves
+    assert unpruned.tree_.counts[unpruned.tree_.children_left < 0].sum(axis=1).min() >= 7
+    _, doc = _train(tmp_path, "iris", "--preset", "rpart", "--ccp-alpha", "0.3")
+    assert doc["pruning"] == {"method": "ccp", "ccp_alpha": 0.3, "ccp_risk": "error"}
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--binary-splits"], "--binary-splits applies to --preset j48 only"),
+    (["--model", "forest"], "--preset rpart trains a single tree (--model tree)"),
+])
+def test_what_the_rpart_preset_refuses(options, message):
+    path = str(ROOT / "examples" / "iris.csv")
+    result = CliRunner().invoke(cli, ["train", path, "--preset", "rpart", *options])
+    assert result.exit_code == 2 and message in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_tree_file_names_only_a_tree_preset(tmp_path):
+    from dtcli.errors import ModelError
+
+    _, doc = _train(tmp_path, "iris", "--preset", "rpart")
+    for preset in ("j48", 3, "cart"):
+        path = tmp_path / "damaged.json"
+        path.write_text(json.dumps({**doc, "preset": preset}))
+        with pytest.raises(ModelError, match="preset must be the name of a preset that trains "
+                                             "a tree"):
+            load_model(str(path))
+
+
+def test_rpart_is_a_method_of_compare():
+    """`--criteria rpart:...` grows the preset's tree with the entry's minsplit, minbucket,
+    maxdepth and cp, not the run's tree options; on the same folds it scores as a gini
+    tree given rpart's options does."""
+    from dtcli.evaluate.methods import Preset
+    from dtcli.evaluate.tasks import TreeOptions
+
+    model = Preset("rpart", {"minbucket": 5, "maxdepth": 3}, {"cp": 0.02}).estimator(
+        TreeOptions(min_samples_leaf=2, max_depth=9))
+    assert (model.min_samples_leaf, model.max_depth, model.cp, model.min_samples_split,
+            model.preset_) == (5, 3, 0.02, 20, "rpart")
+    iris = str(ROOT / "examples" / "iris.csv")
+    entries = "rpart,gini:pruning=ccp:ccp_risk=error:cp=0.01"
+    result = CliRunner().invoke(cli, ["compare", iris, "--criteria", entries, "--cv", "5",
+                                      "--min-samples-split", "20", "--min-samples-leaf", "7",
+                                      "--max-depth", "30", "-j", "1", "-f", "json", "--quiet"])
+    assert result.exit_code == 0, result.stderr
+    folds = json.loads(result.stdout)["fold_scores"]["iris"]
+    assert folds["rpart"] == folds["gini:pruning=ccp:ccp_risk=error:cp=0.01"]
+    assert len(set(folds["rpart"])) > 1  # folds that differ: the scores are the folds'
+    bad = CliRunner().invoke(cli, ["compare", iris, "--criteria", "rpart:minsize=3,gini"])
+    assert bad.exit_code == 2 and "rpart has no parameter 'minsize'" in bad.stderr

@@ -11,7 +11,7 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                stderr_console, target_options, tree_options)
 from dtcli.cli.model_choice import model_options
-from dtcli.cli.preset_options import preset_model, preset_options, train_preset
+from dtcli.cli.preset_options import preset_model, preset_options, train_preset, tree_preset
 from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import tuning_options
 from dtcli.errors import ParameterError
@@ -66,6 +66,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
           --criterion hddt -o forest.json
       dtree train examples/vehicle.arff --preset j48 --no-subtree-raising \\
           -o j48.json
+      dtree train examples/iris.csv --preset rpart -o rpart.json
     """
     import sys
 
@@ -83,6 +84,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
                             dict(target=target, drop=drop, format=data_format,
                                  header=not no_header, delimiter=delimiter))
     tree.update(pruning_params(tree))
+    tree_preset(preset, tree, model_kind)
     if model_kind != "fdf":  # (make_model refuses every option FDF has no use for)
         refuse_unused(click.get_current_context(), tree, model_kind=model_kind,
                       leaf_model=leaf_model, pruning_path=pruning_path)
@@ -110,6 +112,8 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     if search is not None:
         leaves = {k: model.get_params(deep=False)[k] for k in ("leaf_model", "leaf_params")}
         model = search.tuned_tree(dataset, jobs, quiet).set_params(**leaves)
+    if preset is not None:
+        model.preset_ = preset
     if model_kind == "tree":
         training.load_kernels(model, dataset)
     elif model_kind == "forest":
@@ -134,7 +138,8 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     tree_ = model.tree_
     accuracy = training.training_accuracy(model, dataset)
     console.print(
-        f"trained {model.criterion} tree on {dataset.source}, target column "
+        f"trained {model.criterion} tree{f' (--preset {preset})' if preset else ''} on "
+        f"{dataset.source}, target column "
         f"'{dataset.target}': {dataset.X.shape[0]} rows, "
         f"{dataset.X.shape[1]} features, {len(dataset.classes)} classes; "
         + (f"pruned ({model.pruning}): " if model.pruning else "")
