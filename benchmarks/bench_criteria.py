@@ -95,7 +95,7 @@ def rows_searched(tree, max_depth: int | None) -> int:
         for child in (tree.children_left[node], tree.children_right[node]):
             if child >= 0:
                 depth[child] = depth[node] + 1
-    impure = np.count_nonzero(tree.value.reshape(tree.node_count, -1) > 0, axis=1) > 1
+    impure = np.count_nonzero(tree.counts > 0, axis=1) > 1
     searched = impure & (depth < max_depth if max_depth is not None else True)
     return int(tree.n_node_samples[searched].sum())
 

@@ -55,7 +55,7 @@ def main() -> None:
         return timing.wall, timing.cpu
 
     def path():
-        return pruning_path(tree, node_risk(tree.value, "gini"))
+        return pruning_path(tree, node_risk(tree.counts, "gini"))
 
     rows.append(("cost-complexity path (dtree)", timed(path)))
     try:
@@ -70,7 +70,7 @@ def main() -> None:
     alphas, _ = path()
     median = float(np.median(alphas))
     rows.append(("prune at the median alpha, compact",
-                 timed(lambda: prune_ccp(tree, node_risk(tree.value, "gini"), median))))
+                 timed(lambda: prune_ccp(tree, node_risk(tree.counts, "gini"), median))))
     no_flags = np.zeros(X.shape[1], np.uint8)
     rows.append(("pessimistic, subtree raising", timed(
         lambda: prune_pessimistic(tree, X, y, None, no_flags))))

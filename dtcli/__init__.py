@@ -2,15 +2,16 @@
 
 `from dtcli import DecisionTreeClassifier` gives the scikit-learn-style
 estimator; `dtcli.evaluate`, `dtcli.compare` and `dtcli.tune` run the experiments of
-the commands of those names, on methods `Tree`, `Forest`, `FDF` and `Tuned` (or the
---criteria strings); the command line (`dtree`) is a thin layer over them.
+the commands of those names, on methods `Tree`, `Forest`, `FDF`, `Preset` (j48,
+rpart) and `Tuned` (or the --criteria strings); the command line (`dtree`) is a thin
+layer over them.
 """
 from dtcli._version import __version__
 
-__all__ = ["DecisionTreeClassifier", "FDF", "FDFClassifier", "Forest", "RandomForestClassifier",
-           "Tree", "Tuned", "__version__", "compare", "evaluate", "tune"]
+__all__ = ["DecisionTreeClassifier", "FDF", "FDFClassifier", "Forest", "Preset",
+           "RandomForestClassifier", "Tree", "Tuned", "__version__", "compare", "evaluate", "tune"]
 
-_METHODS = ("Tree", "Forest", "FDF", "Tuned")
+_METHODS = ("Tree", "Forest", "FDF", "Preset", "Tuned")
 
 
 def __getattr__(name):

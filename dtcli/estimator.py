@@ -23,7 +23,8 @@ from dtcli.validation import not_fitted, row_weights
 # the order of the options reports and results files write.
 _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
            "min_samples_leaf", "min_gain", "min_weight_fraction_leaf", "nominal_features",
-           "n_jobs", "class_weight", "max_features", "random_state", "pruning", "ccp_alpha", "ccp_risk", "confidence",
+           "n_jobs", "class_weight", "max_features", "random_state", "pruning", "ccp_alpha", "cp",
+           "ccp_risk", "confidence",
            "subtree_raising", "pruning_folds", "significance", "permutations", "pruning_mode",
            "leaf_estimate", "m", "leaf_model", "leaf_params")
 
@@ -56,7 +57,8 @@ class DecisionTreeClassifier(TreeEstimatorBase):
     docs/pruning.md) prunes
     the grown tree: "ccp" at `ccp_alpha` (a number, or "auto" / "auto-1se" for
     CART's choice by `pruning_folds`-fold cross-validation, default 10, without or
-    with the 1-SE rule), its node risk the criterion's impurity or `ccp_risk="error"`;
+    with the 1-SE rule) or at `cp` (rpart's: alpha over the root's risk R(root)), its
+    node risk the criterion's impurity or `ccp_risk="error"` (rpart's);
     "pessimistic" as C4.5 and Weka's J48 (`confidence`, `subtree_raising`);
     "reduced-error" grows on all but one of `pruning_folds` folds (default 3) and
     prunes on that one (J48 -R); "s-pruning" is the PIDT paper's permutation test of
@@ -81,7 +83,7 @@ class DecisionTreeClassifier(TreeEstimatorBase):
                  min_samples_leaf: int = 1, min_weight_fraction_leaf: float = 0.0,
                  min_gain: float = 0.0, nominal_features=None, n_jobs: int | None = None, class_weight=None,
                  max_features=None, random_state=None, pruning=None, ccp_alpha=0.0,
-                 ccp_risk="impurity", confidence=0.25, subtree_raising=True,
+                 cp=None, ccp_risk="impurity", confidence=0.25, subtree_raising=True,
                  pruning_folds=None, significance=0.05, permutations=1000,
                  pruning_mode="default", leaf_estimate="frequency", m=2.0,
                  leaf_model: str = "counts", leaf_params: dict | None = None):
@@ -99,6 +101,7 @@ class DecisionTreeClassifier(TreeEstimatorBase):
         self.random_state = random_state
         self.pruning = pruning
         self.ccp_alpha = ccp_alpha
+        self.cp = cp
         self.ccp_risk = ccp_risk
         self.confidence = confidence
         self.subtree_raising = subtree_raising
@@ -180,13 +183,10 @@ class DecisionTreeClassifier(TreeEstimatorBase):
         """scikit-learn's: the effective alphas of the unpruned tree's weakest-link steps
         (`ccp_alphas`, 0 first) and its total leaf risk after each (`impurities`), the
         risk as `ccp_risk` says (docs/pruning.md)."""
-        from dtcli.pruning.cost_complexity import pruning_path
-        from dtcli.pruning.risk import node_risk
+        from dtcli.pruning.cost_complexity import model_links
 
         unpruned = type(self)(**{**self.get_params(), "pruning": None}).fit(X, y, sample_weight)
-        risk = node_risk(unpruned.tree_.value, self.criterion, self.criterion_params,
-                         self.ccp_risk)
-        alphas, impurities = pruning_path(unpruned.tree_, risk)
+        _, alphas, impurities, _ = model_links(unpruned)
         return PruningPath(ccp_alphas=alphas, impurities=impurities)
 
     # prediction -------------------------------------------------------------------------
@@ -199,15 +199,25 @@ class DecisionTreeClassifier(TreeEstimatorBase):
         matrix = self._matrix(X)
         return self.tree_.apply(matrix, self._nominal_mask(), self._threads())
 
-    def decision_path(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """The nodes each row passes, root to leaf, as a CSR matrix's (indptr, indices):
-        row i's node ids are indices[indptr[i]:indptr[i + 1]], increasing.
+    def decision_path(self, X):
+        """scikit-learn's: a scipy.sparse CSR matrix of rows x nodes, 1 where the row
+        passes the node. scipy is imported only here (it is no dependency of dtree):
+        without it, an ImportError names `decision_path_arrays`, the same in numpy."""
+        indptr, indices = self.decision_path_arrays(X)
+        try:
+            from scipy.sparse import csr_matrix
+        except ImportError:
+            raise ImportError("decision_path returns a scipy.sparse matrix and scipy is not "
+                              "installed: install scipy, or use decision_path_arrays(X) for "
+                              "its CSR arrays (indptr, indices)") from None
+        return csr_matrix((np.ones(indices.shape[0], dtype=np.int64), indices, indptr),
+                          shape=(indptr.shape[0] - 1, self.tree_.node_count))
 
-        scikit-learn returns a scipy.sparse matrix, and scipy is no dependency of
-        dtree; `scipy.sparse.csr_matrix((np.ones(len(indices)), indices, indptr),
-        shape=(n_rows, tree_.node_count))` is that matrix. A dense boolean matrix
-        would take rows x nodes bytes (5 GB for 100k rows of a 50k-node tree).
-        """
+    def decision_path_arrays(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """The nodes each row passes, root to leaf, as a CSR matrix's (indptr, indices):
+        row i's node ids are indices[indptr[i]:indptr[i + 1]], increasing. A dense
+        boolean matrix would take rows x nodes bytes (5 GB for 100k rows of a 50k-node
+        tree)."""
         leaves = self.apply(X)  # checks first that the tree is fitted
         return self.tree_.decision_path(leaves)
 
@@ -216,11 +226,11 @@ class DecisionTreeClassifier(TreeEstimatorBase):
         self._check_fitted()
         leaves = self.tree_.apply(matrix, self._nominal_mask(), self._threads())
         if getattr(self, "leaf_model_", None) is not None:
-            return self.leaf_model_.proba(matrix, leaves, self.tree_.value)
+            return self.leaf_model_.proba(matrix, leaves, self.tree_.counts)
         if self.leaf_estimate == "frequency":
             return self.tree_.node_proba[leaves]
         estimate, m = leaf_estimate.check(self.leaf_estimate, self.m)
-        return leaf_estimate.node_proba(self.tree_.value, estimate, m)[leaves]
+        return leaf_estimate.node_proba(self.tree_.counts, estimate, m)[leaves]
 
     def predict(self, X) -> np.ndarray:
         if getattr(self, "leaf_model_", None) is not None:

@@ -38,6 +38,7 @@ def tree_to_dict(model, *, target: str, source: str | None) -> dict:
     doc = {
         **header_fields(model, "tree", target, source, int(tree.n_node_samples[0])),
         **({"tuning": model.tuning_} if getattr(model, "tuning_", None) else {}),
+        **({"preset": model.preset_} if getattr(model, "preset_", None) else {}),
         "pruning": getattr(model, "pruning_", None),
         "leaf_estimate": {"name": estimate, "m": float(model.m)},
         "tree": {
@@ -48,7 +49,7 @@ def tree_to_dict(model, *, target: str, source: str | None) -> dict:
             "threshold": [_encode_float(t) for t in tree.threshold],
             "missing_left": tree.missing_left.astype(bool).tolist(),
             **categories,
-            "value": tree.value.tolist(),
+            "value": tree.counts.tolist(),
             "n_node_samples": tree.n_node_samples.tolist(),
             "score": [_encode_float(s) for s in tree.score],
             **({"n_node_missing": tree.n_node_missing.tolist()}
@@ -89,6 +90,8 @@ def tree_from_dict(doc: dict, check: Checker):
 
         model.tuning_ = check_tuning(doc["tuning"], criterion_params(model),
                                      {**doc["options"], **(model.pruning_ or {})}, check.fail)
+    if "preset" in doc:  # train --preset NAME (dtcli/presets.py)
+        model.preset_ = _preset(doc["preset"], check)
     model.tree_ = check_tree(check, check.mapping(doc.get("tree"), "tree"), features,
                              len(classes), version)
     if "p_values" in (model.pruning_ or {}) and len(model.pruning_["p_values"]) != \
@@ -103,6 +106,16 @@ def tree_from_dict(doc: dict, check: Checker):
                                              len(classes), check.fail)
         model.set_params(leaf_model="naive-bayes", leaf_params=dict(model.leaf_model_.options))
     return model
+
+
+def _preset(name, check: Checker) -> str:
+    from dtcli.presets import PRESETS
+
+    trees = [p for p, preset in PRESETS.items() if preset.model == "tree"]
+    if name not in trees:
+        check.fail(f"preset must be the name of a preset that trains a tree "
+                   f"({', '.join(trees)}), got {name!r}")
+    return name
 
 
 def check_tree(check: Checker, tree: dict, features: list[Feature], n_classes: int,
@@ -190,7 +203,7 @@ def check_tree(check: Checker, tree: dict, features: list[Feature], n_classes: i
         if not missing_counts_valid(missing, n_samples, left):
             check.fail("tree.n_node_missing must count at most each split's rows, 0 on leaves")
     return Tree(children_left=left, children_right=right, feature=feature,
-                threshold=threshold, missing_left=missing_left, value=value,
+                threshold=threshold, missing_left=missing_left, counts=value,
                 n_node_samples=n_samples, score=score, n_node_missing=missing, **sets)
 
 

@@ -1,8 +1,9 @@
 """A fitted tree as parallel arrays, in scikit-learn's layout.
 
 Node 0 is the root and a child's id is always greater than its parent's.
-`value[i]` holds the (weighted) class counts of node i, for every node, not
-only leaves. Leaves have children_left == children_right == TREE_LEAF and
+`counts[i]` holds the (weighted) class counts of node i, for every node, not
+only leaves; `value` is what scikit-learn (since 1.4) holds there, each node's
+weighted class fractions, of shape (node_count, 1, n_classes). Leaves have children_left == children_right == TREE_LEAF and
 feature == TREE_UNDEFINED.
 
 A nominal split lists the categories of its feature that reached it in training,
@@ -24,6 +25,15 @@ import numpy as np
 from dtcli.sentinels import TREE_LEAF, TREE_UNDEFINED  # noqa: F401  (re-exported)
 
 
+def class_fractions(counts: np.ndarray) -> np.ndarray:
+    """Every node's weighted class fractions as scikit-learn (since 1.4) holds them in
+    `tree_.value`: shape (node_count, 1, n_classes), one output; 0 where a node has no
+    weight."""
+    totals = counts.sum(axis=1, keepdims=True)
+    fractions = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
+    return fractions[:, np.newaxis, :]
+
+
 @dataclass
 class Tree:
     children_left: np.ndarray  # int64
@@ -31,7 +41,7 @@ class Tree:
     feature: np.ndarray  # int64
     threshold: np.ndarray  # float64: x <= threshold goes left; NaN for nominal splits
     missing_left: np.ndarray  # uint8: where missing (and unlisted) values go
-    value: np.ndarray  # float64 (node_count, n_classes)
+    counts: np.ndarray  # float64 (node_count, n_classes): weighted class counts
     n_node_samples: np.ndarray  # int64
     score: np.ndarray  # float64: criterion score of the node's split, NaN on leaves
     # int64: training rows at the node missing its split feature (0 on leaves); -1 where
@@ -47,7 +57,7 @@ class Tree:
 
     # one value (or row) per node; the category sets are CATEGORY_ARRAYS
     ARRAYS = ("children_left", "children_right", "feature", "threshold", "missing_left",
-              "value", "n_node_samples", "score", "n_node_missing")
+              "counts", "n_node_samples", "score", "n_node_missing")
     CATEGORY_ARRAYS = ("category_offsets", "category_codes", "category_goes_left")
 
     def __post_init__(self):
@@ -86,7 +96,12 @@ class Tree:
 
     @property
     def weighted_n_node_samples(self) -> np.ndarray:
-        return self.value.sum(axis=1)
+        return self.counts.sum(axis=1)
+
+    @property
+    def value(self) -> np.ndarray:
+        """scikit-learn's `tree_.value` (since 1.4): `class_fractions(counts)`."""
+        return class_fractions(self.counts)
 
     @property
     def depth(self) -> np.ndarray:
@@ -163,10 +178,10 @@ class Tree:
     @cached_property
     def node_proba(self) -> np.ndarray:
         """Class probabilities of every node: its counts normalised (read-only)."""
-        totals = self.value.sum(axis=1, keepdims=True)
-        n_classes = self.value.shape[1]
+        totals = self.counts.sum(axis=1, keepdims=True)
+        n_classes = self.counts.shape[1]
         with np.errstate(invalid="ignore", divide="ignore"):
-            proba = np.where(totals > 0, self.value / totals, 1.0 / n_classes)
+            proba = np.where(totals > 0, self.counts / totals, 1.0 / n_classes)
         proba.flags.writeable = False
         return proba
 
@@ -177,7 +192,7 @@ class Tree:
         the fit had weights). What predict on those rows would score, without
         predicting."""
         leaves = self.children_left == TREE_LEAF
-        counts = self.value[leaves]
+        counts = self.counts[leaves]
         right = counts[np.arange(counts.shape[0]), self.node_class[leaves]].sum()
         return float(right / counts.sum())
 

@@ -50,13 +50,13 @@ def test_unpruned_splits_obey_j48s_rules(data, min_leaf):
     for node in range(tree.node_count - 1, -1, -1):
         kids = tree.branches(node)
         if tree.feature[node] == LEAF:
-            subtree_errors[node] = _errors(tree.value[node])
+            subtree_errors[node] = _errors(tree.counts[node])
             continue
         subtree_errors[node] = subtree_errors[kids].sum()
-        assert subtree_errors[node] < _errors(tree.value[node]) - 1e-3
+        assert subtree_errors[node] < _errors(tree.counts[node]) - 1e-3
         assert tree.kind[node] == NUMERIC
         assert tree.threshold[node] in X[:, tree.feature[node]]
-        weights = tree.value[kids].sum(axis=1)
+        weights = tree.counts[kids].sum(axis=1)
         least = min(max(0.1 * weights.sum() / N_CLASSES, min_leaf), 25)
         assert (weights >= least - 1e-6).all()
 

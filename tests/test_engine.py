@@ -59,7 +59,7 @@ def test_separating_feature_is_found_at_the_midpoint():
     assert tree.node_count == 3  # both children pure
     # gini 0.5 -> 0: the decrease is the whole parent impurity
     assert tree.score[0] == pytest.approx(0.5, abs=1e-12)
-    np.testing.assert_array_equal(tree.value[1:], [[3, 0], [0, 3]])
+    np.testing.assert_array_equal(tree.counts[1:], [[3, 0], [0, 3]])
 
 
 def test_midpoint_of_huge_values_does_not_overflow():
@@ -102,7 +102,7 @@ def test_constant_features_are_never_chosen(n_const):
 def test_all_constant_features_give_a_single_leaf():
     tree = fit(np.full((6, 3), 2.5), [0, 1, 0, 1, 1, 1]).tree_
     assert tree.node_count == 1 and tree.children_left[0] == TREE_LEAF
-    np.testing.assert_array_equal(tree.value[0], [2, 4])
+    np.testing.assert_array_equal(tree.counts[0], [2, 4])
 
 
 def test_constant_nominal_feature_is_never_chosen():
@@ -116,7 +116,7 @@ def test_pure_nodes_are_leaves_and_impure_leaves_cannot_be_split(load_example, n
     d = load_example(name)
     tree = DecisionTreeClassifier().fit_dataset(d).tree_
     leaves = DecisionTreeClassifier().fit_dataset(d).apply(d.X)
-    pure = np.count_nonzero(tree.value > 0, axis=1) == 1
+    pure = np.count_nonzero(tree.counts > 0, axis=1) == 1
     internal = tree.children_left != TREE_LEAF
     assert not (pure & internal).any()
     for leaf in np.flatnonzero(~internal & ~pure):
@@ -225,7 +225,7 @@ def test_weight_two_equals_a_duplicated_row():
     y_dup = np.r_[y, y[dup]]
     weighted = DecisionTreeClassifier().fit(X, y, sample_weight=weights).tree_
     duplicated = DecisionTreeClassifier().fit(X_dup, y_dup).tree_
-    for name in ("children_left", "children_right", "feature", "threshold", "value"):
+    for name in ("children_left", "children_right", "feature", "threshold", "counts"):
         np.testing.assert_array_equal(getattr(weighted, name), getattr(duplicated, name),
                                       err_msg=name)
     np.testing.assert_allclose(weighted.score, duplicated.score, rtol=1e-12)
@@ -237,7 +237,7 @@ def test_zero_weight_rows_do_not_count():
     tree = DecisionTreeClassifier().fit(X, y, sample_weight=[1, 1, 1, 1, 0]).tree_
     # as if absent (the estimator drops it): no threshold between 2 and its 2.5
     assert tree.threshold[0] == 2.5
-    assert tree.value[0].tolist() == [2, 2] and tree.n_node_samples[0] == 4
+    assert tree.counts[0].tolist() == [2, 2] and tree.n_node_samples[0] == 4
 
 
 # --- exhaustive search -------------------------------------------------------------------
@@ -366,7 +366,7 @@ def test_every_node_holds_the_rows_routed_to_it_and_its_score(reference, data, c
         assert i in rows_at[leaves[i]]
     for node in range(tree.node_count):
         counts = reference.counts(list(y[rows_at[node]]), n_classes)
-        assert tree.value[node].tolist() == counts
+        assert tree.counts[node].tolist() == counts
         assert tree.n_node_samples[node] == len(rows_at[node])
         left, right = tree.children_left[node], tree.children_right[node]
         if left == TREE_LEAF:
@@ -407,7 +407,7 @@ def test_integer_weights_equal_duplicated_rows(same_tree, data, repeats):
     duplicated = DecisionTreeClassifier().fit(np.repeat(X, repeats, axis=0),
                                               np.repeat(y, repeats)).tree_
     # missing_left too where the node saw missing rows (see the xfail test below otherwise)
-    for name in ("children_left", "children_right", "feature", "threshold", "value",
+    for name in ("children_left", "children_right", "feature", "threshold", "counts",
                  *Tree.CATEGORY_ARRAYS):
         np.testing.assert_array_equal(getattr(weighted, name), getattr(duplicated, name),
                                       err_msg=name)

@@ -17,7 +17,7 @@ DEFAULTS = {"criterion": "gini", "criterion_params": None, "max_depth": None,
             "min_samples_split": 2, "min_samples_leaf": 1, "min_weight_fraction_leaf": 0.0,
             "min_gain": 0.0,
             "nominal_features": None, "n_jobs": None, "class_weight": None,
-            "max_features": None, "random_state": None, "pruning": None, "ccp_alpha": 0.0,
+            "max_features": None, "random_state": None, "pruning": None, "ccp_alpha": 0.0, "cp": None,
             "ccp_risk": "impurity", "confidence": 0.25, "subtree_raising": True,
             "pruning_folds": None, "significance": 0.05, "permutations": 1000,
             "pruning_mode": "default", "leaf_estimate": "frequency", "m": 2.0,
@@ -33,7 +33,7 @@ def test_set_params_round_trip_and_returns_self():
                "min_samples_split": 5, "min_samples_leaf": 2, "min_weight_fraction_leaf": 0.1,
                "min_gain": 0.01, "nominal_features": [0], "n_jobs": 1, "class_weight": "balanced",
                "max_features": "sqrt", "random_state": 7, "pruning": "ccp",
-               "ccp_alpha": "auto", "ccp_risk": "error", "confidence": 0.1,
+               "ccp_alpha": "auto", "cp": 0.02, "ccp_risk": "error", "confidence": 0.1,
                "subtree_raising": False, "pruning_folds": 5, "significance": 0.01,
                "permutations": 200, "pruning_mode": "exact", "leaf_estimate": "laplace", "m": 3.0,
                "leaf_model": "naive-bayes", "leaf_params": {"numeric": "mdl"}}
@@ -57,9 +57,9 @@ def test_fit_returns_self_and_sets_the_fitted_attributes(load_example):
     assert model.n_features_in_ == 4 and model.n_classes_ == 3
     assert not hasattr(model, "feature_names_in_")  # only for named input, as in scikit-learn
     tree = model.tree_
-    assert tree.node_count == len(tree.children_left) == len(tree.value)
-    assert tree.value.shape == (tree.node_count, 3)
-    np.testing.assert_array_equal(tree.value[0], [50, 50, 50])
+    assert tree.node_count == len(tree.children_left) == len(tree.counts)
+    assert tree.counts.shape == (tree.node_count, 3)
+    np.testing.assert_array_equal(tree.counts[0], [50, 50, 50])
     assert tree.n_node_samples[0] == 150
 
 
@@ -327,7 +327,7 @@ def test_balanced_class_weight_is_n_over_classes_times_count():
     X, y = [[float(i)] for i in range(8)], ["a"] * 6 + ["b"] * 2
     model = DecisionTreeClassifier(max_depth=0, class_weight="balanced").fit(X, y)
     # 8 / (2 * 6) per "a" row and 8 / (2 * 2) per "b" row: 6 * 2/3 and 2 * 2
-    np.testing.assert_allclose(model.tree_.value[0], [4.0, 4.0])
+    np.testing.assert_allclose(model.tree_.counts[0], [4.0, 4.0])
 
 
 def test_class_weight_multiplies_sample_weight_and_can_turn_a_leaf():
@@ -335,7 +335,7 @@ def test_class_weight_multiplies_sample_weight_and_can_turn_a_leaf():
     unweighted = DecisionTreeClassifier(max_depth=0).fit(X, y)
     model = DecisionTreeClassifier(max_depth=0, class_weight={1: 4.0}).fit(
         X, y, sample_weight=[1.0, 0.5, 2.0, 1.0])
-    np.testing.assert_allclose(model.tree_.value[0], [3.5, 4.0])  # class 0 keeps weight 1
+    np.testing.assert_allclose(model.tree_.counts[0], [3.5, 4.0])  # class 0 keeps weight 1
     assert unweighted.predict([[0.0]]).tolist() == [0]
     assert model.predict([[0.0]]).tolist() == [1]
 
@@ -345,7 +345,7 @@ def test_class_weight_applies_to_fit_dataset(load_example):
     heavy = d.classes[1]
     model = DecisionTreeClassifier(max_depth=0, class_weight={heavy: 10.0}).fit_dataset(d)
     counts = np.bincount(d.y, minlength=2)
-    np.testing.assert_allclose(model.tree_.value[0], [counts[0], 10.0 * counts[1]])
+    np.testing.assert_allclose(model.tree_.counts[0], [counts[0], 10.0 * counts[1]])
 
 
 @pytest.mark.parametrize("class_weight, words", [
@@ -391,7 +391,7 @@ def test_importances_of_a_ratio_criterion_weigh_its_own_score(load_example, refe
     d = load_example("iris.csv")
     model = DecisionTreeClassifier(criterion="gain-ratio").fit(d.X, d.y)
     tree = model.tree_
-    indptr, indices = model.decision_path(d.X)
+    indptr, indices = model.decision_path_arrays(d.X)
     row_of = np.repeat(np.arange(len(d.y)), np.diff(indptr))
     expected = np.zeros(d.X.shape[1])
     for node in np.flatnonzero(tree.children_left != TREE_LEAF):
@@ -405,7 +405,7 @@ def test_decision_path_is_the_walk_from_the_root_to_the_leaf(load_example):
     d = load_example("balanced/wine.csv")
     model = DecisionTreeClassifier(max_depth=4).fit(d.X, d.y)
     tree = model.tree_
-    indptr, indices = model.decision_path(d.X)
+    indptr, indices = model.decision_path_arrays(d.X)
     leaves = model.apply(d.X)
     for i, row in enumerate(d.X):
         walk, node = [0], 0
@@ -417,8 +417,44 @@ def test_decision_path_is_the_walk_from_the_root_to_the_leaf(load_example):
 
 
 def test_decision_path_of_a_single_leaf():
-    indptr, indices = DecisionTreeClassifier(max_depth=0).fit(X4, Y4).decision_path(X4[:2])
+    model = DecisionTreeClassifier(max_depth=0).fit(X4, Y4)
+    indptr, indices = model.decision_path_arrays(X4[:2])
     assert indptr.tolist() == [0, 1, 2] and indices.tolist() == [0, 0]
+    assert model.decision_path(X4[:2]).toarray().tolist() == [[1], [1]]
+
+
+def test_decision_path_is_sklearns_csr_matrix(load_example):
+    """The same matrix as scikit-learn's decision_path on the same tree: depth-2 trees of
+    wine, whose splits have no ties (dtree numbers nodes breadth-first, scikit-learn
+    depth-first, so the columns are matched by walking both trees)."""
+    from scipy.sparse import csr_matrix
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+
+    d = load_example("balanced/wine.csv")
+    ours = DecisionTreeClassifier(max_depth=2).fit(d.X, d.y)
+    theirs = SkTree(max_depth=2, random_state=0).fit(d.X, d.y)
+    a, b = ours.tree_, theirs.tree_
+    column, stack = {}, [(0, 0)]
+    while stack:
+        i, j = stack.pop()
+        column[i] = j
+        if a.children_left[i] >= 0:
+            assert a.feature[i] == b.feature[j]  # scikit-learn's thresholds are float32
+            assert a.threshold[i] == pytest.approx(b.threshold[j], rel=1e-6)
+            stack += [(a.children_left[i], b.children_left[j]),
+                      (a.children_right[i], b.children_right[j])]
+    path = ours.decision_path(d.X)
+    expected = theirs.decision_path(d.X)
+    assert isinstance(path, csr_matrix) and path.shape == expected.shape
+    order = [column[i] for i in range(a.node_count)]
+    assert (path.toarray() == expected.toarray()[:, order]).all()
+
+
+def test_decision_path_without_scipy_names_the_alternative(monkeypatch):
+    model = DecisionTreeClassifier(max_depth=1).fit(X4, Y4)
+    monkeypatch.setitem(sys.modules, "scipy.sparse", None)
+    with pytest.raises(ImportError, match=r"use decision_path_arrays\(X\)"):
+        model.decision_path(X4)
 
 
 def test_predict_log_proba_is_the_log_of_predict_proba():

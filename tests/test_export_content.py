@@ -163,7 +163,7 @@ def test_dot_labels_edges_and_fill_colours_of_the_hand_built_tree():
     assert nodes[0][0] == r"e\n[a: 6, b: 5, c: 7, d: 3, e: 8]\nn = 29"  # every class listed
     assert nodes[1][1] == "#ffffff"  # a tie: no colour
     for node, (_, fill) in nodes.items():
-        value = model.tree_.value[node]
+        value = model.tree_.counts[node]
         assert fill == sklearn_fill(value / value.sum(), 5)
 
 

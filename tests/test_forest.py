@@ -42,10 +42,10 @@ def test_a_tree_of_bootstrap_counts_is_the_tree_of_the_duplicated_rows(load_exam
         duplicated = DecisionTreeClassifier(criterion="entropy").fit(
             np.repeat(data.X, counts, axis=0), np.repeat(data.y, counts)).tree_
         ours = estimator.tree_
-        for name in ("children_left", "children_right", "feature", "value"):
+        for name in ("children_left", "children_right", "feature", "counts"):
             np.testing.assert_array_equal(getattr(ours, name), getattr(duplicated, name))
         np.testing.assert_array_equal(ours.threshold, duplicated.threshold)
-        # a drawn row counts once in n_node_samples, and its draws in value
+        # a drawn row counts once in n_node_samples, and its draws in counts
         assert ours.n_node_samples[0] == (counts > 0).sum()
 
 
@@ -78,7 +78,7 @@ def test_each_node_splits_on_the_best_of_the_features_drawn_for_it(reference):
         tree = estimator.tree_
         counts = counts_of(forest, index, y.shape[0])
         rows, labels = np.repeat(X, counts, axis=0), np.repeat(y, counts)
-        indptr, nodes = estimator.decision_path(rows)
+        indptr, nodes = estimator.decision_path_arrays(rows)
         on_path = np.zeros((rows.shape[0], tree.node_count), bool)
         on_path[np.repeat(np.arange(rows.shape[0]), np.diff(indptr)), nodes] = True
         split = np.flatnonzero(tree.children_left != TREE_LEAF)
@@ -160,7 +160,7 @@ def test_options_are_checked():
         with pytest.raises(ValueError):
             RandomForestClassifier(**bad).fit(X, y)
     forest = RandomForestClassifier(n_estimators=2, max_samples=0.5, random_state=0).fit(X, y)
-    assert all(e.tree_.value[0].sum() == 75 for e in forest.estimators_)
+    assert all(e.tree_.counts[0].sum() == 75 for e in forest.estimators_)
 
 
 sklearn = pytest.importorskip("sklearn")

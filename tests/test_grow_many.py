@@ -61,7 +61,7 @@ def test_a_row_of_weight_zero_is_left_out(load_example):
     subset = grow(prepared_of(data, kept), engine, StopRules(), weights=weights[kept])
     assert_same_tree(weighted, subset)
     assert weighted.n_node_samples[0] == kept.sum()
-    assert weighted.value[0].sum() == weights.sum()
+    assert weighted.counts[0].sum() == weights.sum()
 
 
 def test_integer_weights_compile_no_form_an_unweighted_fit_lacks(load_example):
@@ -75,7 +75,7 @@ def test_integer_weights_compile_no_form_an_unweighted_fit_lacks(load_example):
                             minlength=data.y.shape[0]).astype(float)
     tree = grow(prepared, engine, StopRules(), weights=bootstrap)
     assert (searches.made_forms(), len(grow_subtrees.signatures)) == forms
-    assert tree.value[0].sum() == data.y.shape[0]
+    assert tree.counts[0].sum() == data.y.shape[0]
 
 
 @pytest.mark.parametrize("name", sorted(criteria.CRITERIA))

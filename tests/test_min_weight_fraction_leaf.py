@@ -44,7 +44,7 @@ def test_rule_holds_and_is_not_overly_strict(reference, data, criterion, fractio
     X, y, weights = data
     tree = DecisionTreeClassifier(criterion=criterion, min_weight_fraction_leaf=fraction).fit(
         X, y, sample_weight=weights).tree_
-    node_weight = tree.value.sum(axis=1)
+    node_weight = tree.counts.sum(axis=1)
     assert (node_weight[1:] >= fraction * weights.sum() - 1e-9).all()
     copies = np.repeat(np.arange(len(y)), weights)
     rows = node_rows(tree, X)
@@ -116,8 +116,8 @@ def test_fraction_of_each_fit_weight(load_example):
         theirs = sklearn_tree.DecisionTreeClassifier(min_weight_fraction_leaf=fraction,
                                                      class_weight="balanced").fit(X, y)
         leaves = ours.tree_.children_left == TREE_LEAF
-        least = ours.tree_.value[leaves].sum(axis=1).min()
-        total = ours.tree_.value[0].sum()
+        least = ours.tree_.counts[leaves].sum(axis=1).min()
+        total = ours.tree_.counts[0].sum()
         assert least >= fraction * total - 1e-9
         assert theirs.tree_.weighted_n_node_samples[theirs.tree_.children_left == -1].min() \
             >= fraction * theirs.tree_.weighted_n_node_samples[0] - 1e-9
@@ -145,7 +145,7 @@ def test_forest_trees_obey_it_on_their_bootstrap_weight():
     forest = RandomForestClassifier(n_estimators=3, min_weight_fraction_leaf=0.1,
                                     random_state=0).fit(X, y)
     for tree in forest.estimators_:
-        value = tree.tree_.value
+        value = tree.tree_.counts
         leaves = tree.tree_.children_left == TREE_LEAF
         assert value[leaves].sum(axis=1).min() >= 0.1 * value[0].sum() - 1e-9
 
@@ -163,7 +163,7 @@ def test_command_line_option_is_kept_in_the_model_file(tmp_path, examples):
     model, _ = load_model(str(model_path))
     assert model.min_weight_fraction_leaf == 0.05
     leaves = model.tree_.children_left == TREE_LEAF
-    assert model.tree_.value[leaves].sum(axis=1).min() >= 0.05 * model.tree_.value[0].sum()
+    assert model.tree_.counts[leaves].sum(axis=1).min() >= 0.05 * model.tree_.counts[0].sum()
     refused = CliRunner().invoke(cli, ["train", str(examples / "ecoli2.dat"),
                                        "--min-weight-fraction-leaf", "0.7"])
     assert refused.exit_code == 2 and "--min-weight-fraction-leaf" in refused.stderr

@@ -103,7 +103,7 @@ def test_small_leaves_fall_back_to_smoothed_class_frequencies(load_example):
     leaves = model.apply(data.X)
     small = tree.n_node_samples[leaves] < 30
     assert small.any() and not np.isin(leaves[small], model.leaf_model_.nodes).any()
-    counts = tree.value[leaves[small]]
+    counts = tree.counts[leaves[small]]
     np.testing.assert_allclose(model.predict_proba(data.X)[small],
                                (counts + 1) / (counts.sum(axis=1, keepdims=True) + 3))
 

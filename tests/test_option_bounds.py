@@ -67,6 +67,12 @@ def test_the_library_takes_no_more_than_the_command_line():
      "--ccp-risk applies to --pruning ccp, not pessimistic"),
     (["train", IRIS, "--pruning", "ccp", "--ccp-alpha", "0.5", "--pruning-folds", "5"],
      "--pruning-folds applies to --ccp-alpha auto or auto-1se"),
+    (["train", IRIS, "--pruning", "ccp", "--cp", "0.01", "--pruning-folds", "5"],
+     "--pruning-folds applies to --ccp-alpha auto or auto-1se (the folds choose alpha), not "
+     "to a given alpha or cp"),
+    (["train", IRIS, "--cp", "0.01"], "--cp applies to --pruning ccp"),
+    (["train", IRIS, "--preset", "rpart", "--pruning", "none", "--cp", "0.01"],
+     "--cp applies to --pruning ccp"),
     (["train", IRIS, "--pruning-folds", "5"],
      "--pruning-folds applies to --pruning ccp or reduced-error"),
     (["train", IRIS, "--pruning", "pessimistic", "--permutations", "10"],
@@ -82,7 +88,8 @@ def test_the_library_takes_no_more_than_the_command_line():
     (["tune", IRIS, "--criterion", "tsallis", "--pruning", "ccp", "--confidence", "0.1"],
      "--confidence applies to --pruning pessimistic, not ccp"),
 ], ids=["trees on a tree", "ccp-alpha unpruned", "confidence with ccp", "ccp-risk pessimistic",
-        "folds with a given alpha", "folds unpruned", "permutations pessimistic", "m frequency",
+        "folds with a given alpha", "folds with a cp", "cp unpruned", "rpart's cp unpruned",
+        "folds unpruned", "permutations pessimistic", "m frequency",
         "nb-min-samples counts", "nb-numeric counts", "forest significance", "evaluate mode",
         "compare raising", "tune confidence"])
 def test_an_option_the_model_would_ignore_is_refused(args, message):

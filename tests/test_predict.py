@@ -39,7 +39,7 @@ def random_tree(rng, n_internal: int, is_nominal: np.ndarray) -> Tree:
     tree = Tree(children_left=np.full(n, TREE_LEAF), children_right=np.full(n, TREE_LEAF),
                 feature=np.full(n, TREE_UNDEFINED), threshold=np.full(n, np.nan),
                 missing_left=np.zeros(n, np.uint8),
-                value=np.ones((n, 2)), n_node_samples=np.ones(n, np.int64),
+                counts=np.ones((n, 2)), n_node_samples=np.ones(n, np.int64),
                 score=np.full(n, np.nan))
     listed = [np.zeros(0, np.int64)] * n  # per node, its categories (a random subset)
     for node, children in kids.items():

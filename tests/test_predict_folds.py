@@ -59,8 +59,8 @@ def test_predict_folds_reads_the_trees_of_the_folds(example, load_example):
     for k, (keep, test) in enumerate(zip(keeps, tests)):
         tree = grow(prepared, engine, StopRules(), keep.astype(float), 1)
         leaves = tree.apply(data.X[test], prepared.is_nominal)
-        np.testing.assert_array_equal(got.leaf_values[k], tree.value[leaves])
-        np.testing.assert_array_equal(got.root_values[k], tree.value[0])
+        np.testing.assert_array_equal(got.leaf_values[k], tree.counts[leaves])
+        np.testing.assert_array_equal(got.root_values[k], tree.counts[0])
         assert tuple(got.sizes[k]) == (tree.node_count, tree.n_leaves, tree.max_depth)
 
 
@@ -71,13 +71,13 @@ def test_a_fold_that_cannot_split_is_a_leaf_beside_the_others(load_example):
     pure = data.y == 0  # one class only: a root leaf
     keeps = [pure, ~pure, np.ones_like(pure)]
     trees = side_by_side_trees(prepared, engine, StopRules(), keeps)
-    assert trees[0].node_count == 1 and trees[0].value[0, 0] == pure.sum()
+    assert trees[0].node_count == 1 and trees[0].counts[0, 0] == pure.sum()
     for tree, keep in zip(trees, keeps):
         assert_same_tree(tree, grow(prepared, engine, StopRules(), keep.astype(float), 1))
     got = folds.predict_folds(prepared, engine, StopRules(), keeps, data.X,
                               [np.arange(5)] * 3)
     assert tuple(got.sizes[0]) == (1, 1, 0)
-    np.testing.assert_array_equal(got.leaf_values[0], np.repeat(trees[0].value, 5, axis=0))
+    np.testing.assert_array_equal(got.leaf_values[0], np.repeat(trees[0].counts, 5, axis=0))
 
 
 @pytest.mark.parametrize("case", ["max_features", "min_weight_fraction_leaf", "large"])

@@ -93,7 +93,7 @@ def reference_path(tree, r_node):
 def test_weakest_links_equal_recomputing_every_step(seed, risk):
     X, y = noisy_data(seed, n=120, classes=2 + seed % 2)
     tree = DecisionTreeClassifier(criterion="entropy").fit(X, y).tree_
-    r_node = node_risk(tree.value, "entropy", None, risk)
+    r_node = node_risk(tree.counts, "entropy", None, risk)
     expected = reference_path(tree, r_node)
     got = pruning_path(tree, r_node)
     # ties (frequent with the error risk) may be taken in another order: compare the
@@ -108,13 +108,13 @@ def test_weakest_links_equal_recomputing_every_step(seed, risk):
 def test_pruning_at_alpha_keeps_the_steps_up_to_it():
     X, y = noisy_data(3)
     tree = DecisionTreeClassifier().fit(X, y).tree_
-    r_node = node_risk(tree.value, "gini")
+    r_node = node_risk(tree.counts, "gini")
     nodes, alphas, impurities, n_leaves = weakest_links(tree, r_node)
     assert n_leaves[0] == tree.n_leaves and n_leaves[-1] == 1
     middle = alphas[len(alphas) // 2]
     pruned = DecisionTreeClassifier(pruning="ccp", ccp_alpha=float(middle)).fit(X, y).tree_
     taken = np.count_nonzero(alphas[1:] <= middle)
-    assert node_risk(pruned.value, "gini")[pruned.children_left < 0].sum() == \
+    assert node_risk(pruned.counts, "gini")[pruned.children_left < 0].sum() == \
         pytest.approx(impurities[taken])
     assert pruned.n_leaves == n_leaves[taken] < tree.n_leaves
 
@@ -257,7 +257,7 @@ def reference_j48(tree, X, y, n_classes, cf, raising):
 
 def nested(tree, node=0):
     """(feature, threshold, counts, left, right), or the counts of a leaf."""
-    counts = tuple(int(c) for c in tree.value[node])
+    counts = tuple(int(c) for c in tree.counts[node])
     if tree.children_left[node] < 0:
         return counts
     return (int(tree.feature[node]), float(tree.threshold[node]), counts,
@@ -307,7 +307,7 @@ def test_reduced_error_prunes_where_the_pruning_set_is_no_worse():
                 feature=np.array([0, -2, 0, -2, -2]),
                 threshold=np.array([0.0, np.nan, 1.0, np.nan, np.nan]),
                 missing_left=np.zeros(5, np.uint8),
-                value=np.array([[10.0, 10], [6, 0], [4, 10], [4, 1], [0, 9]]),
+                counts=np.array([[10.0, 10], [6, 0], [4, 10], [4, 1], [0, 9]]),
                 n_node_samples=np.array([20, 6, 14, 5, 9]), score=np.full(5, np.nan))
     # pruning rows: at leaf 3 two of class 1, at leaf 4 one of each
     held_out = pruning_counts(tree, np.array([3, 3, 4, 4]), np.array([1, 1, 0, 1]), np.ones(4))
@@ -403,3 +403,87 @@ def test_the_command_lines_choices_are_the_librarys():
     assert cli.METHOD_NAMES == tuple(METHODS) and cli.RISK_NAMES == RISKS
     assert cli.MODE_NAMES == MODES
     assert cli.ESTIMATE_NAMES == LEAF_ESTIMATES
+
+
+def exact_path(tree):
+    """The error risk's weakest-link alphas in exact fractions (misclassified rows over
+    rows x (leaves - 1)), every g recomputed at every step."""
+    from fractions import Fraction
+
+    value = tree.counts.astype(np.int64)
+    mis = (value.sum(axis=1) - value.max(axis=1)).tolist()
+    n = int(value[0].sum())
+    left, right = tree.children_left.tolist(), tree.children_right.tolist()
+    leaf = [c < 0 for c in left]
+
+    def below(t):  # (misclassified rows of its leaves, leaves)
+        if leaf[t]:
+            return mis[t], 1
+        a, b = below(left[t]), below(right[t])
+        return a[0] + b[0], a[1] + b[1]
+
+    def reachable():
+        stack, found = [0], []
+        while stack:
+            t = stack.pop()
+            if not leaf[t]:
+                found.append(t)
+                stack += [left[t], right[t]]
+        return found
+
+    alphas = []
+    while not leaf[0]:
+        g = {t: Fraction(mis[t] - below(t)[0], n * (below(t)[1] - 1)) for t in reachable()}
+        weakest = min(g.values())
+        alphas.append(weakest)
+        leaf[min(t for t, v in g.items() if v == weakest)] = True
+    return alphas
+
+
+@pytest.mark.parametrize("name", ["iris.csv", "balanced/wine.csv"])
+def test_equal_costs_are_equal_alphas(name, load_example):
+    """With unweighted rows and the error risk, each alpha is the float nearest its
+    exact fraction, so equal fractions are equal floats (iris printed 1/150 as
+    0.006666666666666668 and 0.006666666666666678 before)."""
+    from dtcli.pruning.risk import weighted_node_risk
+
+    tree = DecisionTreeClassifier().fit_dataset(load_example(name)).tree_
+    risk = weighted_node_risk(tree.counts, "gini", None, "error")
+    _, alphas, _, _ = weakest_links(tree, risk, total=tree.counts[0].sum())
+    expected = exact_path(tree)
+    assert sorted(set(alphas[1:].tolist())) == sorted({float(a) for a in expected})
+    assert alphas[1:].tolist() == sorted(float(a) for a in expected)
+
+
+def test_rpart_cp_prunes_ties_at_the_cp_together(load_example):
+    """iris's unpruned gini tree has several weakest links at exactly 1/150 = cp 0.01 x
+    R(root) (R(root) = 100/150): pruned at cp 0.01 they all go, as in rpart."""
+    from dtcli.pruning.risk import weighted_node_risk
+
+    data = load_example("iris.csv")
+    grown = DecisionTreeClassifier().fit_dataset(data).tree_
+    risk = weighted_node_risk(grown.counts, "gini", None, "error")
+    nodes, alphas, _, n_leaves = weakest_links(grown, risk, total=150.0)
+    at_cp = alphas[1:] <= 1 / 150
+    assert np.count_nonzero(alphas[1:] == 1 / 150) >= 2
+    pruned = DecisionTreeClassifier(pruning="ccp", ccp_risk="error", cp=0.01).fit_dataset(data)
+    assert pruned.tree_.n_leaves == n_leaves[np.count_nonzero(at_cp)]
+    assert pruned.pruning_["chosen_alpha"] == pytest.approx(1 / 150, rel=1e-15)
+    same = DecisionTreeClassifier(pruning="ccp", ccp_risk="error",
+                                  ccp_alpha=0.01 * 100 / 150).fit_dataset(data)
+    assert same.tree_.n_leaves == pruned.tree_.n_leaves
+
+
+def test_cp_and_ccp_alpha_are_one_threshold():
+    with pytest.raises(ParameterError, match="cp and ccp_alpha"):
+        DecisionTreeClassifier(pruning="ccp", ccp_alpha=0.1, cp=0.01).fit([[0], [1]], [0, 1])
+    with pytest.raises(ParameterError, match="cp must be"):
+        DecisionTreeClassifier(pruning="ccp", cp=-1.0).fit([[0], [1]], [0, 1])
+
+
+def test_auto_takes_the_simplest_tree_among_equal_errors():
+    """As rpart's which.min over its cp table (largest cp first): of equal mean errors, the
+    largest candidate alpha."""
+    errors = np.array([[0.3, 0.2, 0.2, 0.4], [0.3, 0.2, 0.2, 0.4]])
+    candidates = np.array([0.0, 0.1, 0.2, 0.3])
+    assert choose_alpha(errors, candidates, one_se=False) == 0.2

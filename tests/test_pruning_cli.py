@@ -50,11 +50,30 @@ def test_ccp_alpha_defaults_to_auto_and_the_path_is_csv():
 @pytest.mark.parametrize("args, message", [
     (["--ccp-alpha", "big"], "--ccp-alpha"), (["--pruning", "cart"], "--pruning"),
     (["--confidence", "0.7"], "--confidence"), (["--leaf-estimate", "smooth"], "--leaf-estimate"),
-    (["--pruning", "reduced-error", "--pruning-folds", "1"], "--pruning-folds")])
+    (["--pruning", "reduced-error", "--pruning-folds", "1"], "--pruning-folds"),
+    (["--pruning", "ccp", "--cp", "-1"], "--cp"),
+    (["--pruning", "ccp", "--cp", "0.01", "--ccp-alpha", "0.1"], "cp and ccp_alpha")])
 def test_bad_pruning_options_are_one_line_and_exit_2(args, message):
     result = invoke("train", ECOLI2, *args, "-q")
     assert result.exit_code == 2 and message in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_rparts_cp_is_recorded_and_the_path_lists_it(tmp_path):
+    """ecoli2: 336 rows, 52 positive: the root's risk R(root) = 52 / 336 (error risk)."""
+    model = tmp_path / "m.json"
+    result = invoke("train", ECOLI2, "--pruning", "ccp", "--ccp-risk", "error", "--cp", "0.01",
+                    "-o", model, "-q")
+    assert result.exit_code == 0, result.output
+    pruning = json.loads(model.read_text())["pruning"]
+    assert pruning["cp"] == 0.01 and pruning["ccp_alpha"] == 0.0
+    assert pruning["chosen_alpha"] == pytest.approx(0.01 * 52 / 336, rel=1e-12)
+    assert invoke("export", model).exit_code == 0  # the file loads
+    path = invoke("train", ECOLI2, "--pruning-path", "--ccp-risk", "error", "-q").stdout
+    rows = list(csv.DictReader(io.StringIO(path)))
+    assert rows[-1]["n_leaves"] == "1" and float(rows[-1]["impurity"]) == 52 / 336
+    for row in rows:
+        assert float(row["cp"]) == pytest.approx(float(row["ccp_alpha"]) * 336 / 52, rel=1e-12)
 
 
 def test_evaluate_records_the_pruning_and_refuses_it_for_a_saved_model(tmp_path):

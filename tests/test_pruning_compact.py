@@ -18,7 +18,7 @@ def _chain_tree() -> Tree:
                 feature=np.where(split, np.arange(9) % 2, -2),
                 threshold=np.where(split, np.arange(9) + 0.5, np.nan),
                 missing_left=split.astype(np.uint8),
-                value=value, n_node_samples=value.sum(axis=1).astype(np.int64),
+                counts=value, n_node_samples=value.sum(axis=1).astype(np.int64),
                 score=np.where(split, 0.1, np.nan))
 
 
@@ -28,7 +28,7 @@ def test_cutting_node_1_removes_its_subtree():
     # kept: 0, 1 (now a leaf), 2, 5, 6 -> new ids 0..4
     assert pruned.children_left.tolist() == [1, -1, 3, -1, -1]
     assert pruned.children_right.tolist() == [2, -1, 4, -1, -1]
-    assert pruned.value.tolist() == [[8, 8], [6, 2], [2, 6], [2, 0], [0, 6]]
+    assert pruned.counts.tolist() == [[8, 8], [6, 2], [2, 6], [2, 0], [0, 6]]
     assert pruned.feature.tolist() == [0, -2, 0, -2, -2]
     assert np.isnan(pruned.threshold[1]) and np.isnan(pruned.score[1])
     assert pruned.missing_left[1] == 0
@@ -48,11 +48,11 @@ def test_nothing_marked_gives_the_same_tree_and_root_gives_a_stump():
 def test_leaf_counts_still_partition_the_root(marks):
     pruned = compact(_chain_tree(), np.array(marks))
     leaves = pruned.children_left == TREE_LEAF
-    np.testing.assert_array_equal(pruned.value[leaves].sum(axis=0), [8, 8])
+    np.testing.assert_array_equal(pruned.counts[leaves].sum(axis=0), [8, 8])
     parents = np.flatnonzero(~leaves)
     assert (pruned.children_left[parents] > parents).all()
-    assert (pruned.value[pruned.children_left[parents]] + pruned.value[pruned.children_right[parents]]
-            == pruned.value[parents]).all()
+    assert (pruned.counts[pruned.children_left[parents]] + pruned.counts[pruned.children_right[parents]]
+            == pruned.counts[parents]).all()
 
 
 def test_mask_of_the_wrong_length_is_refused():

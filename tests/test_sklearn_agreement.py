@@ -134,6 +134,21 @@ def test_balanced_class_weight_grows_sklearns_tree(seed):
     theirs = SkTree(max_depth=3, class_weight="balanced", random_state=seed).fit(X[keep], y[keep])
     assert shape(ours.tree_) == shape(theirs.tree_)
     np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    # tree_.value as scikit-learn (>= 1.4) holds it: weighted class fractions, with
+    # the weighted counts beside it (node by node of the two numberings)
+    a, b = ours.tree_, theirs.tree_
+    assert a.value.shape == b.value.shape
+    pairs, stack = [], [(0, 0)]
+    while stack:
+        pairs.append(stack.pop())
+        if a.children_left[pairs[-1][0]] >= 0:
+            stack += [(a.children_left[pairs[-1][0]], b.children_left[pairs[-1][1]]),
+                      (a.children_right[pairs[-1][0]], b.children_right[pairs[-1][1]])]
+    ours_at, theirs_at = map(list, zip(*pairs))
+    np.testing.assert_allclose(a.value[ours_at], b.value[theirs_at], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(a.counts[ours_at], b.value[theirs_at, 0, :]
+                               * b.weighted_n_node_samples[theirs_at, None], rtol=1e-12,
+                               atol=1e-9)
 
 
 @pytest.mark.parametrize("criterion", CRITERIA)
@@ -151,7 +166,7 @@ def test_whole_tree_equals_sklearn_except_at_exact_ties(reference, seed, criteri
     compared = ties = 0
     while stack:
         a, b, rows = stack.pop()
-        np.testing.assert_allclose(ours.value[a] / ours.value[a].sum(), theirs.value[b][0]
+        np.testing.assert_allclose(ours.counts[a] / ours.counts[a].sum(), theirs.value[b][0]
                                    / theirs.value[b][0].sum(), atol=1e-12)
         assert (ours.children_left[a] < 0) == (theirs.children_left[b] < 0)
         if ours.children_left[a] < 0:

@@ -94,7 +94,7 @@ def test_max_depth_on_real_data(load_example, max_depth):
     for name in ("feature", "threshold", "children_left"):
         np.testing.assert_array_equal(getattr(tree, name)[above],
                                       getattr(unlimited, name)[:tree.node_count][above])
-    np.testing.assert_array_equal(tree.value, unlimited.value[:tree.node_count])
+    np.testing.assert_array_equal(tree.counts, unlimited.counts[:tree.node_count])
     assert (tree.children_left[~above] == TREE_LEAF).all()
 
 
@@ -109,8 +109,8 @@ def test_min_samples_leaf_on_data_with_missing_values(load_example, min_leaf):
     np.testing.assert_array_equal(tree.n_node_samples[internal],
                                   tree.n_node_samples[tree.children_left[internal]]
                                   + tree.n_node_samples[tree.children_right[internal]])
-    np.testing.assert_allclose(tree.value[internal], tree.value[tree.children_left[internal]]
-                               + tree.value[tree.children_right[internal]])
+    np.testing.assert_allclose(tree.counts[internal], tree.counts[tree.children_left[internal]]
+                               + tree.counts[tree.children_right[internal]])
 
 
 def test_min_samples_leaf_on_nominal_data(load_example):

@@ -77,7 +77,7 @@ def tree_hash(tree, features) -> str:
                  "category_left", "value", "n_node_samples", "score"):
         array = np.ascontiguousarray(
             dense_category_left(tree, n_categories, is_nominal) if name == "category_left"
-            else getattr(tree, name))
+            else getattr(tree, "counts" if name == "value" else name))
         digest.update(f"{name}{array.dtype.str}{array.shape}".encode())
         digest.update(array.tobytes())
     return digest.hexdigest()[:16]

@@ -130,8 +130,7 @@ def path_alphas(datasets: Sequence[Dataset], choice: CriterionChoice, options: T
     import numpy as np
 
     from dtcli.crossval import methods
-    from dtcli.pruning.cost_complexity import pruning_path
-    from dtcli.pruning.risk import node_risk
+    from dtcli.pruning.cost_complexity import model_links
 
     if choice.trees or not methods.tree_criterion(choice.name):
         raise ParameterError(f"--frontier: '{choice.label}' is not a single tree; the "
@@ -143,9 +142,7 @@ def path_alphas(datasets: Sequence[Dataset], choice: CriterionChoice, options: T
     for dataset in datasets:
         model = DecisionTreeClassifier(n_jobs=1, **params)
         model.fit_dataset(dataset)
-        risk = node_risk(model.tree_.value, model.criterion, model.criterion_params,
-                         model.ccp_risk)
-        path = [a for a in pruning_path(model.tree_, risk)[0] if a > 0]
+        path = [a for a in model_links(model)[1] if a > 0]
         alphas += path
         largest += path[-1:]
     if not alphas:

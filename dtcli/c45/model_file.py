@@ -35,7 +35,7 @@ def c45_to_dict(model, *, target: str = "class", source: str | None = None) -> d
             "feature": tree.feature.tolist(), "kind": tree.kind.tolist(),
             "threshold": [None if np.isnan(t) else float(t) for t in tree.threshold],
             "child_offsets": tree.child_offsets.tolist(), "children": tree.children.tolist(),
-            "branch_value": tree.branch_value.tolist(), "value": tree.value.tolist(),
+            "branch_value": tree.branch_counts.tolist(), "value": tree.counts.tolist(),
             "empty": tree.empty.tolist()},
     }
 

@@ -56,7 +56,7 @@ def render(tree: C45Tree, features, classes, binary: bool = False) -> str:
     `binary`: printed as by -B, whose numeric cuts Java prints in full."""
     lines: list[str] = []
     if tree.feature[0] == LEAF:
-        lines.append(": " + leaf_label(tree.value[0], tree.value[0], classes))
+        lines.append(": " + leaf_label(tree.counts[0], tree.counts[0], classes))
     else:
         _render_into(tree, 0, 0, features, classes, binary, lines)
     return ("\n".join(lines) + f"\n\nNumber of Leaves  : \t{tree.n_leaves}\n\n"
@@ -68,7 +68,7 @@ def _render_into(tree, node, depth, features, classes, binary, lines) -> None:
     as the tree)."""
     start = tree.child_offsets[node]
     kids = tree.branches(node)
-    bags = tree.branch_value[start:start + kids.shape[0]]
+    bags = tree.branch_counts[start:start + kids.shape[0]]
     feature = features[tree.feature[node]]
     for b, child in enumerate(kids):
         line = "|   " * depth + feature.name + _condition(tree, node, b, feature, binary)

@@ -4,10 +4,12 @@ Node 0 is the root; a node's children follow it (pre-order), listed in
 `children[child_offsets[i]:child_offsets[i + 1]]`, branch by branch. A numeric split
 sends a value <= `threshold` to its first child; a multiway nominal split sends
 category c to child c; a binary nominal split sends the category `threshold` to its
-first child and the others to its second. `branch_value` (aligned with `children`)
+first child and the others to its second. `branch_counts` (aligned with `children`)
 holds the class weights the split gave each branch, which J48 prints, routes missing
-values by and predicts from where a branch received none; `value` holds each node's
-own class weights (a leaf's are its prediction).
+values by and predicts from where a branch received none; `counts` holds each node's
+own class weights (a leaf's are its prediction), and `value` their fractions, as
+DecisionTreeClassifier's `tree_.value` (the model file keeps the names "branch_value"
+and "value" for the weights).
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import numpy as np
 
 from dtcli.c45.grow import Node
 from dtcli.c45.split import MULTIWAY, SMALL, Split
+from dtcli.tree import class_fractions
 
 LEAF = -1
 
@@ -28,13 +31,17 @@ class C45Tree:
     threshold: np.ndarray  # float64: a cut, a category (binary nominal), or NaN
     child_offsets: np.ndarray  # int64, node_count + 1
     children: np.ndarray  # int64
-    branch_value: np.ndarray  # float64, (len(children), n_classes)
-    value: np.ndarray  # float64, (node_count, n_classes)
+    branch_counts: np.ndarray  # float64, (len(children), n_classes)
+    counts: np.ndarray  # float64, (node_count, n_classes)
     empty: np.ndarray  # bool: a leaf grown from no weight (J48 skips it for missing values)
 
     @property
     def node_count(self) -> int:
         return int(self.feature.shape[0])
+
+    @property
+    def value(self) -> np.ndarray:
+        return class_fractions(self.counts)
 
     @property
     def n_leaves(self) -> int:
@@ -58,11 +65,11 @@ class C45Tree:
             order.append(node)
             stack.extend(reversed(node.children))
         ids = {id(node): i for i, node in enumerate(order)}
-        offsets, children, branch_value = [0], [], []
+        offsets, children, branch_counts = [0], [], []
         for node in order:
             children.extend(ids[id(child)] for child in node.children)
             if node.children:
-                branch_value.extend(node.matrix)
+                branch_counts.extend(node.matrix)
             offsets.append(len(children))
         n_classes = root.matrix.shape[1]
         return cls(
@@ -70,8 +77,8 @@ class C45Tree:
             kind=np.array([LEAF if n.is_leaf else n.split.kind for n in order], np.int64),
             threshold=np.array([np.nan if n.is_leaf else n.split.threshold for n in order]),
             child_offsets=np.array(offsets, np.int64), children=np.array(children, np.int64),
-            branch_value=np.array(branch_value, np.float64).reshape(-1, n_classes),
-            value=np.array([n.matrix.sum(axis=0) for n in order]),
+            branch_counts=np.array(branch_counts, np.float64).reshape(-1, n_classes),
+            counts=np.array([n.matrix.sum(axis=0) for n in order]),
             empty=np.array([n.empty for n in order], dtype=bool))
 
     def branch_of(self, node: int, values: np.ndarray) -> np.ndarray:
@@ -88,7 +95,7 @@ class C45Tree:
         needs is missing goes down every non-empty branch with the branch's share of the
         training weight, and sums what they give; a row reaching a branch that received
         no training weight takes the split node's class frequencies."""
-        n_classes = self.value.shape[1]
+        n_classes = self.counts.shape[1]
         out = np.zeros((X.shape[0], n_classes))
         arriving: dict[int, list] = {0: [(np.arange(X.shape[0]), np.ones(X.shape[0]))]}
         for node in range(self.node_count):
@@ -97,11 +104,11 @@ class C45Tree:
             rows = np.concatenate([r for r, _ in arriving[node]])
             weight = np.concatenate([w for _, w in arriving.pop(node)])
             if self.feature[node] == LEAF:
-                out[rows] += weight[:, None] * _probs(self.value[node], laplace)[None, :]
+                out[rows] += weight[:, None] * _probs(self.counts[node], laplace)[None, :]
                 continue
             start = self.child_offsets[node]
             kids = self.branches(node)
-            bags = self.branch_value[start:start + kids.shape[0]]
+            bags = self.branch_counts[start:start + kids.shape[0]]
             per_bag = bags.sum(axis=1)
             own = _probs(bags.sum(axis=0), laplace)
             branch = self.branch_of(node, X[rows, self.feature[node]])

@@ -19,7 +19,7 @@ HELP_SECTIONS = (
                "leaf_model", "nb_numeric", "nb_min_samples", "fdf_combine", "binary_splits")),
     ("Stopping rules and weights", ("max_depth", "min_samples_split", "min_samples_leaf",
                                     "min_weight_fraction_leaf", "min_gain", "class_weight", "max_features")),
-    ("Pruning and leaf probabilities", ("pruning", "ccp_alpha", "ccp_risk", "confidence",
+    ("Pruning and leaf probabilities", ("pruning", "ccp_alpha", "cp", "ccp_risk", "confidence",
                                         "subtree_raising", "pruning_folds", "significance",
                                         "permutations", "pruning_mode", "leaf_estimate", "m",
                                         "pruning_path")),

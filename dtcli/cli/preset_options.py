@@ -1,6 +1,7 @@
-"""`train --preset NAME` (dtcli/presets.py) and the options only a preset's model takes:
-the preset's model is trained instead of a tree; options given beside it override its
-settings, and any option it does not use is refused in one line."""
+"""`train --preset NAME` (dtcli/presets.py) and the options only a preset's model takes.
+J48's model is trained instead of a tree: options given beside it override its settings,
+and any option it does not use is refused in one line. rpart's is a tree: its settings
+take the place of the tree options not given, and train goes on as for any tree."""
 from __future__ import annotations
 
 import click
@@ -24,21 +25,30 @@ def preset_options(func):
                              "the rest (J48's -B) instead of one branch per category.")(func)
     return click.option("--preset", type=click.Choice(sorted(PRESETS)), metavar="NAME",
                         help="Train another tool's method: j48 (C4.5 as Weka's J48, -C 0.25 "
-                             "-M 2; docs/c45.md). Options given beside it override its "
-                             "settings: --pruning none (-U), --no-subtree-raising (-S), "
-                             "--confidence (-C), --min-samples-leaf (-M), --leaf-estimate "
-                             "laplace (-A), --binary-splits (-B).")(func)
+                             "-M 2; docs/c45.md) or rpart (R's rpart: gini, minsplit 20, "
+                             "minbucket 7, cp 0.01; docs/pruning.md). Options given beside "
+                             "it override its settings; j48's: --pruning none (-U), "
+                             "--no-subtree-raising (-S), --confidence (-C), "
+                             "--min-samples-leaf (-M), --leaf-estimate laplace (-A), "
+                             "--binary-splits (-B); rpart's: any tree option (--cp, "
+                             "--min-samples-split for minsplit, --min-samples-leaf for "
+                             "minbucket, ...).")(func)
+
+
+def _given() -> set[str]:
+    context = click.get_current_context()
+    return {name for name in context.params
+            if context.get_parameter_source(name) == ParameterSource.COMMANDLINE}
 
 
 def preset_model(preset: str | None, binary_splits: bool):
-    """The preset's estimator with the options given on the command line in place (None
-    without --preset); refuses --binary-splits without one."""
+    """J48's estimator with the options given on the command line in place (None without
+    --preset or for a tree preset); refuses --binary-splits without it."""
     from dtcli.presets import get
 
     context = click.get_current_context()
-    given = {name for name in context.params
-             if context.get_parameter_source(name) == ParameterSource.COMMANDLINE}
-    if preset is None:
+    given = _given()
+    if preset is None or get(preset).model == "tree":
         if binary_splits:
             raise click.UsageError("--binary-splits applies to --preset j48 only")
         return None
@@ -55,6 +65,27 @@ def preset_model(preset: str | None, binary_splits: bool):
         return get(preset).estimator(overrides)
     except ParameterError as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def tree_preset(preset: str | None, tree: dict, model_kind: str) -> None:
+    """A tree preset's settings (rpart's) in `tree`, train's tree options with the pruning
+    parameters, for each option not given on the command line. A --pruning other than
+    the preset's leaves out the preset's pruning parameters, and a --ccp-alpha its cp."""
+    from dtcli.presets import get
+    from dtcli.pruning.methods import METHODS
+
+    if preset is None or get(preset).model != "tree":
+        return
+    if model_kind != "tree":
+        raise click.UsageError(f"--preset {preset} trains a single tree (--model tree)")
+    given = _given()
+    settings = dict(get(preset).settings)
+    if "pruning" in given and tree["pruning"] != settings["pruning"]:
+        for name in METHODS[settings["pruning"]].params:
+            settings.pop(name, None)
+    if "ccp_alpha" in given:
+        settings.pop("cp", None)
+    tree.update({key: value for key, value in settings.items() if key not in given})
 
 
 def train_preset(model, data: str, output: str, quiet: bool, force: bool, reading: dict):

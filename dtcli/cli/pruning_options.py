@@ -7,7 +7,7 @@ import click
 from dtcli.params import MAX_PERMUTATIONS
 
 # the estimator parameters these options set, in the order of the options
-PRUNING_PARAMS = ("pruning", "ccp_alpha", "ccp_risk", "confidence", "subtree_raising",
+PRUNING_PARAMS = ("pruning", "ccp_alpha", "cp", "ccp_risk", "confidence", "subtree_raising",
                   "pruning_folds", "significance", "permutations", "pruning_mode",
                   "leaf_estimate", "m")
 # The library's names (pruning.methods.METHODS, pruning.risk.RISKS,
@@ -22,13 +22,18 @@ ESTIMATE_NAMES = ("frequency", "laplace", "m-estimate")
 def _ccp_alpha(ctx, param, value):
     if value is None or value in ("auto", "auto-1se"):
         return value
+    return _cp(ctx, param, value, ", auto or auto-1se")
+
+
+def _cp(ctx, param, value, others=""):
+    if value is None:
+        return value
     try:
         alpha = float(value)
     except ValueError:
         alpha = -1.0
     if not alpha >= 0 or alpha == float("inf"):
-        raise click.BadParameter(f"expected a number >= 0, auto or auto-1se, got {value!r}",
-                                 ctx, param)
+        raise click.BadParameter(f"expected a number >= 0{others}, got {value!r}", ctx, param)
     return alpha
 
 
@@ -56,6 +61,10 @@ def pruning_options(func):
         click.option("--ccp-alpha", metavar="A|auto|auto-1se", callback=_ccp_alpha,
                      help="ccp: the complexity parameter, or auto (internal cross-validation) "
                           "or auto-1se (with the 1-SE rule)  [default: auto]"),
+        click.option("--cp", metavar="CP", callback=_cp,
+                     help="ccp: rpart's complexity parameter, alpha over the root's risk "
+                          "(rpart's default tree: --ccp-risk error --cp 0.01); instead of "
+                          "--ccp-alpha."),
         click.option("--ccp-risk", type=click.Choice(RISK_NAMES), default="impurity",
                      show_default=True,
                      help="ccp: node risk, the criterion's impurity (misclassification error "

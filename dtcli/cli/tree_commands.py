@@ -11,7 +11,7 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                stderr_console, target_options, tree_options)
 from dtcli.cli.model_choice import model_options
-from dtcli.cli.preset_options import preset_model, preset_options, train_preset
+from dtcli.cli.preset_options import preset_model, preset_options, train_preset, tree_preset
 from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import tuning_options
 from dtcli.errors import ParameterError
@@ -66,6 +66,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
           --criterion hddt -o forest.json
       dtree train examples/vehicle.arff --preset j48 --no-subtree-raising \\
           -o j48.json
+      dtree train examples/iris.csv --preset rpart -o rpart.json
     """
     import sys
 
@@ -83,10 +84,11 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
                             dict(target=target, drop=drop, format=data_format,
                                  header=not no_header, delimiter=delimiter))
     tree.update(pruning_params(tree))
+    tree_preset(preset, tree, model_kind)
     if model_kind != "fdf":  # (make_model refuses every option FDF has no use for)
         refuse_unused(click.get_current_context(), tree, model_kind=model_kind,
-                      leaf_model=leaf_model)
-    tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"])
+                      leaf_model=leaf_model, pruning_path=pruning_path)
+    tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"], tree["cp"])
     search = TrainingSearch.of(tree, grid_entries, tune_cv, seed)
     if search is not None and (model_kind != "tree" or pruning_path):
         raise click.UsageError("--param NAME=auto and --grid tune a single tree (--model tree)")
@@ -110,6 +112,8 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     if search is not None:
         leaves = {k: model.get_params(deep=False)[k] for k in ("leaf_model", "leaf_params")}
         model = search.tuned_tree(dataset, jobs, quiet).set_params(**leaves)
+    if preset is not None:
+        model.preset_ = preset
     if model_kind == "tree":
         training.load_kernels(model, dataset)
     elif model_kind == "forest":
@@ -134,7 +138,8 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     tree_ = model.tree_
     accuracy = training.training_accuracy(model, dataset)
     console.print(
-        f"trained {model.criterion} tree on {dataset.source}, target column "
+        f"trained {model.criterion} tree{f' (--preset {preset})' if preset else ''} on "
+        f"{dataset.source}, target column "
         f"'{dataset.target}': {dataset.X.shape[0]} rows, "
         f"{dataset.X.shape[1]} features, {len(dataset.classes)} classes; "
         + (f"pruned ({model.pruning}): " if model.pruning else "")
@@ -149,19 +154,19 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
 
 def _write_pruning_path(model, dataset, output: str, console, plot_path: str | None) -> None:
     """The weakest-link steps of the unpruned tree as CSV: alpha 0 first, then each step's
-    effective alpha, with the total leaf risk and the leaves left after it; and with
-    `plot_path`, drawn as SVG."""
+    effective alpha, with the total leaf risk, the leaves left after it and the alpha in
+    rpart's units (cp: over the root's risk); and with `plot_path`, drawn as SVG."""
     from dtcli.atomic import open_output
-    from dtcli.pruning.cost_complexity import weakest_links
-    from dtcli.pruning.risk import node_risk
+    from dtcli.pruning.cost_complexity import model_links
 
     model.set_params(pruning=None).fit_dataset(dataset)
-    risk = node_risk(model.tree_.value, model.criterion, model.criterion_params, model.ccp_risk)
-    _, alphas, impurities, leaves = weakest_links(model.tree_, risk)
+    _, alphas, impurities, leaves = model_links(model)
+    root = impurities[-1]  # the risk of the root alone
+    cps = alphas / root if root > 0 else alphas
     with open_output(output) as handle:
-        handle.write("ccp_alpha,impurity,n_leaves\n")
-        handle.writelines(f"{float(a)!r},{float(r)!r},{n}\n"
-                          for a, r, n in zip(alphas, impurities, leaves))
+        handle.write("ccp_alpha,impurity,n_leaves,cp\n")
+        handle.writelines(f"{float(a)!r},{float(r)!r},{n},{float(c)!r}\n"
+                          for a, r, n, c in zip(alphas, impurities, leaves, cps))
     if plot_path is not None:
         from dtcli.export.plots import pruning_path
 

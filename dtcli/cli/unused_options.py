@@ -7,7 +7,7 @@ from click.core import ParameterSource
 
 from dtcli.errors import ParameterError
 
-_PRUNING_OPTIONS = ("ccp_alpha", "ccp_risk", "confidence", "subtree_raising", "pruning_folds",
+_PRUNING_OPTIONS = ("ccp_alpha", "cp", "ccp_risk", "confidence", "subtree_raising", "pruning_folds",
                     "significance", "permutations", "pruning_mode")
 _NAIVE_BAYES_OPTIONS = ("nb_numeric", "nb_min_samples")
 
@@ -24,24 +24,27 @@ def _flag(ctx, name: str) -> str:
 
 
 def refuse_unused(ctx, tree: dict, *, entries_prune: bool = False, model_kind: str = "tree",
-                  leaf_model: str = "counts") -> None:
+                  leaf_model: str = "counts", pruning_path: bool = False) -> None:
     """ParameterError naming the first option given on the command line `ctx` that the
     model would ignore. `tree`: the tree options with the pruning parameters (`pruning`
     None for none); `entries_prune`: some --criteria entry sets its own pruning, which
-    the pruning options may then be for."""
+    the pruning options may then be for; `pruning_path`: train writes the cost-complexity
+    path, whose node risk is --ccp-risk's."""
     from dtcli.pruning.methods import AUTO_ALPHAS, METHODS
 
     pruning = tree["pruning"]
     for name in _PRUNING_OPTIONS:
         users = [method for method, spec in METHODS.items() if name in spec.params]
-        if not _given(ctx, name) or pruning in users or entries_prune:
+        if (not _given(ctx, name) or pruning in users or entries_prune
+                or (pruning_path and name == "ccp_risk")):
             continue
         raise ParameterError(f"{_flag(ctx, name)} applies to --pruning {' or '.join(users)}"
                              + (f", not {pruning}" if pruning else ""))
-    if (pruning == "ccp" and _given(ctx, "pruning_folds") and _given(ctx, "ccp_alpha")
-            and tree["ccp_alpha"] not in AUTO_ALPHAS):
+    if (pruning == "ccp" and _given(ctx, "pruning_folds")
+            and ((_given(ctx, "ccp_alpha") and tree["ccp_alpha"] not in AUTO_ALPHAS)
+                 or tree.get("cp") is not None)):
         raise ParameterError("--pruning-folds applies to --ccp-alpha auto or auto-1se (the "
-                             "folds choose alpha), not to a given alpha")
+                             "folds choose alpha), not to a given alpha or cp")
     if _given(ctx, "m") and tree["leaf_estimate"] != "m-estimate":
         raise ParameterError("--m applies to --leaf-estimate m-estimate")
     if model_kind != "fdf" and leaf_model == "counts":

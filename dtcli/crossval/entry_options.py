@@ -22,7 +22,7 @@ def _pruning(text: str):
 
 
 # the options an entry may set, and how its text reads as the estimator's value
-ENTRY_OPTIONS = {"pruning": _pruning, "ccp_alpha": _alpha, "ccp_risk": str,
+ENTRY_OPTIONS = {"pruning": _pruning, "ccp_alpha": _alpha, "cp": float, "ccp_risk": str,
                  "confidence": float, "subtree_raising": _flag, "pruning_folds": int,
                  "significance": float, "permutations": int, "pruning_mode": str,
                  "leaf_estimate": str, "m": float}

@@ -296,10 +296,7 @@ def resolved(name: str, params: dict) -> dict:
     if name in FDF_COMBINE:
         return {key: value for key, value in _fdf_params(params).items() if value is not None}
     if name in presets.PRESETS:  # the entry's own parameters, with defaults
-        preset = presets.get(name)
-        settings = presets.from_entry(name, params, {})
-        return {key: float(settings[setting] not in (None, False)) if key != "min_samples_leaf"
-                else settings[setting] for key, (setting, _) in preset.entry_params.items()}
+        return presets.get(name).entry_values(presets.from_entry(name, params, {}))
     from dtcli import criteria
 
     criterion = criteria.get(tree_criterion(name))

@@ -82,7 +82,7 @@ class _TreeOptionsMethods:
             del params[name]
         if isinstance(self.class_weight, tuple):
             params["class_weight"] = dict(self.class_weight)
-        params["ccp_alpha"] = effective_ccp_alpha(self.pruning, self.ccp_alpha)
+        params["ccp_alpha"] = effective_ccp_alpha(self.pruning, self.ccp_alpha, self.cp)
         return params
 
     def identity(self) -> dict:

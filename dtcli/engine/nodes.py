@@ -181,5 +181,5 @@ def compact(store: Store, category_buffers: dict, root: int = 0) -> Tree:
                              np.concatenate([g for _, g in parts] or [np.zeros(0, np.uint8)]))
     return Tree(children_left=kids_left, children_right=kids_right, feature=feature[order],
                 threshold=threshold[order], missing_left=missing_left[order],
-                value=value[order], n_node_samples=n_node_samples[order], score=score[order],
+                counts=value[order], n_node_samples=n_node_samples[order], score=score[order],
                 n_node_missing=n_node_missing[order], **categories)

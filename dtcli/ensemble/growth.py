@@ -96,7 +96,7 @@ def tree_proba(tree: Tree, leaf_model, matrix: np.ndarray, is_nominal: np.ndarra
     leaves = tree.apply(matrix, is_nominal, n_threads)
     if leaf_model is None:
         return tree.node_proba[leaves]
-    return leaf_model.proba(matrix, leaves, tree.value)
+    return leaf_model.proba(matrix, leaves, tree.counts)
 
 
 def forest_proba(trees: list[Tree], matrix: np.ndarray, is_nominal: np.ndarray,
@@ -111,7 +111,7 @@ def forest_proba(trees: list[Tree], matrix: np.ndarray, is_nominal: np.ndarray,
     partial = [None] * len(groups)
 
     def add_up(g):
-        total = np.zeros((matrix.shape[0], trees[0].value.shape[1]))
+        total = np.zeros((matrix.shape[0], trees[0].counts.shape[1]))
         for tree, leaf_model in groups[g]:
             total += tree_proba(tree, leaf_model, matrix, is_nominal, 1)
         partial[g] = total

@@ -37,6 +37,8 @@ _ARRAYS = {
     "n_node_samples": ("int64", lambda n, k, c: (n,)),
     "score": ("float64", lambda n, k, c: (n,)),
 }
+# the file's "value" holds a tree's class counts (Tree.value is their fractions)
+_ATTRIBUTE = {"value": "counts"}
 # format 2's categories; format 3's (1 dimension: their shapes are checked together)
 _DENSE_CATEGORIES = ("category_left", "uint8", lambda n, k, c: (n, c))
 _SPARSE_CATEGORIES = {"category_offsets": ("int64", lambda n, k, c: (n + 1,)),
@@ -66,7 +68,7 @@ def forest_to_dict(forest, *, target: str, source: str | None) -> dict:
                    "oob_score": getattr(forest, "oob_score_", None),
                    "leaf_model": forest.leaf_model},
         "trees": [{"node_count": t.node_count,
-                   **{name: encode_array(getattr(t, name), dtype)
+                   **{name: encode_array(getattr(t, _ATTRIBUTE.get(name, name)), dtype)
                       for name, (dtype, _) in _ARRAYS.items()},
                    **({name: encode_array(getattr(t, name), dtype)
                        for name, (dtype, _) in _SPARSE_CATEGORIES.items()} if sparse
@@ -219,5 +221,5 @@ def _checked_tree(check, tree: dict, where: str, features, n_classes: int,
     else:
         sets = from_dense(categories, left, feature, arrays["missing_left"], features)
     return Tree(children_left=left, children_right=right, feature=feature, threshold=threshold,
-                missing_left=arrays["missing_left"], value=value, n_node_samples=samples,
+                missing_left=arrays["missing_left"], counts=value, n_node_samples=samples,
                 score=arrays["score"], n_node_missing=missing, **sets)

@@ -39,7 +39,7 @@ def tree_diagram(model, title: str | None = None, max_depth: int | None = None) 
     tree = model.tree_
     notes = _notes(model, max_depth)
     bounds = split_bounds(model)
-    estimate = leaf_estimate.node_proba(tree.value, model.leaf_estimate, model.m)
+    estimate = leaf_estimate.node_proba(tree.counts, model.leaf_estimate, model.m)
     p_values = (getattr(model, "pruning_", None) or {}).get("p_values")
     depth = tree.depth
     sizes = subtree_sizes(tree) if max_depth is not None else None
@@ -91,7 +91,7 @@ def _counts_lines(model, node: int) -> list[tuple[str, str]]:
 def _details(model, node: int, head: list[str]) -> str:
     tree = model.tree_
     counts = ", ".join(f"{model.classes_[k]}: {number(v)}"
-                       for k, v in enumerate(tree.value[node]) if v > 0)
+                       for k, v in enumerate(tree.counts[node]) if v > 0)
     return "\n".join([f"node {node}", *head, f"rows: {tree.n_node_samples[node]}",
                       f"class counts: {counts}"])
 
@@ -108,7 +108,7 @@ def _split(model, node: int, tests: list[str], p_value) -> Card:
             f"criterion score: {number(tree.score[node])}"]
     if p_value is not None:
         head.append(f"S-pruning p-value: {p_value:.4g}")
-    return Card(lines, tree.value[node], "split", details=_details(model, node, head))
+    return Card(lines, tree.counts[node], "split", details=_details(model, node, head))
 
 
 def _leaf(model, node: int, probability: float) -> Card:
@@ -127,16 +127,16 @@ def _leaf(model, node: int, probability: float) -> Card:
             more = ", ..." if prior.shape[0] > MAX_PRIORS else ""
             lines = [("test", "naive bayes model"), rows]
             lines += [("text", line) for line in wrap(f"priors: {listed}{more}", WRAP)]
-            return Card(lines, tree.value[node], "model", predicted,
+            return Card(lines, tree.counts[node], "model", predicted,
                         _details(model, node, [note]))
         lines = [("test", f"→ {name}"), rows, ("note", "too few rows for a model:"),
                  ("note", "smoothed class frequencies")]
-        return Card(lines, tree.value[node], "leaf", predicted, _details(model, node, [note]))
+        return Card(lines, tree.counts[node], "leaf", predicted, _details(model, node, [note]))
     estimate = "" if model.leaf_estimate == "frequency" else f" ({model.leaf_estimate})"
     lines = [("test", f"→ {name}"), ("text", f"{rows[1]} · p({name}) = {probability:.3g}")]
     lines += _counts_lines(model, node)
     head = [f"leaf: predicts {name}, probability {probability:.4g}{estimate}"]
-    return Card(lines, tree.value[node], "leaf", predicted, _details(model, node, head))
+    return Card(lines, tree.counts[node], "leaf", predicted, _details(model, node, head))
 
 
 def fdf_diagram(model) -> Diagram:

@@ -85,7 +85,7 @@ def class_counts(model, node: int, summarise: bool = True) -> Text:
     MAX_LISTED_CLASSES of them (and `summarise`), its training rows and the majority
     class's share of the counts, "[n = 120, c: 41.7%]"."""
     tree = model.tree_
-    value = tree.value[node]
+    value = tree.counts[node]
     present = np.flatnonzero(value).tolist()
     text = Text("[")
     if summarise and len(present) > MAX_LISTED_CLASSES:

@@ -204,7 +204,7 @@ def fit_leaves(tree, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None, f
     leaf = tree.apply(X, is_nominal, n_threads)
     is_leaf = tree.children_left < 0
     nodes = np.flatnonzero(is_leaf & (tree.n_node_samples >= options["min_samples"])
-                           & (tree.value.sum(axis=1) > 0))
+                           & (tree.counts.sum(axis=1) > 0))
     index = np.full(tree.node_count, -1, dtype=np.int64)
     index[nodes] = np.arange(nodes.shape[0])
     m = index[leaf]

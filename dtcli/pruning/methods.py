@@ -17,7 +17,7 @@ from dtcli.errors import ParameterError
 from dtcli.pruning import cost_complexity as ccp
 from dtcli.pruning.pessimistic import check_confidence, prune_pessimistic
 from dtcli.pruning.reduced_error import check_folds, pruning_counts, prune_reduced_error
-from dtcli.pruning.risk import RISKS, node_risk
+from dtcli.pruning.risk import RISKS, weighted_node_risk
 from dtcli.tree import Tree
 
 
@@ -59,26 +59,38 @@ class Method:
 AUTO_ALPHAS = ("auto", "auto-1se")
 
 
-def effective_ccp_alpha(pruning: str | None, ccp_alpha):
-    """The command line's ccp_alpha when none was given: 'auto' for ccp pruning, else the
-    estimator's default 0."""
+def effective_ccp_alpha(pruning: str | None, ccp_alpha, cp=None):
+    """The command line's ccp_alpha when none was given: 'auto' for ccp pruning without a
+    cp, else the estimator's default 0."""
     if ccp_alpha is not None:
         return ccp_alpha
-    return "auto" if pruning == "ccp" else 0.0
+    return "auto" if pruning == "ccp" and cp is None else 0.0
 
 
-def _risk(fit: FitContext, tree: Tree, risk: str) -> np.ndarray:
-    return node_risk(tree.value, fit.criterion, fit.criterion_params, risk)
+def _risk(fit: FitContext, tree: Tree, risk: str) -> tuple[np.ndarray, float]:
+    """The nodes' risks in units of weight, and the root's weight (`weakest_links`)."""
+    return (weighted_node_risk(tree.counts, fit.criterion, fit.criterion_params, risk),
+            float(tree.counts[0].sum()))
+
+
+def _is_number(value) -> bool:
+    return (not isinstance(value, bool) and isinstance(value, (int, float))
+            and math.isfinite(value) and value >= 0)
 
 
 def _check_ccp(p: dict) -> None:
-    alpha = p["ccp_alpha"]
+    alpha, cp = p["ccp_alpha"], p["cp"]
     if p["ccp_risk"] not in RISKS:
         raise ParameterError(f"ccp_risk must be one of {', '.join(RISKS)}, got {p['ccp_risk']!r}")
-    if alpha not in AUTO_ALPHAS and (isinstance(alpha, bool) or not isinstance(alpha, (int, float))
-                                     or not math.isfinite(alpha) or alpha < 0):
+    if alpha not in AUTO_ALPHAS and not _is_number(alpha):
         raise ParameterError(f"ccp_alpha must be a number >= 0, 'auto' or 'auto-1se', "
                              f"got {alpha!r}")
+    if cp is not None:
+        if not _is_number(cp):
+            raise ParameterError(f"cp must be a number >= 0, got {cp!r}")
+        if alpha != 0:
+            raise ParameterError(f"cp and ccp_alpha set one threshold in two units: give one "
+                                 f"(ccp_alpha is {alpha!r}; with cp it must stay 0)")
     _check_folds(p)
 
 
@@ -88,28 +100,34 @@ def _check_folds(p: dict) -> None:
 
 
 def _ccp(fit: FitContext, p: dict) -> tuple[Tree, dict]:
-    alpha, risk = p["ccp_alpha"], p["ccp_risk"]
+    alpha, risk, cp = p["ccp_alpha"], p["ccp_risk"], p["cp"]
     tree = fit.grow(None)
-    r_node = _risk(fit, tree, risk)
+    r_node, total = _risk(fit, tree, risk)
     record = {"ccp_alpha": alpha, "ccp_risk": risk}
-    if alpha in AUTO_ALPHAS:
+    if cp is not None:  # rpart's units: alpha relative to the root's risk R(root)
+        alpha = cp * r_node[0] / total
+        record.update(cp=cp, chosen_alpha=alpha)
+    elif alpha in AUTO_ALPHAS:
         folds = check_folds(p["pruning_folds"] or 10, int((fit.weights > 0).sum()))
-        alpha = choose_alpha_by_cv(fit, tree, r_node, risk, folds, alpha == "auto-1se")
+        alpha = choose_alpha_by_cv(fit, tree, (r_node, total), risk, folds,
+                                   alpha == "auto-1se")
         record.update(pruning_folds=folds, chosen_alpha=alpha)
-    return ccp.prune_ccp(tree, r_node, float(alpha)), record
+    return ccp.prune_ccp(tree, r_node, float(alpha), total), record
 
 
-def choose_alpha_by_cv(fit: FitContext, tree: Tree, r_node: np.ndarray, risk: str, k: int,
-                       one_se: bool) -> float:
+def choose_alpha_by_cv(fit: FitContext, tree: Tree, risks: tuple[np.ndarray, float],
+                       risk: str, k: int, one_se: bool) -> float:
     """CART's choice of alpha (Breiman et al. 1984, ch. 3.4): the candidates of the whole
-    tree's path (`candidate_alphas`), each scored by the weighted misclassification of
-    k trees grown without one fold and pruned at it, on that fold."""
-    alphas, _ = ccp.pruning_path(tree, r_node)
+    tree's path (`candidate_alphas`; `risks` as `_risk` gives them), each scored by the
+    weighted misclassification of k trees grown without one fold and pruned at it, on
+    that fold."""
+    alphas, _ = ccp.pruning_path(tree, *risks)
     candidates = ccp.candidate_alphas(alphas)
     errors = np.empty((k, candidates.shape[0]))
     for i, (_, test) in enumerate(fit.folds(k)):
         fold_tree = fit.grow(fit.without(test))
-        nodes, steps, _, _ = ccp.weakest_links(fold_tree, _risk(fit, fold_tree, risk))
+        fold_risk, fold_total = _risk(fit, fold_tree, risk)
+        nodes, steps, _, _ = ccp.weakest_links(fold_tree, fold_risk, total=fold_total)
         cut_at = np.full(fold_tree.node_count, np.inf)
         cut_at[nodes] = steps[1:]
         leaves = fold_tree.apply(fit.X[test], fit.is_nominal, fit.n_threads)
@@ -179,7 +197,7 @@ def _s_pruning(fit: FitContext, p: dict) -> tuple[Tree, dict]:
 
 
 METHODS: dict[str, Method] = {
-    "ccp": Method(("ccp_alpha", "ccp_risk", "pruning_folds"), _check_ccp, _ccp),
+    "ccp": Method(("ccp_alpha", "cp", "ccp_risk", "pruning_folds"), _check_ccp, _ccp),
     "pessimistic": Method(("confidence", "subtree_raising"), _check_pessimistic, _pessimistic),
     "reduced-error": Method(("pruning_folds",), _check_folds, _reduced_error),
     "s-pruning": Method(("significance", "permutations", "pruning_mode"), _check_significance,

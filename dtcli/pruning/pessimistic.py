@@ -66,7 +66,7 @@ def check_confidence(confidence) -> float:
 def collapse_mask(tree: Tree) -> np.ndarray:
     """Split nodes whose subtree's training errors are not below the node's own as a
     leaf (less 1e-3): J48's collapse(), which turns them into leaves before pruning."""
-    value = tree.value
+    value = tree.counts
     own = value.sum(axis=1) - value.max(axis=1)
     subtree = own.copy()
     left, right = tree.children_left, tree.children_right
@@ -84,7 +84,7 @@ class _Pruner:
         self.is_nominal, self.cf, self.raising = is_nominal, cf, raising
         self.kids = np.stack([tree.children_left, tree.children_right], axis=1).copy()
         self.leaf = (tree.children_left == TREE_LEAF) | collapse_mask(tree)
-        self.value = tree.value.copy()
+        self.value = tree.counts.copy()
         self.n_samples = tree.n_node_samples.copy()
         self.n_missing = tree.n_node_missing.copy()
 
@@ -158,7 +158,7 @@ class _Pruner:
         right[split] = new_id[self.kids[order[split], 1]]
         arrays = {name: getattr(self.tree, name)[order].copy() for name in Tree.ARRAYS}
         arrays.update(self.tree.category_sets_of(order))
-        arrays.update(children_left=left, children_right=right, value=self.value[order],
+        arrays.update(children_left=left, children_right=right, counts=self.value[order],
                       n_node_samples=self.n_samples[order], n_node_missing=self.n_missing[order])
         return compact(Tree(**arrays), self.leaf[order])
 

@@ -29,7 +29,7 @@ def check_folds(folds, n_rows: float) -> int:
 def pruning_counts(tree: Tree, leaves: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Class weights of the pruning rows reaching every node (nodes x classes), from the
     leaf each row lands in (`Tree.apply`)."""
-    counts = np.zeros_like(tree.value)
+    counts = np.zeros_like(tree.counts)
     np.add.at(counts, (leaves, y), weights)
     for node in range(tree.node_count - 1, 0, -1):  # children before parents
         counts[tree.parent[node]] += counts[node]

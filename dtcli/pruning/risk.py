@@ -80,8 +80,18 @@ def node_impurity(value: np.ndarray, criterion: str, params: Mapping[str, float]
     return np.maximum(_IMPURITIES[criterion](p, named), 0.0)
 
 
+def weighted_node_risk(value: np.ndarray, criterion: str,
+                       params: Mapping[str, float] | None = None,
+                       risk: str = "impurity") -> np.ndarray:
+    """weight(t) r(t) of every node: for the misclassification error, the weight outside
+    the node's majority class, computed without a division so that it is exact for
+    integer weights (`cost_complexity.weakest_links` compares its ties exactly)."""
+    if risk == "error" or (risk in RISKS and not has_impurity(criterion)):
+        return value.sum(axis=1) - value.max(axis=1)
+    return value.sum(axis=1) * node_impurity(value, criterion, params, risk)
+
+
 def node_risk(value: np.ndarray, criterion: str, params: Mapping[str, float] | None = None,
               risk: str = "impurity") -> np.ndarray:
     """R(t) = weight(t) / weight(root) * r(t) of every node."""
-    weight = value.sum(axis=1)
-    return weight / weight[0] * node_impurity(value, criterion, params, risk)
+    return weighted_node_risk(value, criterion, params, risk) / value[0].sum()
