@@ -145,14 +145,17 @@ def table_datasets(table: PaperTable, examples: str, quick: bool) -> dict:
     return {s.name: s.load() for s in specs}
 
 
-def reproduce(paper: str, examples: str, *, quick: bool = False, jobs: int | None = None,
-              results: str | None = None, scheduler: str | None = None,
-              quiet: bool = False) -> Reproduction:
+def reproduce(paper: str, examples: str, *, quick: bool = False, repeats: int | None = None,
+              jobs: int | None = None, results: str | None = None,
+              scheduler: str | None = None, quiet: bool = False) -> Reproduction:
     """Run every table of `paper` (a key of PAPERS) on its datasets under `examples`, in
     worker processes (`jobs`) or on a Dask cluster (`scheduler`), keeping every fold in
     `results` (a JSON-lines file; a rerun skips the folds in it). quick: one dataset of
     each table, one repeat, smaller grids (papers.py: `PaperTable.quick_settings`), which
-    tests nothing but the path."""
+    tests nothing but the path. repeats: that many repeats of the outer CV in place of
+    the paper's (its first folds are the full run's: a results file serves both)."""
+    from dataclasses import replace
+
     from dtcli.experiments.comparison import compare
     from dtcli.experiments.notes import Notes, open_store
 
@@ -163,6 +166,8 @@ def reproduce(paper: str, examples: str, *, quick: bool = False, jobs: int | Non
     tables = []
     for table in PAPERS[paper]:
         settings = table.quick_settings if quick else table.full
+        if repeats is not None:
+            settings = replace(settings, repeats=repeats)
         datasets = table_datasets(table, examples, quick)
         run = (tuple(datasets), table.methods, table.cv, settings)
         result = compare(datasets, table.methods, cv=table.cv, repeats=settings.repeats,
@@ -181,7 +186,8 @@ def reproduce(paper: str, examples: str, *, quick: bool = False, jobs: int | Non
             comparison["reference"]["source"] = f"the paper's {table.name.split(' (')[0]}"
         tables.append(TableResult(table, comparison, paired_test(comparison),
                                   conclusion(table, comparison)))
-    return Reproduction(paper, quick, tables)
+    about = {"repeats": repeats} if repeats is not None else {}
+    return Reproduction(paper, quick, tables, about)
 
 
 def default_examples() -> str:
