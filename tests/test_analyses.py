@@ -229,3 +229,27 @@ def test_analysis_refusals_and_csv():
     rows = [line.split(",") for line in means.splitlines()]
     assert rows[0] == ["ratio", "datasets", "method", "mean", "std", "folds"] and len(rows) == 5
     assert slopes.splitlines()[0] == "method,slope,slope_se"
+
+
+# --- the library calls ------------------------------------------------------------------------
+
+
+def test_analyses_as_library_calls_are_what_the_commands_print():
+    import dtcli
+
+    sweep = dtcli.skew_sweep([THYROID, ECOLI], "gini,entropy", ratios=[24, 6, 12, 1], cv=3,
+                             quiet=True)
+    doc, _ = ok_json("compare", THYROID, ECOLI, "--criteria", "gini,entropy", "--cv", 3,
+                     "--imbalance", "1,6,12,24")
+    assert json.loads(sweep.to_json()) == doc
+    assert ET.fromstring(sweep.plot()).tag.endswith("svg")
+    assert "<pre>" in sweep._repr_html_() and "<svg" in sweep._repr_html_()
+    front = dtcli.frontier([THYROID, ECOLI], "gini", cv=3, quiet=True)
+    doc, _ = ok_json("compare", THYROID, ECOLI, "--criteria", "gini", "--cv", 3, "--frontier")
+    assert json.loads(front.to_json()) == doc
+    with pytest.raises(ParameterError, match="--frontier: tune parameters in a separate run"):
+        dtcli.frontier(THYROID, "tsallis:q=auto", quiet=True)
+    paper = dtcli.reproduce("ihd", quick=True, quiet=True)
+    assert [t.holds["holds"] for t in paper.tables] == [None, None]
+    assert json.loads(paper.to_json())["tables"][1]["comparison"]["datasets"] == ["wine"]
+    assert paper._repr_html_().startswith("<!DOCTYPE html>")

@@ -35,7 +35,8 @@ class TableResult:
     paired: dict  # method -> Wilcoxon of ours against the paper's, over the datasets
     holds: dict  # {"claims": [...], "holds": bool|None, "reading"}
 
-    def to_json(self) -> dict:
+    @property
+    def document(self) -> dict:
         return {"paper": self.table.paper, "table": self.table.name,
                 "claim": "; ".join(c.text for c in self.table.claims),
                 "comparison": self.comparison, "paired_test": self.paired,
@@ -44,14 +45,29 @@ class TableResult:
 
 @dataclass
 class Reproduction:
+    """What `dtree reproduce` prints: `document` (its -f json; `to_json()` the text),
+    `tables` (each table's comparison, paired test and claims), and in a notebook the
+    page of --report FILE.html."""
+
     paper: str
     quick: bool
     tables: list[TableResult]
     about: dict = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    @property
+    def document(self) -> dict:
         return {**self.about, "paper": self.paper, "quick": self.quick,
-                "tables": [t.to_json() for t in self.tables]}
+                "tables": [t.document for t in self.tables]}
+
+    def to_json(self) -> str:
+        from dtcli.evaluate.report import to_json
+
+        return to_json(self.document)
+
+    def _repr_html_(self) -> str:
+        from dtcli.analyses.report_html import reproduction_html
+
+        return reproduction_html(self.document)
 
 
 def paired_test(comparison: dict) -> dict:

@@ -58,8 +58,7 @@ def reproduce(paper, quick, repeats, examples_dir, report_path, results_path, sc
       dtree reproduce tsallis --quick -f json
     """
     from dtcli.analyses.report import render_reproduction
-    from dtcli.analyses.reproduce import default_examples
-    from dtcli.analyses.reproduce import reproduce as run_paper
+    from dtcli.experiments.analyses import reproduce as run_paper
     from dtcli.atomic import open_output
     from dtcli.experiments.data import refuse_outputs
     from dtcli.experiments.notes import Notes
@@ -72,9 +71,8 @@ def reproduce(paper, quick, repeats, examples_dir, report_path, results_path, sc
     if repeats is not None:
         Notes(quiet).warn([f"--repeats {repeats}: the outer CV repeated {repeats} time(s), "
                            "not as the paper's protocol says"])
-    result = run_paper(paper, examples_dir or default_examples(), quick=quick, repeats=repeats,
-                       jobs=jobs, results=results_path, scheduler=scheduler, quiet=quiet)
-    doc = result.to_json()
+    doc = run_paper(paper, quick=quick, repeats=repeats, examples=examples_dir, jobs=jobs,
+                    results=results_path, scheduler=scheduler, quiet=quiet).document
     if report_path is not None:
         with open_output(report_path) as handle:
             if report_path.lower().endswith((".html", ".htm")):
