@@ -33,8 +33,8 @@ _FORMATS = ("table", "json", "csv", "markdown")
 @output_option("Write the report here (- for stdout).", formats=_FORMATS)
 @output_format_option(_FORMATS, "table", "A table for people; json, csv or markdown for scripts.")
 @quiet_option("No progress bar or notes on stderr.")
-def reproduce(paper, quick, repeats, examples_dir, report_path, results_path, scheduler, jobs, output,
-              output_format, quiet):
+def reproduce(paper, quick, repeats, examples_dir, report_path, results_path, scheduler, jobs,
+              output, output_format, quiet):
     """Re-run a paper's tables on its datasets that ship in examples/, ours beside its.
 
     Runs the paper's protocol and prints, per table, our means with the paper's
