@@ -150,7 +150,8 @@ _PIDT_NODES = tuple(
 # as Weka's minimum leaf size (docs/pidt.md), the paper's grids (the defaults), and 1000
 # permutations per node (section 3)
 _PIDT_FULL = Settings(1, 5, (), (("min_samples_leaf", 7), ("permutations", 1000)))
-_PIDT_QUICK = Settings(1, 3, ("alpha=0.5,1", "beta=0.5,1", "gamma=0.5,2", "significance=0.05"),
+# --quick: gamma above 1 (PR and PT at gamma <= 1 compile a search form of their own)
+_PIDT_QUICK = Settings(1, 3, ("alpha=0.4,0.7", "beta=0.6", "gamma=1.5,2.5", "significance=0.05"),
                        (("min_samples_leaf", 7), ("permutations", 100)))
 
 
