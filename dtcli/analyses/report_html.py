@@ -39,7 +39,8 @@ def reproduction_html(doc: dict) -> str:
     from dtcli.evaluate.report import clean
 
     doc = clean(doc)
-    title = f"dtree reproduce {doc['paper']}" + (" --quick" if doc["quick"] else "")
+    title = (f"dtree reproduce {doc['paper']}" + (" --quick" if doc["quick"] else "")
+             + (f" --repeats {doc['repeats']}" if doc.get("repeats") else ""))
     body = [f"<h1>{escape(title)}</h1>",
             f'<p class="note">Made by dtree {escape(__version__)}.</p>']
     for table in doc["tables"]:
