@@ -3,13 +3,15 @@
 `from dtcli import DecisionTreeClassifier` gives the scikit-learn-style
 estimator; `dtcli.evaluate`, `dtcli.compare` and `dtcli.tune` run the experiments of
 the commands of those names, on methods `Tree`, `Forest`, `FDF`, `Preset` (j48,
-rpart) and `Tuned` (or the --criteria strings); the command line (`dtree`) is a thin
-layer over them.
+rpart) and `Tuned` (or the --criteria strings), `dtcli.skew_sweep`, `dtcli.frontier`
+and `dtcli.reproduce` the analyses of `compare --imbalance`, `compare --frontier` and
+`reproduce`; the command line (`dtree`) is a thin layer over them.
 """
 from dtcli._version import __version__
 
 __all__ = ["DecisionTreeClassifier", "FDF", "FDFClassifier", "Forest", "Preset",
-           "RandomForestClassifier", "Tree", "Tuned", "__version__", "compare", "evaluate", "tune"]
+           "RandomForestClassifier", "Tree", "Tuned", "__version__", "compare", "evaluate",
+           "frontier", "reproduce", "skew_sweep", "tune"]
 
 _METHODS = ("Tree", "Forest", "FDF", "Preset", "Tuned")
 
@@ -40,6 +42,10 @@ def __getattr__(name):
         from dtcli.experiments.tuning import tune
 
         return tune
+    if name in ("skew_sweep", "frontier", "reproduce"):
+        from dtcli.experiments import analyses
+
+        return getattr(analyses, name)
     if name in _METHODS:
         from dtcli.crossval import methods
 

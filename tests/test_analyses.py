@@ -215,66 +215,6 @@ def test_pareto_front_by_brute_force(pairs, higher):
     assert {p.entry for p in pareto_front(made, higher)} == expected
 
 
-# --- reproduce ----------------------------------------------------------------------------
-
-
-def test_shipped_tables_read_back_as_the_paper_prints_them():
-    """The package's copies are docs/reference's, and their average ranks are the ones the
-    iHD paper prints under its Tables 3 and 4."""
-    from dtcli.analyses.reproduce import PAPERS, reference_path
-    from dtcli.stats.ranks import average_ranks
-    from dtcli.reporting.reference import read_score_table
-
-    # Table 4's printed ranks need a tie of two rounded cells broken (tests/test_stats.py)
-    printed = {"ihd_table3_accuracy_balanced.csv": [4.70, 5.55, 5.88, 5.15, 4.55, 4.93, 2.80,
-                                                     2.45]}
-    for table in PAPERS["ihd"]:
-        with reference_path(table) as path:
-            assert path.read_bytes() == (EXAMPLES.parent / "docs" / "reference"
-                                         / table.reference).read_bytes()
-            datasets, methods, values = read_score_table(str(path))
-        assert len(datasets) == 20 and methods[-1] == "iHDw"
-        if table.reference in printed:
-            ranks = average_ranks(np.array(values), True)
-            assert ranks == pytest.approx(printed[table.reference], abs=0.005)
-
-
-def test_reproduce_quick_one_dataset_per_table():
-    result = dtree("reproduce", "ihd", "--quick", "-f", "json")
-    assert result.exit_code == 0, result.output
-    assert "--quick: one dataset per table" in result.stderr
-    doc = json.loads(result.stdout)
-    assert [t["comparison"]["datasets"] for t in doc["tables"]] == [["ecoli-0-6-7_vs_5"],
-                                                                   ["wine"]]
-    for table in doc["tables"]:
-        comparison, ref = table["comparison"], table["comparison"]["reference"]
-        assert table["conclusion"]["holds"] is None and ref["scale"] == 100
-        d = comparison["datasets"][0]
-        for method, theirs in ref["scores"][d].items():
-            ours = comparison["scores"][d][method]["mean"]
-            assert ref["mean_difference"][method] == pytest.approx(ours * 100 - theirs)
-    # the paper's figure for ecoli-0-6-7_vs_5 and iHDw, as printed in its Table 4
-    assert doc["tables"][0]["comparison"]["reference"]["scores"]["ecoli-0-6-7_vs_5"][
-        "ihdw"] == 84.75
-
-
-def test_reproduction_conclusion_reads_the_ranks():
-    from dtcli.analyses.reproduce import PAPERS, conclusion, paired_test
-
-    table = PAPERS["ihd"][0]
-    doc = {"average_ranks": {"gini": 1.5, "ihdw": 1.5}, "friedman": {"p": 0.01}}
-    assert conclusion(table, doc)["holds"] is True
-    assert conclusion(table, {**doc, "friedman": {"p": 0.2}})["holds"] is False
-    assert conclusion(table, {**doc, "average_ranks": {"gini": 1, "ihdw": 2}})["best"] is False
-    comparison = {"higher_is_better": True,
-                  "scores": {d: {"gini": {"mean": v}} for d, v in zip("abcdef", [.1] * 6)},
-                  "reference": {"datasets": list("abcdef"), "scale": 100,
-                                "scores": {d: {"gini": 11 + i} for i, d in enumerate("abcdef")}}}
-    paired = paired_test(comparison)["gini"]  # ours lower on all 6: p = 2 / 2^6 exactly
-    assert (paired["r_ours_higher"], paired["r_paper_higher"]) == (0, 21)
-    assert paired["p"] == pytest.approx(2 / 64)
-
-
 def test_analysis_refusals_and_csv():
     iris = EXAMPLES / "iris.csv"
     for args, text in [(("--frontier", "--pruning", "ccp"), "--pruning does not apply to --frontier"),
@@ -289,7 +229,27 @@ def test_analysis_refusals_and_csv():
     rows = [line.split(",") for line in means.splitlines()]
     assert rows[0] == ["ratio", "datasets", "method", "mean", "std", "folds"] and len(rows) == 5
     assert slopes.splitlines()[0] == "method,slope,slope_se"
-    result = dtree("reproduce", "ihd", "--quick", "--examples", "/nonexistent", "-q")
-    assert result.exit_code == 1 and "no such file" in result.stderr
-    result = dtree("reproduce", "nope")
-    assert result.exit_code == 2
+
+
+# --- the library calls ------------------------------------------------------------------------
+
+
+def test_analyses_as_library_calls_are_what_the_commands_print():
+    import dtcli
+
+    sweep = dtcli.skew_sweep([THYROID, ECOLI], "gini,entropy", ratios=[24, 6, 12, 1], cv=3,
+                             quiet=True)
+    doc, _ = ok_json("compare", THYROID, ECOLI, "--criteria", "gini,entropy", "--cv", 3,
+                     "--imbalance", "1,6,12,24")
+    assert json.loads(sweep.to_json()) == doc
+    assert ET.fromstring(sweep.plot()).tag.endswith("svg")
+    assert "<pre>" in sweep._repr_html_() and "<svg" in sweep._repr_html_()
+    front = dtcli.frontier([THYROID, ECOLI], "gini", cv=3, quiet=True)
+    doc, _ = ok_json("compare", THYROID, ECOLI, "--criteria", "gini", "--cv", 3, "--frontier")
+    assert json.loads(front.to_json()) == doc
+    with pytest.raises(ParameterError, match="--frontier: tune parameters in a separate run"):
+        dtcli.frontier(THYROID, "tsallis:q=auto", quiet=True)
+    paper = dtcli.reproduce("ihd", quick=True, quiet=True)
+    assert [t.holds["holds"] for t in paper.tables] == [None, None]
+    assert json.loads(paper.to_json())["tables"][1]["comparison"]["datasets"] == ["wine"]
+    assert paper._repr_html_().startswith("<!DOCTYPE html>")

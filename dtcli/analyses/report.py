@@ -190,21 +190,27 @@ def frontier_svg(doc: dict) -> str:
 
 
 def reproduction_lines(table: dict) -> list[str]:
-    """The paired test and the paper's claim on our means, in sentences."""
+    """The paired test and the paper's claims on our means, in sentences."""
     lines = []
     if table["paired_test"]:
         lines.append("Wilcoxon signed-rank test of our means against the paper's, per method "
                      "over the datasets (p; small p: ours differ systematically): " + ", ".join(
                          f"{m} {number(t['p'], 3)}" for m, t in table["paired_test"].items())
                      + ".")
-    reading = table["conclusion"]["reading"]
-    lines.append(f"The paper: {table['claim']}. Here: {reading.rstrip('.')}.")
+    elif "reference" not in table["comparison"]:
+        lines.append("The paper prints no figures for this table: only its claims are tested.")
+    verdict = {True: "holds", False: "does not hold", None: "not tested"}
+    for claim in table["conclusion"]["claims"]:
+        lines.append(f"The paper: {claim['claim']}. Here: {verdict[claim['holds']]} "
+                     f"({claim['detail']}).")
+    lines.append(f"Conclusion: {table['conclusion']['reading']}")
     return lines
 
 
 def render_reproduction(doc: dict, fmt: str, stream) -> None:
     """Each table: ours beside the paper's (compare's report with --reference), then the
-    paired test and the claim; csv: dataset, method, ours, paper, difference rows."""
+    paired test and the claims; csv: dataset, method, ours, paper, difference rows (the
+    paper empty where it prints no figures)."""
     from dtcli.reporting.comparison import render_comparison
 
     if fmt == "json":
@@ -214,12 +220,15 @@ def render_reproduction(doc: dict, fmt: str, stream) -> None:
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(["table", "dataset", "method", "ours", "paper", "difference"])
         for table in doc["tables"]:
-            comparison, ref = table["comparison"], table["comparison"]["reference"]
-            for d in ref["datasets"]:
-                for m, theirs in ref["scores"][d].items():
+            comparison = table["comparison"]
+            ref = comparison.get("reference") or {"scores": {}, "scale": 1.0}
+            for d in comparison["datasets"]:
+                for m in comparison["criteria"]:
                     ours = comparison["scores"][d][m]["mean"] * ref["scale"]
-                    writer.writerow([table["table"], d, m, repr(ours), repr(theirs),
-                                     repr(ours - theirs)])
+                    theirs = ref["scores"].get(d, {}).get(m)
+                    writer.writerow([table["table"], d, m, repr(ours),
+                                     "" if theirs is None else repr(theirs),
+                                     "" if theirs is None else repr(ours - theirs)])
         return
     for i, table in enumerate(doc["tables"]):
         heading = f"{table['paper']}, {table['table']}"

@@ -1,68 +1,26 @@
-"""A paper's table re-run in one call: its protocol on the datasets of it that ship in
-examples/, our means beside the published ones (the tables ship in dtcli/reference/),
-the differences, the statistics both ways, and whether the paper's conclusion holds.
+"""A paper's tables re-run in one call: its protocol on the datasets of it that ship in
+examples/ (papers.py), our means beside the published ones (the tables ship in
+dtcli/reference/), the differences, the statistics both ways, and whether the paper's
+claims hold.
 
-Per table: our comparison (Demsar's statistics, `comparison_document`), the published
+Per table: our comparison (`dtcli.compare`: Demsar's statistics), the published
 figures matched by dataset and method (`reference_comparison`: the average ranks of
 both, Spearman's rho between them, the mean difference per method), Wilcoxon's
 signed-rank test of our means against the paper's per method over the datasets (a
-paired test of "the same numbers"), and the paper's claim checked on ours: its method
-has the best average rank and Friedman's test rejects equal methods at alpha 0.05.
+paired test of "the same numbers"), and each of the paper's claims checked on our
+means (`check_claim`). The tables of one paper share their folds: a later table with
+the same datasets and methods (another metric, another selection of tuned parameters)
+computes nothing.
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import os
 from dataclasses import dataclass, field
 from importlib import resources
 
+from dtcli.analyses.papers import PAPERS, Claim, PaperTable
 from dtcli.errors import ParameterError
-from dtcli.crossval.method_syntax import fixed_choices
-from dtcli.crossval.tasks import Protocol, TreeOptions
-
-_IHD = "entropy,gini,gain-ratio,dcsm,hddt,ccpdt,ihd,ihdw"  # the paper's column order
-_IHD_PAPER = ("P. S. Akash, M. E. Kadir, A. A. Ali and M. Shoyaib, Inter-node Hellinger "
-              "Distance based Decision Tree, IJCAI 2019")
-
-
-@dataclass(frozen=True)
-class PaperTable:
-    """One published table: where its figures are, the datasets of it we ship (the paper's
-    name, the file under examples/), the methods, the metric, the protocol, the claim."""
-
-    paper: str
-    name: str
-    reference: str  # a file of dtcli/reference
-    datasets: tuple[tuple[str, str], ...]
-    criteria: str
-    metric: str
-    best: str  # the method the paper finds best
-    claim: str
-    quick: str  # the dataset of a --quick run
-    cv: int = 10
-
-
-_IMBALANCED = ("ecoli-0-1-4-6_vs_5", "ecoli-0-1-4-7_vs_2-3-5-6", "ecoli-0-1_vs_2-3-5",
-               "ecoli-0-6-7_vs_5", "ecoli2", "haberman", "new-thyroid1", "vehicle3",
-               "winequality-red-4", "wisconsin", "yeast-0-2-5-6_vs_3-7-8-9",
-               "yeast-0-3-5-9_vs_7-8", "yeast-2_vs_4")
-_BALANCED = (("australian", "australian.csv"), ("breast", "wdbc.csv"),
-             ("digits", "optdigits.csv"), ("german", "german.csv"), ("liver", "bupa.csv"),
-             ("segment", "segment.csv"), ("sonar", "sonar.csv"), ("spambase", "spambase.csv"),
-             ("vowel", "vowel.csv"), ("wine", "wine.csv"))
-
-PAPERS: dict[str, tuple[PaperTable, ...]] = {
-    "ihd": (
-        PaperTable(_IHD_PAPER, "Table 4 (AUC, imbalanced)", "ihd_table4_auc_imbalanced.csv",
-                   tuple((n, f"imbalanced/{n}.dat") for n in _IMBALANCED), _IHD, "auc",
-                   "ihdw", "iHDw has the best average rank by AUC on imbalanced data, and "
-                   "Friedman's test rejects equal criteria", "ecoli-0-6-7_vs_5"),
-        PaperTable(_IHD_PAPER, "Table 3 (accuracy, balanced)", "ihd_table3_accuracy_balanced.csv",
-                   tuple((n, f"balanced/{f}") for n, f in _BALANCED), _IHD, "accuracy", "ihdw",
-                   "iHDw has the best average rank by accuracy on balanced data, and Friedman's "
-                   "test rejects equal criteria", "wine"),
-    ),
-}
 
 
 def reference_path(table: PaperTable):
@@ -73,26 +31,43 @@ def reference_path(table: PaperTable):
 @dataclass
 class TableResult:
     table: PaperTable
-    comparison: dict  # comparison_document, with its "reference"
+    comparison: dict  # compare's document, with its "reference" when the paper has figures
     paired: dict  # method -> Wilcoxon of ours against the paper's, over the datasets
-    holds: dict  # {"best": bool|None, "friedman": bool|None, "holds": bool|None, "reading"}
+    holds: dict  # {"claims": [...], "holds": bool|None, "reading"}
 
-    def to_json(self) -> dict:
+    @property
+    def document(self) -> dict:
         return {"paper": self.table.paper, "table": self.table.name,
-                "claim": self.table.claim, "comparison": self.comparison,
-                "paired_test": self.paired, "conclusion": self.holds}
+                "claim": "; ".join(c.text for c in self.table.claims),
+                "comparison": self.comparison, "paired_test": self.paired,
+                "conclusion": self.holds}
 
 
 @dataclass
 class Reproduction:
+    """What `dtree reproduce` prints: `document` (its -f json; `to_json()` the text),
+    `tables` (each table's comparison, paired test and claims), and in a notebook the
+    page of --report FILE.html."""
+
     paper: str
     quick: bool
     tables: list[TableResult]
     about: dict = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    @property
+    def document(self) -> dict:
         return {**self.about, "paper": self.paper, "quick": self.quick,
-                "tables": [t.to_json() for t in self.tables]}
+                "tables": [t.document for t in self.tables]}
+
+    def to_json(self) -> str:
+        from dtcli.reporting.report import to_json
+
+        return to_json(self.document)
+
+    def _repr_html_(self) -> str:
+        from dtcli.analyses.report_html import reproduction_html
+
+        return reproduction_html(self.document)
 
 
 def paired_test(comparison: dict) -> dict:
@@ -100,8 +75,8 @@ def paired_test(comparison: dict) -> dict:
     paper's, per method, over the datasets both have."""
     from dtcli.stats.posthoc import wilcoxon_signed_rank
 
-    ref = comparison["reference"]
-    if len(ref["datasets"]) < 2:
+    ref = comparison.get("reference")
+    if ref is None or len(ref["datasets"]) < 2:
         return {}
     out = {}
     for method in ref["scores"][ref["datasets"][0]]:
@@ -113,74 +88,125 @@ def paired_test(comparison: dict) -> dict:
     return out
 
 
-def conclusion(table: PaperTable, comparison: dict) -> dict:
-    """Whether the paper's claim holds on our means: its best method has our best average
-    rank, and Friedman's test rejects equal methods (None when there are too few
-    datasets to test)."""
+def check_claim(claim: Claim, comparison: dict) -> dict:
+    """Whether `claim` holds on the means of `comparison` ({"claim", "holds", "detail"}),
+    at alpha 0.05 where it is a test."""
+    from dtcli.stats.posthoc import wilcoxon_signed_rank
+
+    higher = comparison["higher_is_better"]
+    datasets = comparison["datasets"]
     ranks = comparison["average_ranks"]
+
+    def means(method):
+        return [comparison["scores"][d][method]["mean"] for d in datasets]
+
+    def better(x, y):
+        return x > y if higher else x < y
+
+    if claim.kind == "best":
+        best = min(ranks.values())
+        holds = math.isclose(ranks[claim.a], best)
+        leaders = ", ".join(m for m in ranks if math.isclose(ranks[m], best))
+        detail = f"{claim.a}'s average rank {ranks[claim.a]:.2f}; best {leaders} {best:.2f}"
+    elif claim.kind == "friedman":
+        p = comparison["friedman"]["p"]
+        holds, detail = p < 0.05, f"Friedman p = {p:.3g}"
+    elif claim.kind == "wilcoxon":
+        test = wilcoxon_signed_rank(means(claim.a), means(claim.b), higher)
+        holds = test.p < 0.05 and test.r_plus > test.r_minus
+        detail = (f"R+ = {test.r_plus:g}, R- = {test.r_minus:g}, p = {test.p:.3g}")
+    elif claim.kind == "most":
+        wins = sum(better(x, y) for x, y in zip(means(claim.a), means(claim.b)))
+        holds = wins > len(datasets) / 2
+        detail = f"{claim.a} better than {claim.b} on {wins} of {len(datasets)} datasets"
+    elif claim.kind == "mean":
+        a, b = (sum(means(m)) / len(datasets) for m in (claim.a, claim.b))
+        holds = better(a, b)
+        detail = f"mean {a:.4g} against {b:.4g}"
+    else:
+        raise ValueError(f"unknown claim kind {claim.kind!r}")
+    return {"claim": claim.text, "holds": bool(holds), "detail": detail}
+
+
+def conclusion(table: PaperTable, comparison: dict) -> dict:
+    """Each of the table's claims checked on our means, and whether all hold (None when
+    there are too few datasets to test: fewer than two)."""
+    if not table.claims:
+        return {"claims": [], "holds": None,
+                "reading": "the paper draws no conclusion from this table."}
     if comparison["friedman"] is None:
-        return {"best": None, "friedman": None, "holds": None,
-                "reading": "not tested: the rank tests need at least two datasets"}
-    best = min(ranks.values())
-    is_best = math.isclose(ranks[table.best], best)
-    rejects = comparison["friedman"]["p"] < 0.05
-    ours = ", ".join(m for m in ranks if math.isclose(ranks[m], best))
-    reading = (f"{table.best} {'has' if is_best else 'does not have'} our best average rank "
-               f"({ranks[table.best]:.2f}; best {ours} {best:.2f}); Friedman p = "
-               f"{comparison['friedman']['p']:.3g} ({'rejects' if rejects else 'does not reject'}"
-               " equal criteria at 0.05): the claim "
-               + ("holds" if is_best and rejects else "does not hold") + " here.")
-    return {"best": is_best, "friedman": rejects, "holds": is_best and rejects,
-            "reading": reading}
+        return {"claims": [{"claim": c.text, "holds": None, "detail": "fewer than two datasets"}
+                           for c in table.claims],
+                "holds": None, "reading": "not tested: the tests need at least two datasets."}
+    checked = [check_claim(c, comparison) for c in table.claims]
+    holds = all(c["holds"] for c in checked)
+    failed = [c["claim"] for c in checked if not c["holds"]]
+    reading = ("every claim holds here" if holds else
+               f"{len(failed)} of {len(checked)} claims do not hold here: " + "; ".join(failed))
+    return {"claims": checked, "holds": holds, "reading": reading + "."}
 
 
-def reproduce(paper: str, examples: str, *, quick: bool = False, run_grid=None,
-              **run) -> Reproduction:
-    """Run every table of `paper` (a key of PAPERS) on its datasets under `examples`
-    (`run`: the runner's jobs, store, scheduler, progress). quick: one dataset of each
-    table (`PaperTable.quick`), which tests nothing but the path."""
-    import os
+def table_datasets(table: PaperTable, examples: str, quick: bool) -> dict:
+    """The table's datasets (only its quick one if `quick`), read from `examples`."""
+    from dataclasses import replace
 
     from dtcli.errors import DataError
-    from dtcli.reporting.comparison import comparison_document
-    from dtcli.reporting.reference import reference_comparison
-    from dtcli.reporting.report import METRICS
-    from dtcli.crossval.spec import DatasetSpec
 
-    if run_grid is None:
-        from dtcli.crossval.runner import run_grid
+    specs = [replace(s, path=os.path.join(examples, s.path)) for s in table.datasets
+             if not quick or s.name == table.quick]
+    for spec in specs:
+        if not os.path.exists(spec.path):
+            raise DataError(f"{spec.path}: no such file (the datasets of `dtree reproduce` "
+                            "ship in the project's examples/; name its folder with --examples)")
+    return {s.name: s.load() for s in specs}
+
+
+def reproduce(paper: str, examples: str, *, quick: bool = False, repeats: int | None = None,
+              jobs: int | None = None, results: str | None = None,
+              scheduler: str | None = None, quiet: bool = False) -> Reproduction:
+    """Run every table of `paper` (a key of PAPERS) on its datasets under `examples`, in
+    worker processes (`jobs`) or on a Dask cluster (`scheduler`), keeping every fold in
+    `results` (a JSON-lines file; a rerun skips the folds in it). quick: one dataset of
+    each table, one repeat, smaller grids (papers.py: `PaperTable.quick_settings`), which
+    tests nothing but the path. repeats: that many repeats of the outer CV in place of
+    the paper's (its first folds are the full run's: a results file serves both)."""
+    from dataclasses import replace
+
+    from dtcli.experiments.comparison import compare
+    from dtcli.experiments.notes import Notes, open_store
+
     if paper not in PAPERS:
         raise ParameterError(f"no paper {paper!r}; one of {', '.join(PAPERS)}")
-    results = []
+    store = open_store(results, Notes(quiet))
+    done: set = set()
+    tables = []
     for table in PAPERS[paper]:
-        datasets = [d for d in table.datasets if not quick or d[0] == table.quick]
-        specs = [DatasetSpec(name, os.path.join(examples, path)) for name, path in datasets]
-        missing = [s.path for s in specs if not os.path.exists(s.path)]
-        if missing:
-            raise DataError(f"{missing[0]}: no such file (the datasets of `dtree reproduce` "
-                            "ship in the project's examples/; name its folder with --examples)")
-        loaded = [s.load() for s in specs]
-        choices = fixed_choices([table.criteria])
-        protocol = Protocol(table.cv, 1, 0)
-        grid = run_grid([s.name for s in specs], loaded, choices, TreeOptions(), protocol,
-                        **run)
-        means, stds, _ = grid.table(table.metric)
-        about = {"metric": table.metric, "cv": table.cv, "repeats": 1, "seed": 0,
-                 "options": TreeOptions().estimator_params()}
-        comparison = comparison_document([s.name for s in specs], [c.label for c in choices],
-                                         means, stds, higher_is_better=METRICS[table.metric],
-                                         base=table.best, about=about)
-        with reference_path(table) as path:
-            comparison["reference"] = reference_comparison(comparison, str(path))
-        comparison["reference"]["source"] = f"the paper's {table.name}"
-        results.append(TableResult(table, comparison, paired_test(comparison),
-                                   conclusion(table, comparison)))
-    return Reproduction(paper, quick, results)
+        settings = table.quick_settings if quick else table.full
+        if repeats is not None:
+            settings = replace(settings, repeats=repeats)
+        datasets = table_datasets(table, examples, quick)
+        run = (tuple(datasets), table.methods, table.cv, settings)
+        result = compare(datasets, table.methods, cv=table.cv, repeats=settings.repeats,
+                         metric=table.metric, base=table.best, jobs=jobs, scheduler=scheduler,
+                         grid=list(settings.grid), inner_cv=settings.inner_cv,
+                         selection=table.selection, quiet=quiet or run in done, store=store,
+                         **dict(settings.options))
+        done.add(run)
+        comparison = result.document
+        if table.reference is not None:
+            from dtcli.reporting.reference import reference_comparison
+
+            with reference_path(table) as path:
+                comparison["reference"] = reference_comparison(comparison, str(path))
+            # "Table 1 (accuracy; ...)": the figures are the paper's Table 1
+            comparison["reference"]["source"] = f"the paper's {table.name.split(' (')[0]}"
+        tables.append(TableResult(table, comparison, paired_test(comparison),
+                                  conclusion(table, comparison)))
+    about = {"repeats": repeats} if repeats is not None else {}
+    return Reproduction(paper, quick, tables, about)
 
 
 def default_examples() -> str:
     """examples/ of the project dtree runs from (an editable install's, else ./examples)."""
-    import os
-
     beside = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
     return beside if os.path.isdir(beside) else "examples"

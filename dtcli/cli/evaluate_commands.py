@@ -246,8 +246,15 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
 
     if imbalance is not None or frontier:
         from dtcli.cli.analyses_options import run_analysis
+        from dtcli.experiments.data import Reading
 
-        return run_analysis(ctx, locals())
+        return run_analysis(
+            ctx, data=data, spec_path=spec_path, criteria=criteria_entries, metric=metric,
+            cv=cv, repeats=repeats, seed=seed, jobs=jobs, results_path=results_path,
+            scheduler=scheduler, reading=Reading(target, tuple(drop), data_format,
+                                                 not no_header, delimiter, force),
+            output=output, output_format=output_format, quiet=quiet, imbalance=imbalance,
+            minority=minority, frontier=frontier, plot=plot, tree=tree)
     _refuse(ctx, ("minority", "plot"), "applies to --imbalance or --frontier")
     tuning = tuning_keywords({key: tree.pop(key) for key in TUNING_KEYS})
     if table_path is not None:

@@ -4,5 +4,6 @@ share: datasets given as paths, `Dataset`s, (X, y) pairs or DataFrames (`data.py
 talk on stderr (`notes.py`).
 
 Modules: `evaluation.py`, `comparison.py`, `tuning.py` run each experiment;
-`results.py` holds what they return.
+`results.py` holds what they return; `analyses.py` runs compare's analyses and
+`dtree reproduce` (dtcli/analyses/) the same way.
 """

@@ -25,7 +25,7 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
             posthoc: str = "after-rejection",
             cd_diagram: str | None = None, target=None, drop=(), input_format=None,
             header: bool = True, delimiter=None, force: bool = False, quiet: bool = False,
-            outputs: dict | None = None, **options) -> Comparison:
+            outputs: dict | None = None, store=None, **options) -> Comparison:
     """Every method of `methods` (objects or --criteria strings; default: every
     distinct criterion) on the same stratified folds of every dataset of `datasets`
     (and of the `spec` file), ranked by `metric`. Keywords as the command's options:
@@ -34,7 +34,8 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
     and `tune_metric` for tuned methods (`tsallis:q=auto`), `reference` a table of
     published figures shown beside ours, `cd_diagram` a file for the SVG diagram,
     `posthoc` "always" to report the post-hoc tests even when the omnibus test does not
-    reject (Demsar's procedure, the default, runs them after a rejection only);
+    reject (Demsar's procedure, the default, runs them after a rejection only); `store` a
+    results.ResultStore shared by several calls, in place of `results` (dtree reproduce);
     `options`: every tree's options, named as the estimator's parameters
     (min_samples_leaf=5, class_weight="balanced", pruning="ccp", ...)."""
     from dtcli.reporting.comparison import comparison_document
@@ -45,7 +46,7 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
                           target, tuple(drop), input_format, header, delimiter),
                       force=force, quiet=quiet, outputs={"--cd-diagram": cd_diagram,
                                                          **(outputs or {})},
-                      inputs={"--reference": reference}, options=options)
+                      inputs={"--reference": reference}, options=options, store=store)
     notes, fixed, tuned, names, loaded, options, protocol, store, found = run
     if not tuned and (grid or inner_cv):
         raise ParameterError("--grid and --inner-cv apply to --criteria entries with auto "
@@ -115,7 +116,7 @@ class Run(NamedTuple):
 
 
 def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, scheduler, reading,
-                force, quiet, outputs, inputs, options) -> Run:
+                force, quiet, outputs, inputs, options, store=None) -> Run:
     """The methods (default: every distinct criterion), datasets, tree options, protocol
     and results store of a run over datasets (compare, and compare's analyses), checked
     before any tree grows."""
@@ -148,8 +149,8 @@ def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, schedule
     names = [s.name for s in found]
     check_class_weight(names, loaded, options)
     notes.warn([w for d in loaded for w in d.warnings] + check_protocol(names, loaded, protocol))
-    return Run(notes, fixed, tuned, names, loaded, options, protocol, open_store(results, notes),
-               found)
+    return Run(notes, fixed, tuned, names, loaded, options, protocol,
+               open_store(results, notes) if store is None else store, found)
 
 
 def compare_scores(table: str, *, lower_is_better: bool = False, base: str | None = None,

@@ -159,20 +159,29 @@ def _optimism(doc: dict) -> list[str]:
     return parts
 
 
+def comparison_sections(doc: dict) -> list[str]:
+    """The page's sections of a comparison document, below its title."""
+    return [*_protocol(doc), *_means_table(doc), *_cd_diagram(doc), *_conclusions(doc),
+            *_fold_plots(doc), *_optimism(doc)]
+
+
+def html_page(title: str, body: list[str]) -> str:
+    """A self-contained page of `body` (HTML parts) under `title`."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+            + "\n".join(body) + "\n</body>\n</html>\n")
+
+
 def compare_report_html(document: dict) -> str:
     """The page of a comparison document (what `dtree compare -f json` prints)."""
     doc = document
     what = doc.get("metric") or "scores"
     title = (f"{len(doc['criteria'])} methods on {len(doc['datasets'])} datasets: "
              f"{what}")
-    body = [f"<h1>{escape(title)}</h1>",
-            f'<p class="note">Made by dtree {escape(__version__)}: '
-            f"{escape(', '.join(doc['criteria']))}.</p>",
-            *_protocol(doc), *_means_table(doc), *_cd_diagram(doc), *_conclusions(doc),
-            *_fold_plots(doc), *_optimism(doc)]
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<title>{escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-            + "\n".join(body) + "\n</body>\n</html>\n")
+    return html_page(title, [f"<h1>{escape(title)}</h1>",
+                             f'<p class="note">Made by dtree {escape(__version__)}: '
+                             f"{escape(', '.join(doc['criteria']))}.</p>",
+                             *comparison_sections(doc)])
 
 
 def write_report(doc: dict, path: str) -> None:
