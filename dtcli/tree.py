@@ -3,8 +3,8 @@
 Node 0 is the root and a child's id is always greater than its parent's.
 `counts[i]` holds the (weighted) class counts of node i, for every node, not
 only leaves; `value` is what scikit-learn (since 1.4) holds there, each node's
-weighted class fractions, of shape (node_count, 1, n_classes). Leaves have children_left == children_right == TREE_LEAF and
-feature == TREE_UNDEFINED.
+weighted class fractions, of shape (node_count, 1, n_classes). Leaves have
+children_left == children_right == TREE_LEAF and feature == TREE_UNDEFINED.
 
 A nominal split lists the categories of its feature that reached it in training,
 each with its side, in CSR form: node i's categories are

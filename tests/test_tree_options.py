@@ -8,9 +8,10 @@ from dtcli.crossval.tasks import RESAMPLING, TreeOptions
 from dtcli.estimator import DecisionTreeClassifier
 
 # The options in the order results files and compare's JSON have written them since
-# before TreeOptions was generated (tests/data/compare_before_batch.json's era).
+# before TreeOptions was generated (tests/data/compare_before_batch.json's era), with
+# rpart's cp (issue 35) after ccp_alpha.
 WRITTEN = ["max_depth", "min_samples_split", "min_samples_leaf", "min_gain",
-           "min_weight_fraction_leaf", "class_weight", "pruning", "ccp_alpha", "ccp_risk",
+           "min_weight_fraction_leaf", "class_weight", "pruning", "ccp_alpha", "cp", "ccp_risk",
            "confidence", "subtree_raising", "pruning_folds", "significance", "permutations",
            "pruning_mode", "leaf_estimate", "m"]
 
