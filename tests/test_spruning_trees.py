@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from test_tree_hashes import DATASETS, _loader, _weights, tree_hash
+from test_tree_hashes import (DATASETS, _loader, _weights, changed_datasets, record_hashes,
+                              tree_hash)
 
 HASHES = Path(__file__).parent / "data" / "spruning_hashes.json"
 SETTINGS = [(name, mode) for name in ("gini", "entropy", "hddt", "gain-ratio")
@@ -56,22 +56,10 @@ def recorded() -> dict:
 
 @pytest.mark.parametrize("name,mode", SETTINGS, ids=[setting_id(*s) for s in SETTINGS])
 def test_s_pruned_trees_and_p_values_are_unchanged(name, mode, recorded):
-    load = _loader()
-    expected = recorded[setting_id(name, mode)]
-    got = {dataset: fit_hash(dataset, name, mode, load) for dataset in DATASETS}
-    changed = sorted(d for d in DATASETS if got[d] != expected[d])
+    changed = changed_datasets(recorded[setting_id(name, mode)], (name, mode), fit_hash,
+                               _loader())
     assert not changed, f"{setting_id(name, mode)}: S-pruning changed on {', '.join(changed)}"
 
 
-def _record() -> None:
-    load = _loader()
-    table = {setting_id(name, mode): {d: fit_hash(d, name, mode, load) for d in DATASETS}
-             for name, mode in SETTINGS}
-    HASHES.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
-    print(f"recorded {len(table)} settings x {len(DATASETS)} datasets in {HASHES}")
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--record"]:
-        sys.exit("usage: python tests/test_spruning_trees.py --record")
-    _record()
+    record_hashes(HASHES, SETTINGS, setting_id, fit_hash)

@@ -116,24 +116,29 @@ def load():
     return _loader()
 
 
+def changed_datasets(expected: dict, setting: tuple, fit, load) -> list[str]:
+    """The datasets whose fit(dataset, *setting, load) hash is not the recorded one."""
+    return sorted(d for d in DATASETS if fit(d, *setting, load) != expected[d])
+
+
+def record_hashes(path: Path, settings: list, ids, fit) -> None:
+    """`python tests/<file> --record`: every setting's hashes (ids(*setting): {dataset:
+    fit(dataset, *setting, load)}) written to `path`."""
+    if sys.argv[1:] != ["--record"]:
+        sys.exit(f"usage: python tests/{Path(sys.argv[0]).name} --record")
+    load = _loader()
+    table = {ids(*s): {d: fit(d, *s, load) for d in DATASETS} for s in settings}
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
+    print(f"recorded {len(table)} settings x {len(DATASETS)} datasets in {path}")
+
+
 @pytest.mark.parametrize("name,params", SETTINGS, ids=[setting_id(*s) for s in SETTINGS])
 def test_trees_are_unchanged(name, params, recorded, load):
-    expected = recorded[setting_id(name, params)]
-    got = {dataset: fit_hash(dataset, name, params, load) for dataset in DATASETS}
-    changed = sorted(d for d in DATASETS if got[d] != expected[d])
+    changed = changed_datasets(recorded[setting_id(name, params)], (name, params), fit_hash,
+                               load)
     assert not changed, f"{setting_id(name, params)}: trees changed on {', '.join(changed)}"
 
 
-def _record() -> None:
-    load = _loader()
-    table = {setting_id(name, params): {d: fit_hash(d, name, params, load) for d in DATASETS}
-             for name, params in SETTINGS}
-    HASHES.parent.mkdir(exist_ok=True)
-    HASHES.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
-    print(f"recorded {len(table)} settings x {len(DATASETS)} datasets in {HASHES}")
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--record"]:
-        sys.exit("usage: python tests/test_tree_hashes.py --record")
-    _record()
+    record_hashes(HASHES, SETTINGS, setting_id, fit_hash)
