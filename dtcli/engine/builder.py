@@ -183,12 +183,12 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
     `weights` (one per row, >= 0) weigh the rows; a row of weight 0 is left out.
     `seed` and `stream` (a forest's tree, say) key the random numbers the tree
     draws (rng.py): the features searched at a node when `rules.max_features` is set;
-    `stream` is also the root's key (nodes.write_node).
+    `stream` is also the root's key of a test (level.give_keys).
     With `reuse=False` the tree may grow in the prepared data's own buffer (one
     fit, no copy); it cannot be grown from again.
 
     `test` (None: none) tests each chosen split in the growth step (level.SplitTest):
-    `test.record(criterion, searches, n_rows, n_classes, unit_weight)` makes its
+    `test.record(criterion, searches, n_rows, n_classes, unit_weight, stream)` makes its
     SplitTest for the fit's searches.Searches on n_rows rows (its node store has nodes.n_slots(n_rows)
     slots), and `test.collect(slots)` is given, after growth, the slot of each node of
     the tree (pruning/significance.PermutationTest).
@@ -204,11 +204,11 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
     if sorted_ is prepared.sorted and reuse:  # the partition writes into both buffers
         sorted_ = dataclasses.replace(sorted_, words=sorted_.words.copy())
     record = (NO_TEST if test is None
-              else test.record(criterion, searches, n_rows, prepared.n_classes, weights is None))
+              else test.record(criterion, searches, n_rows, prepared.n_classes, weights is None,
+                               stream))
     growth = Growth(sorted_, prepared, weights, searches, screen, rules,
                     float(root_counts.sum()), n_threads, (np.int64(seed), np.int64(stream)),
                     record)
-    growth.store.key[0] = np.uint64(stream)
     root = Nodes(np.zeros(1, np.int64), np.array([n_rows], np.int64),
                   np.zeros(1, np.int64), root_counts, np.zeros(1, np.int64))
     if can_split(n_rows, 0, root_counts[0], growth.rules):

@@ -12,7 +12,8 @@ loop over small ones, subtree):
 2. `accept_splits`, the extension point where a node's chosen split may be
    rejected: the `min_gain` rule, then a per-node test called by address
    (`SplitTest`: S-pruning's permutation test, pruning/permutation.py), so
-   that a node the test makes a leaf never grows its subtree;
+   that a node the test makes a leaf never grows its subtree (with a test,
+   `give_keys` then gives each split's children their keys);
 3. list the categories of the nominal splits (`nominal_sets`);
 4. `split_level`: record every node (its split, or a leaf), route the rows
    of the split nodes (`goes_left`), record the children that cannot split
@@ -31,6 +32,7 @@ import numpy as np
 
 from dtcli.engine.nodes import child_slots, new_store, no_span, write_leaf, write_node
 from dtcli.engine.presort import WordLayout
+from dtcli.engine.rng import random_bits
 from dtcli.engine.scorer import NO_SCORER, Scorer
 from dtcli.engine.splitter import (TIE_EPS, Found, nominal_left_set, pick_features,
                                    pick_screened)
@@ -109,26 +111,30 @@ class Step(NamedTuple):
 class SplitTest(NamedTuple):
     """A test of each node's chosen split, which `accept_splits` runs after the
     `min_gain` rule: the function at `address` (0: no test) is called with the node's
-    rows, its chosen feature and this record, and says whether the split stands.
-    S-pruning's permutation test (pruning/permutation.test_split) is the one test: it
-    scores with `scorer` (the fit's criterion), `bound` (the address of its p-value
-    bound, 0: none), `settings` = (seed, shuffles, significance, exact, squared) and
-    `stops` = (split_at_most, leaf_from, ln k!) (permutation.py), and writes each
-    tested node's p-value and shuffles scored to `p_values` and `shuffles`, by slot of
-    the node store."""
+    rows, its chosen feature and this record, and writes whether the split stands to
+    `verdicts` (1, or 0: a leaf) at the node's slot of the node store. S-pruning's
+    permutation test (pruning/permutation.test_split) is the one test: it scores with
+    `scorer` (the fit's criterion), `bound` (the address of its p-value bound, 0: none),
+    `settings` = (seed, shuffles, significance, exact, squared) and `stops` =
+    (split_at_most, leaf_from, ln k!) (permutation.py), keys its shuffles by the node's
+    `keys` entry (a hash of its path from the root: `give_keys`), and writes each tested
+    node's p-value and shuffles scored to `p_values` and `shuffles`; all by slot."""
 
     address: np.int64
     scorer: Scorer
     bound: np.int64
     settings: tuple
     stops: tuple
+    keys: np.ndarray
+    verdicts: np.ndarray
     p_values: np.ndarray
     shuffles: np.ndarray
 
 
 NO_TEST = SplitTest(np.int64(0), NO_SCORER, np.int64(0),
                     (np.int64(0), np.int64(0), 0.0, False, False),
-                    (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)), np.zeros(0),
+                    (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)),
+                    np.zeros(0, np.uint64), np.zeros(0, np.uint8), np.zeros(0),
                     np.zeros(0, np.int64))
 
 
@@ -288,25 +294,35 @@ def split_level(words, level, choice, columns, rows, rules, step):
 
 
 @inline_njit
-def accept_splits(words, level, choice, columns, rows, rules, min_gain, test, keys):
+def accept_splits(words, level, choice, columns, rows, rules, min_gain, test):
     """The growth step's extension point, between the pick of each node's best split and
     the split itself: node j's chosen split stands unless a rule here makes the node a
     leaf (choice.best[j] = -1). First the stopping rule `min_gain` (the split's score
     must reach it, up to the tie tolerance), then the per-node test of `test` (a
     SplitTest), if any, on the node's rows (level.starts/ends) of the chosen feature in
-    `words`, with the node's key (`keys`, by slot: nodes.write_node), which keys its
-    random numbers; the node's slot (level.slots) indexes what the test records."""
+    `words`; the node's slot (level.slots) indexes what the test reads and writes."""
     best, found = choice
-    verdict = np.ones(1, np.int64)
     for j in range(best.shape[0]):
         f = best[j]
         if f >= 0 and not (found.score[f, j] >= min_gain - TIE_EPS):
             best[j] = -1
         elif f >= 0 and test.address != 0:
-            call_test(test.address, words, level, np.int64(j), f, keys[level.slots[j]],
-                      columns, rows, rules.min_samples_leaf, test, verdict)
-            if verdict[0] == 0:
+            call_test(test.address, words, level, np.int64(j), f, columns, rows,
+                      rules.min_samples_leaf, test)
+            if test.verdicts[level.slots[j]] == 0:
                 best[j] = -1
+
+
+@inline_njit
+def give_keys(level, best, store, keys):
+    """Each split node's children their keys, by slot: a hash of the node's key and the
+    side (rng.random_bits), so that a node's key depends on its path from the root alone
+    (the root's is the growth's stream: builder.grow)."""
+    for j in range(best.shape[0]):
+        if best[j] >= 0:
+            slot = level.slots[j]
+            keys[store.children_left[slot]] = random_bits(keys[slot], 1, 0, 0)
+            keys[store.children_right[slot]] = random_bits(keys[slot], 2, 0, 0)
 
 
 @njit
@@ -325,10 +341,12 @@ def grow_step(words, level, found, screened, screen, columns, rows, rules, min_g
     else:
         best = pick_features(found.score)
     choice = Choice(best, found)
-    accept_splits(words, level, choice, columns, rows, rules, min_gain, test, step.store.key)
+    accept_splits(words, level, choice, columns, rows, rules, min_gain, test)
     if nominal != 0:
         call_nominal_sets(nominal, words, level, choice, columns, rows, step.sets)
     split_level(words, level, choice, columns, rows, rules, step)
+    if test.address != 0:
+        give_keys(level, choice.best, step.store, test.keys)
 
 
 def example_step_arguments() -> tuple:
@@ -356,12 +374,11 @@ def _example_sets_arguments() -> tuple:
 
 def _example_test_arguments() -> tuple:
     """Values of the types a SplitTest's function takes from accept_splits: the words,
-    the level, the node, its chosen feature, its key, the columns, the rows,
-    min_samples_leaf, the SplitTest and the verdict (1: the split stands, 0: a leaf)."""
+    the level, the node, its chosen feature, the columns, the rows, min_samples_leaf
+    and the SplitTest."""
     words, level, _, _, _, columns, rows, rules, _, test, _, _ = example_step_arguments()
     one = np.int64(0)
-    return (words, level, one, one, np.uint64(0), columns, rows, rules.min_samples_leaf, test,
-            np.ones(1, np.int64))
+    return words, level, one, one, columns, rows, rules.min_samples_leaf, test
 
 
 GROW_STEP = Signature.of("the growth step", *example_step_arguments())

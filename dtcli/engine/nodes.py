@@ -24,7 +24,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dtcli.engine.rng import random_bits
 from dtcli.jit.flags import inline_njit, njit
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree, gather_sets
 
@@ -43,7 +42,6 @@ class Store(NamedTuple):
     n_node_samples: np.ndarray
     score: np.ndarray
     n_node_missing: np.ndarray
-    key: np.ndarray  # uint64: a key of the node's path from the root (write_node)
 
 
 def n_slots(n_rows: int) -> int:
@@ -52,13 +50,12 @@ def n_slots(n_rows: int) -> int:
 
 
 def new_store(n_rows: int, n_classes: int) -> Store:
-    """Empty records for every slot of a tree over n_rows rows (the root's key: the
-    caller's)."""
+    """Empty records for every slot of a tree over n_rows rows."""
     slots = n_slots(n_rows)
     return Store(np.empty(slots, np.int64), np.empty(slots, np.int64), np.empty(slots, np.int64),
                  np.empty(slots), np.empty(slots, np.uint8), np.empty((slots, 3), np.int64),
                  np.empty((slots, n_classes)), np.empty(slots, np.int64), np.empty(slots),
-                 np.empty(slots, np.int64), np.empty(slots, np.uint64))
+                 np.empty(slots, np.int64))
 
 
 @inline_njit
@@ -74,11 +71,9 @@ def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, set
     `split_row` on feature f (x <= cut_value left, or the nominal categories that
     `set_span` = (source, offset, count) points at; no_span() for numeric features),
     n_missing of its rows missing f, or a leaf when f is TREE_UNDEFINED. One function
-    for both: every jitted function adds to the first run's compile time. A split gives
-    its children their keys: a hash of its own and the side (rng.random_bits), so a
-    node's key depends on its path alone (S-pruning's shuffles are keyed by it)."""
+    for both: every jitted function adds to the first run's compile time."""
     (children_left, children_right, feature, threshold, missing_left, category_span, value,
-     n_node_samples, score, n_node_missing, key) = store
+     n_node_samples, score, n_node_missing) = store
     leaf = f == TREE_UNDEFINED
     left_child, right_child = child_slots(split_row)
     children_left[slot] = TREE_LEAF if leaf else left_child
@@ -93,9 +88,6 @@ def write_node(store, slot, n_rows, counts, f, cut_value, goes_missing_left, set
     n_node_samples[slot] = n_rows
     score[slot] = math.nan if leaf else split_score
     n_node_missing[slot] = 0 if leaf else n_missing
-    if not leaf:
-        key[left_child] = random_bits(key[slot], 1, 0, 0)
-        key[right_child] = random_bits(key[slot], 2, 0, 0)
 
 
 @inline_njit
@@ -163,7 +155,7 @@ def compact(store: Store, category_buffers: dict, root: int = 0) -> Tree:
     `category_buffers` maps each source of category spans to its (codes, goes_left)
     (module docstring)."""
     (children_left, children_right, feature, threshold, missing_left, category_span, value,
-     n_node_samples, score, n_node_missing, _) = store
+     n_node_samples, score, n_node_missing) = store
     order, position = _bfs_order(children_left, children_right, np.int64(root))
     kids_left, kids_right = children_left[order], children_right[order]
     split = kids_left != TREE_LEAF

@@ -13,7 +13,7 @@ permutes the (class, row) parts of the words over the node's positions,
 leaving the ranks where they are: every label, with its row's weight, moves
 to another row's value (a Fisher-Yates shuffle drawn from rng.py, keyed by
 (seed, shuffle number, node key, draw), where a node's key is a hash of its
-path from the root: nodes.write_node), so a node's shuffles depend only on
+path from the root: level.give_keys), so a node's shuffles depend only on
 the node.
 
 The node's result: how many shuffles were scored and how many scored at
@@ -303,12 +303,13 @@ call_bound = caller(BOUND)
 
 
 @njit
-def test_split(words, level, j, f, key, columns, rows, min_leaf, test, verdict):
+def test_split(words, level, j, f, columns, rows, min_leaf, test):
     """S-pruning's test of node j's split on feature f: the function of its
     level.SplitTest, called by the growth step (level.accept_splits) with the level's
-    `words`, the node's `key` (nodes.write_node) and `min_leaf` = min_samples_leaf (the
-    search's: S-pruning refuses a weight rule). verdict[0] = 1 if the split stands, 0 if the node becomes a leaf; the node's
-    p-value and the shuffles scored go to test.p_values and test.shuffles at its slot.
+    `words` and `min_leaf` = min_samples_leaf (the search's: S-pruning refuses a weight
+    rule). At the node's slot: its key is test.keys' (level.give_keys); whether the split
+    stands (1) or the node becomes a leaf (0) goes to test.verdicts, its p-value and the
+    shuffles scored to test.p_values and test.shuffles.
 
     The node's words of f are copied and sorted whole, by (rank, class, row): the
     shuffles are keyed by position, and that order does not depend on how the rows
@@ -368,7 +369,7 @@ def test_split(words, level, j, f, key, columns, rows, min_leaf, test, verdict):
                 break
             if n_done == n_shuffles:
                 break
-            _shuffle(node_words, m, key_shift, seed, n_done, key, labels,
+            _shuffle(node_words, m, key_shift, seed, n_done, test.keys[slot], labels,
                      shuffled_words)
         score[0, 0] = -math.inf
         call_search(scorer.nominal if nominal else scorer.numeric, shuffled_words, node,
@@ -396,4 +397,4 @@ def test_split(words, level, j, f, key, columns, rows, min_leaf, test, verdict):
     test.shuffles[slot] = n_done
     test.p_values[slot] = (n_hits / n_done if n_done > 0
                            else computed if computed < math.inf else math.nan)
-    verdict[0] = 0 if leaf else 1
+    test.verdicts[slot] = 0 if leaf else 1

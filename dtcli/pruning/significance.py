@@ -94,7 +94,7 @@ def check_parameters(significance, permutations, mode) -> None:
 class PermutationTest:
     """S-pruning as the growth step's test of each split (builder.grow's `test`):
     significance level s, t = `permutations` shuffles per node, the shuffles keyed by
-    `seed` (rng.seed_of(random_state)) and each node's key (nodes.write_node: a hash of
+    `seed` (rng.seed_of(random_state)) and each node's key (level.give_keys: a hash of
     its path from the root, whose key is the growth's `stream`). After growth,
     `p_values` and `n_shuffles` hold each node of the tree's p-value and shuffles
     scored (NaN and -1 where not tested)."""
@@ -108,10 +108,11 @@ class PermutationTest:
         self.seed = seed
         self._record = None
 
-    def record(self, criterion, searches, n_rows: int, n_classes: int, unit_weight: bool):
+    def record(self, criterion, searches, n_rows: int, n_classes: int, unit_weight: bool,
+               root_key: int):
         """The level.SplitTest of a fit (builder.grow) of a registry.EngineCriterion with
         its searches.Searches, on n_rows rows of n_classes classes, unit-weighted or
-        not."""
+        not, the root's key `root_key`."""
         from dtcli.engine.level import SplitTest
         from dtcli.pruning.permutation import BOUND, log_factorials, p_value_bound
 
@@ -125,7 +126,9 @@ class PermutationTest:
             (np.int64(self.seed), np.int64(self.permutations), self.significance, self.exact,
              BOUNDED_CODES.get(code, False)),
             (split_at_most, leaf_from, log_factorials(np.int64(n_rows))),
+            np.empty(n_slots(n_rows), np.uint64), np.empty(n_slots(n_rows), np.uint8),
             np.full(n_slots(n_rows), np.nan), np.full(n_slots(n_rows), -1, np.int64))
+        self._record.keys[0] = np.uint64(root_key)
         return self._record
 
     def collect(self, slots: np.ndarray) -> None:
