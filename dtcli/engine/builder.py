@@ -189,9 +189,9 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
 
     `test` (None: none) tests each chosen split in the growth step (level.SplitTest):
     `test.record(criterion, searches, n_rows, n_classes, unit_weight, stream)` makes its
-    SplitTest for the fit's searches.Searches on n_rows rows (its node store has nodes.n_slots(n_rows)
-    slots), and `test.collect(slots)` is given, after growth, the slot of each node of
-    the tree (pruning/significance.PermutationTest).
+    SplitTest for the fit's searches.Searches on n_rows rows (its node store has
+    nodes.n_slots(n_rows) slots), and `test.collect(slots)` is given, after growth, the
+    slot of each node of the tree (pruning/significance.PermutationTest).
     """
     n_threads = n_threads or os.cpu_count() or 1
     weights, keep, use_tables = count_weights(weights)

@@ -331,9 +331,10 @@ def grow_step(words, level, found, screened, screen, columns, rows, rules, min_g
     """One level's growth after its split search, the step both drivers take: pick
     each node's feature from the search's `found` (a splitter.Found; C4.5's
     average-gain screen on `screen`'s scores when `screened`), let `accept_splits`
-    reject splits (`min_gain`, and `test`: a SplitTest), list the nominal splits' categories (`nominal`: the address of
-    `nominal_sets`, 0 for numeric data), and record the level and route its rows
-    (`split_level`: the numbers of children and of moving nodes go to step.sizes).
+    reject splits (`min_gain`, and `test`: a SplitTest), list the nominal splits'
+    categories (`nominal`: the address of `nominal_sets`, 0 for numeric data), and
+    record the level and route its rows (`split_level`: the numbers of children and of
+    moving nodes go to step.sizes).
     Compiled once, for every criterion and form of data; the subtree grower calls it by
     address (`grow_step_calls`), so it is not compiled again inside the grower."""
     if screened:

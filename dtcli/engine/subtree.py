@@ -34,9 +34,9 @@ def grow_subtrees(buffers, roots, root_counts, order, numeric, nominal, columns,
     and `rows` are level.Columns and level.Rows, `criterion` the searches.Scorer of
     the criterion and `screen` that of the criterion screening features (C4.5's
     average-gain rule, splitter.pick_screened; no addresses: no screening), `test` the
-    growth step's level.SplitTest, `calls` the growth step's level.StepCalls. Returns the categories of the call's nominal
-    splits: (source, codes, sides) (nodes.py). Compiled once: the searches and the
-    growth step are called by address."""
+    growth step's level.SplitTest, `calls` the growth step's level.StepCalls. Returns
+    the categories of the call's nominal splits: (source, codes, sides) (nodes.py).
+    Compiled once: the searches and the growth step are called by address."""
     n_features = buffers[0].shape[0]
     n_classes = root_counts.shape[1]
     leaf_rule = (rules.min_samples_leaf, rules.min_weight)  # as the search reads it
