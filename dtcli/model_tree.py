@@ -17,9 +17,9 @@ import math
 import numpy as np
 
 from dtcli.io.dataset import NOMINAL, Feature
-from dtcli.model_categories import (SPARSE_VERSION, check_sets, from_left_lists,
+from dtcli.model.categories import (SPARSE_VERSION, check_sets, from_left_lists,
                                     uses_sparse_layout)
-from dtcli.model_check import (COUNT_TOLERANCE, INT64, Checker,
+from dtcli.model.check import (COUNT_TOLERANCE, INT64, Checker,
                                criterion_params, header_fields, missing_counts_valid)
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 

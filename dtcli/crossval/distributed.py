@@ -45,7 +45,7 @@ def connect(address: str):
     scheduler is probed first: scheduler_probe.py); DtreeError naming the address and
     what did not answer otherwise."""
     distributed = _import_distributed()
-    from dtcli.crossval.scheduler_probe import probe
+    from dtcli.scheduler.probe import probe
 
     probe(address)
     try:

@@ -19,9 +19,9 @@ import math
 import numpy as np
 
 from dtcli.io.dataset import NOMINAL
-from dtcli.model_check import (COUNT_TOLERANCE, INT64, Checker, children_add_up, header_fields,
+from dtcli.model.check import (COUNT_TOLERANCE, INT64, Checker, children_add_up, header_fields,
                                missing_counts_valid)
-from dtcli.model_categories import SPARSE_VERSION, check_sets, from_dense, uses_sparse_layout
+from dtcli.model.categories import SPARSE_VERSION, check_sets, from_dense, uses_sparse_layout
 from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 _DTYPES = {"int64": "<i8", "float64": "<f8", "uint8": "u1"}

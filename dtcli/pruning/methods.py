@@ -37,7 +37,7 @@ class FitContext:
 
     def folds(self, k: int):
         """k stratified folds of the rows of non-zero weight: (train, test) index arrays."""
-        from dtcli.crossval.folds import stratified_kfold
+        from dtcli.sampling.folds import stratified_kfold
 
         rows = np.flatnonzero(self.weights > 0)
         return [(rows[train], rows[test])

@@ -16,8 +16,8 @@ from typing import Any
 
 from dtcli.atomic import open_output
 from dtcli.errors import ModelError
-from dtcli.model_check import Checker, version_and_kind
-from dtcli.model_kinds import KINDS, function
+from dtcli.model.check import Checker, version_and_kind
+from dtcli.model.kinds import KINDS, function
 
 
 def model_to_dict(model, *, target: str = "class", source: str | None = None) -> dict[str, Any]:

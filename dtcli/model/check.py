@@ -323,7 +323,7 @@ class Checker:
 
 def version_and_kind(doc: Any, path: str, kinds) -> tuple[int, str]:
     """The file's format version and kind (one of `kinds`), after checking its format."""
-    from dtcli.model_categories import SPARSE_VERSION
+    from dtcli.model.categories import SPARSE_VERSION
 
     check = Checker(path)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
