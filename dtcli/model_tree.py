@@ -5,7 +5,7 @@ tuning record (dtcli/tuning/record.py) and Naive Bayes leaves (dtcli/leaves/file
 NaN thresholds (leaves and nominal splits) are written as null and the
 present-vs-missing threshold as "inf", keeping the file strict JSON. Format 3
 (models with a nominal feature) stores the nominal splits' categories sparse, as in
-memory (model_categories.py); formats 1 and 2 list per node the category indices
+memory (model/categories.py); formats 1 and 2 list per node the category indices
 sent left in `left_categories`, and still load. A tree whose leaves use the counts
 as probabilities is written as version 1 without `kind`, which older readers
 predict alike.

@@ -1,7 +1,7 @@
 """The forest kind of model file (format 2, or 3 for models with a nominal feature:
-docs/model-format.md): the fields every model has (model.py), a `forest` block of
+docs/model-format.md): the fields every model has (model/files.py), a `forest` block of
 its options, and `trees`, each tree's parallel arrays in compact form; format 3
-stores the category sets sparse (model_categories.py), format 2 a dense
+stores the category sets sparse (model/categories.py), format 2 a dense
 `category_left`.
 
 A compact array is {"dtype": "int64"|"float64"|"uint8", "shape": [...], "data":

@@ -126,7 +126,7 @@ def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, schedule
 
     notes = Notes(quiet)
     if scheduler is not None:
-        from dtcli.crossval.distributed import check_address
+        from dtcli.scheduler.connection import check_address
 
         check_address(scheduler)
     methods = as_methods(methods if methods else ",".join(default_criteria()))

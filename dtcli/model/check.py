@@ -1,4 +1,4 @@
-"""What every kind of model file is checked with (dtcli/model_kinds.py lists the kinds):
+"""What every kind of model file is checked with (dtcli/model/kinds.py lists the kinds):
 the header fields all kinds share, and typed readers of JSON values, each failing with
 one line that names the file, the block and the field
 (`model.json: damaged model file: forest.parent[3] must be an integer in [-1, 2^63)`).
@@ -21,7 +21,7 @@ from dtcli.errors import ModelError
 from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
 
 FORMAT = "dtree-model"
-FORMAT_VERSION = 2  # written by default; model_categories.SPARSE_VERSION is read too
+FORMAT_VERSION = 2  # written by default; categories.SPARSE_VERSION is read too
 INT64 = 2**63
 _FLOAT_MAX = sys.float_info.max
 # Children's class counts must add up to the parent's up to float rounding (weighted counts).
