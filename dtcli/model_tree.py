@@ -21,7 +21,7 @@ from dtcli.model.categories import (SPARSE_VERSION, check_sets, from_left_lists,
                                     uses_sparse_layout)
 from dtcli.model.check import (COUNT_TOLERANCE, INT64, Checker,
                                criterion_params, header_fields, missing_counts_valid)
-from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from dtcli.engine.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 
 def tree_to_dict(model, *, target: str, source: str | None) -> dict:

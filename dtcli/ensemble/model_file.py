@@ -19,7 +19,7 @@ from dtcli.model.arrays import decode_compact, encode_array
 from dtcli.model.check import (COUNT_TOLERANCE, INT64, Checker, children_add_up, header_fields,
                                missing_counts_valid)
 from dtcli.model.categories import SPARSE_VERSION, check_sets, from_dense, uses_sparse_layout
-from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from dtcli.engine.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 # Each array of a tree in the file: dtype, and the shape as a function of
 # (node count, classes, widest nominal feature's categories).

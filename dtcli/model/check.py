@@ -92,7 +92,7 @@ def _class_weight(class_weight):
 def missing_counts_valid(counts: np.ndarray, n_samples: np.ndarray, left: np.ndarray) -> bool:
     """Whether `n_node_missing` counts are possible: per split at most its rows, 0 on
     leaves (tree and forest files alike)."""
-    from dtcli.tree import TREE_LEAF
+    from dtcli.engine.tree import TREE_LEAF
 
     return not ((counts < 0) | (counts > n_samples) | ((left == TREE_LEAF) & (counts != 0))).any()
 

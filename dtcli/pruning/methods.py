@@ -18,7 +18,7 @@ from dtcli.pruning import cost_complexity as ccp
 from dtcli.pruning.pessimistic import check_confidence, prune_pessimistic
 from dtcli.pruning.reduced_error import check_folds, pruning_counts, prune_reduced_error
 from dtcli.pruning.risk import RISKS, weighted_node_risk
-from dtcli.tree import Tree
+from dtcli.engine.tree import Tree
 
 
 @dataclass(frozen=True)
