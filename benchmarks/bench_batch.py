@@ -43,7 +43,7 @@ def in_process(rounds: int) -> list[tuple[str, float, float]]:
 
     from dtcli.estimator import DecisionTreeClassifier
     from dtcli.crossval.batch import run_tasks
-    from dtcli.crossval.folds import repeat_folds
+    from dtcli.sampling.folds import repeat_folds
     from dtcli.crossval.warm import warm_up
     from dtcli.crossval.tasks import Task, TreeOptions
     from dtcli.io import load_dataset

@@ -15,7 +15,7 @@ What it measures:
   dcsm, hddt, ccpdt, ihd, ihdw), those of them that `dtree criteria` lists.
 - The same with gini and entropy only, and the same protocol scripted with
   scikit-learn's DecisionTreeClassifier (gini and entropy, the criteria it
-  has; random_state=0; the same folds, from dtcli.crossval.folds; AUC of
+  has; random_state=0; the same folds, from dtcli.sampling.folds; AUC of
   predict_proba): fits, predictions and AUCs in one process, imports and data
   loading excluded, so it flatters scikit-learn slightly.
 - Fit seconds summed over all folds, from dtree's JSON, to separate the
@@ -59,7 +59,7 @@ def run_sklearn(criteria: list[str], repeats: int = 1) -> tuple[float, dict]:
     import numpy as np
     from sklearn.tree import DecisionTreeClassifier
 
-    from dtcli.crossval.folds import repeat_folds
+    from dtcli.sampling.folds import repeat_folds
     from dtcli.metrics import auc
     from dtcli.io import load_dataset
 

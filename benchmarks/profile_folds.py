@@ -27,7 +27,7 @@ def main() -> None:
     parser.add_argument("--criteria", default="gini,entropy")
     args = parser.parse_args()
 
-    from dtcli import tree as tree_module
+    from dtcli.engine import tree as tree_module
     from dtcli.engine import builder, folds, subtree
     from dtcli.crossval import batch, warm
     from dtcli.crossval.tasks import Task, TreeOptions

@@ -74,7 +74,7 @@ class DecisionTreeClassifier(TreeEstimatorBase):
     ("mdl" or "gaussian"), min_samples, alpha, var_smoothing).
     """
 
-    model_kind = "tree"  # its model file's kind (dtcli/model_kinds.py)
+    model_kind = "tree"  # its model file's kind (dtcli/model/kinds.py)
 
     PARAMS = _PARAMS
 

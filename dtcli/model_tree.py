@@ -5,7 +5,7 @@ tuning record (dtcli/tuning/record.py) and Naive Bayes leaves (dtcli/leaves/file
 NaN thresholds (leaves and nominal splits) are written as null and the
 present-vs-missing threshold as "inf", keeping the file strict JSON. Format 3
 (models with a nominal feature) stores the nominal splits' categories sparse, as in
-memory (model_categories.py); formats 1 and 2 list per node the category indices
+memory (model/categories.py); formats 1 and 2 list per node the category indices
 sent left in `left_categories`, and still load. A tree whose leaves use the counts
 as probabilities is written as version 1 without `kind`, which older readers
 predict alike.
@@ -17,11 +17,11 @@ import math
 import numpy as np
 
 from dtcli.io.dataset import NOMINAL, Feature
-from dtcli.model_categories import (SPARSE_VERSION, check_sets, from_left_lists,
+from dtcli.model.categories import (SPARSE_VERSION, check_sets, from_left_lists,
                                     uses_sparse_layout)
-from dtcli.model_check import (COUNT_TOLERANCE, INT64, Checker,
+from dtcli.model.check import (COUNT_TOLERANCE, INT64, Checker,
                                criterion_params, header_fields, missing_counts_valid)
-from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from dtcli.engine.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 
 def tree_to_dict(model, *, target: str, source: str | None) -> dict:

@@ -15,7 +15,7 @@ from dtcli.analyses.frontier import Point, pareto_front, path_alphas, swept
 from dtcli.analyses.skew import parse_ratios, skew_sweep, within_slope
 from dtcli.cli import cli
 from dtcli.errors import ParameterError
-from dtcli.crossval.folds import repeat_folds
+from dtcli.sampling.folds import repeat_folds
 from dtcli.crossval.resample import kept_minority, reachable, resampled_train
 from dtcli.crossval.method_syntax import fixed_choices as parse_criteria
 from dtcli.crossval.tasks import CriterionChoice, Protocol, TreeOptions

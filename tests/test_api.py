@@ -127,7 +127,7 @@ def test_to_pandas_gives_one_row_per_fold(monkeypatch):
 
 def test_a_dataframe_with_text_and_missing_values_is_compared_as_the_estimator_fits_it():
     pandas = pytest.importorskip("pandas")
-    from dtcli.crossval.folds import repeat_folds
+    from dtcli.sampling.folds import repeat_folds
 
     frame = pandas.read_csv(ROOT / "examples" / "crx.csv")
     frame.loc[frame.index[::9], "a1"] = None  # missing text

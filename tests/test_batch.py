@@ -19,7 +19,7 @@ from dtcli.cli import cli
 from dtcli.estimator import DecisionTreeClassifier
 from dtcli.crossval import batch, runner, scoring
 from dtcli.crossval.batch import PreparedDataset, run_tasks
-from dtcli.crossval.folds import repeat_folds
+from dtcli.sampling.folds import repeat_folds
 from dtcli.reporting.report import plain_progress
 from dtcli.crossval.tasks import Task, TreeOptions
 

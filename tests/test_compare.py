@@ -16,7 +16,8 @@ from dtcli.reporting import reference
 from dtcli.reporting.comparison import comparison_document, render_comparison
 from dtcli.crossval.method_syntax import fixed_choices as parse_criteria
 from dtcli.crossval.tasks import CriterionChoice
-from dtcli.crossval.spec import check_distinct, dataset_name, default_criteria, method_identity
+from dtcli.crossval.methods import check_distinct, method_identity
+from dtcli.crossval.spec import dataset_name, default_criteria
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dtcli import DecisionTreeClassifier
-from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from dtcli.engine.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 from category_sets import goes_left
 
 # Scores of different splits on <= 40 rows differ by far more than this;

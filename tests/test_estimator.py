@@ -9,7 +9,7 @@ import pytest
 
 from dtcli import DecisionTreeClassifier
 from dtcli.errors import DataConversionWarning, NotFittedError, ParameterError
-from dtcli.tree import TREE_LEAF
+from dtcli.engine.tree import TREE_LEAF
 
 pd = pytest.importorskip("pandas")
 

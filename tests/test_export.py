@@ -305,7 +305,7 @@ def chain(depth: int):
     split k sending x <= k + 0.5 to a leaf of class k % 2 and the rest (and missing
     values) down the chain."""
     from dtcli.io.dataset import Feature
-    from dtcli.tree import Tree
+    from dtcli.engine.tree import Tree
 
     n = 2 * depth + 1
     left, right = np.full(n, -1, np.int64), np.full(n, -1, np.int64)

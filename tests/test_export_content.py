@@ -15,7 +15,7 @@ from dtcli.cli import cli
 from dtcli.export import dot, rules, text
 from dtcli.io.dataset import Feature
 from dtcli.model import save_model
-from dtcli.tree import Tree
+from dtcli.engine.tree import Tree
 from category_sets import sets_listing_every_category
 
 COLOURS = ("red", "green", "blue", "grey")

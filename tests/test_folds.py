@@ -1,11 +1,11 @@
-"""Property tests of dtcli.crossval.folds."""
+"""Property tests of dtcli.sampling.folds."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtcli.crossval.folds import repeated_stratified_kfold, stratified_kfold
+from dtcli.sampling.folds import repeated_stratified_kfold, stratified_kfold
 
 
 @st.composite

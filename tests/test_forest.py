@@ -9,7 +9,7 @@ import pytest
 from dtcli import DecisionTreeClassifier, RandomForestClassifier
 from dtcli.engine.rng import draw_features
 from dtcli.ensemble.bootstrap import bootstrap_counts
-from dtcli.tree import TREE_LEAF
+from dtcli.engine.tree import TREE_LEAF
 
 
 def noisy(n=150, d=6, seed=0):

@@ -11,7 +11,7 @@ from dtcli.engine import searches
 from dtcli.engine.subtree import grow_subtrees
 from dtcli.engine.builder import StopRules, grow, prepare
 from dtcli.io.dataset import NOMINAL
-from dtcli.tree import Tree
+from dtcli.engine.tree import Tree
 
 TREE_ARRAYS = Tree.ARRAYS + Tree.CATEGORY_ARRAYS
 

@@ -1,11 +1,15 @@
 """dtcli's layout: no import circle between its modules, nor between its packages.
 
 The graph is read from the source (AST), not by importing: an edge is an `import` or
-`from ... import` at a module's top level (imports inside functions are how the CLI keeps
-numba out of `dtree --help`, and are left out). A package is dtcli's first level
-(`dtcli.crossval`, `dtcli.engine`, ...; a top-level module such as `dtcli.model` is its
-own), and one module of a package importing another of the same is no edge between
-packages.
+`from ... import` anywhere in a module, inside functions too (that is how the CLI keeps
+numba out of `dtree --help`: an import it delays still ties the modules). A package is
+dtcli's first level (`dtcli.crossval`, `dtcli.engine`, ...; a top-level module such as
+`dtcli.presets` is its own), and one module of a package importing another of the same
+is no edge between packages.
+
+One import runs against the layers on purpose, and is allowed by name (UP_CALL): the
+engine's growth asks the compile manager before it compiles (`forms.before_compiling`),
+and the compile manager compiles by running growth.
 """
 import ast
 from pathlib import Path
@@ -13,6 +17,13 @@ from pathlib import Path
 import dtcli
 
 ROOT = Path(dtcli.__file__).parent
+
+# (importer, imported): the one import allowed to close a circle, and why.
+UP_CALL = ("dtcli.engine.builder", "dtcli.engine.forms")
+# Left to issue 42 section 4 (one compile-ahead path), which moves compile_unit beside the
+# warm-up: until then forms.before_compiling runs warm.warm, and warm compiles by forms'
+# units. Delete this entry with that change.
+UNTIL_ONE_COMPILE_PATH = ("dtcli.engine.forms", "dtcli.engine.warm")
 
 
 def module_names(root: Path) -> dict[str, tuple[Path, bool]]:
@@ -125,21 +136,30 @@ def test_the_graph_sees_absolute_and_relative_imports(tmp_path):
     assert circles(packages_of(graph)) == [["pkg.a", "pkg.sub"]]
 
 
+def dtcli_graph() -> dict[str, set[str]]:
+    """dtcli's modules and what each imports anywhere in it, less the allowed up-call."""
+    graph = top_level_imports(ROOT, inside_functions=True)
+    for importer, imported in (UP_CALL, UNTIL_ONE_COMPILE_PATH):
+        assert imported in graph[importer], f"{importer} no longer imports {imported}: drop it"
+        graph[importer] = graph[importer] - {imported}
+    return graph
+
+
+def test_imports_inside_functions_close_circles(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("import pkg.b\n")
+    (package / "b.py").write_text("def later():\n    from pkg import a\n")
+    assert circles(top_level_imports(package)) == []
+    assert circles(top_level_imports(package, inside_functions=True)) == [["pkg.a", "pkg.b"]]
+
+
 def test_no_import_circle_between_dtcli_modules():
-    graph = top_level_imports(ROOT)
+    graph = dtcli_graph()
     assert "dtcli.crossval.runner" in graph
     assert circles(graph) == []
 
 
 def test_no_import_circle_between_dtcli_packages():
-    assert circles(packages_of(top_level_imports(ROOT))) == []
-
-
-def test_no_circle_among_the_runner_s_modules_even_inside_functions():
-    """The runner's modules import one way (runner -> workers, distributed -> batch ->
-    scoring), also where an import waits inside a function."""
-    graph = top_level_imports(ROOT, inside_functions=True)
-    runner = {f"dtcli.crossval.{name}" for name in
-              ("runner", "batch", "workers", "distributed", "warm", "scoring")}
-    assert runner <= set(graph)
-    assert circles({m: graph[m] & runner for m in runner}) == []
+    assert circles(packages_of(dtcli_graph())) == []

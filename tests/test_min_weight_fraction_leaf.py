@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from dtcli import DecisionTreeClassifier, RandomForestClassifier
 from dtcli.errors import ParameterError
-from dtcli.tree import TREE_LEAF
+from dtcli.engine.tree import TREE_LEAF
 from test_stopping import node_rows
 
 VALUES = st.sampled_from([0.0, 1.0, 2.0, 2.5, 3.0, 7.0, -1.0, math.nan])

@@ -15,7 +15,7 @@ from dtcli import DecisionTreeClassifier
 from dtcli.errors import ModelError
 from dtcli.export import rules
 from dtcli.model import load_model, model_to_dict
-from dtcli.tree import TREE_LEAF
+from dtcli.engine.tree import TREE_LEAF
 from test_stopping import node_rows
 
 VALUES = st.sampled_from([0.0, 1.0, 2.0, 3.0, 7.0, math.nan])

@@ -9,7 +9,7 @@ import pytest
 from dtcli import DecisionTreeClassifier
 from dtcli.errors import ModelError
 from dtcli.model import load_model, model_from_dict, model_to_dict, save_model
-from dtcli.model_categories import SPARSE_VERSION
+from dtcli.model.categories import SPARSE_VERSION
 
 ROUND_TRIP = ["iris.csv", "crx.csv", "hepatitis.csv", "ecoli2.dat", "vehicle.arff"]
 

@@ -14,7 +14,7 @@ import pytest
 from category_sets import dense_category_left
 
 from dtcli.engine.predict import apply_rows, pack
-from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from dtcli.engine.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 N_FEATURES = 4
 MAX_CATEGORIES = 5

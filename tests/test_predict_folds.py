@@ -10,7 +10,7 @@ from dtcli import criteria
 from dtcli.engine import builder, folds
 from dtcli.engine.builder import StopRules, grow
 from dtcli.engine.nodes import compact
-from dtcli.crossval.folds import repeat_folds
+from dtcli.sampling.folds import repeat_folds
 
 
 def fold_rows(y: np.ndarray, cv: int = 10) -> tuple[list[np.ndarray], list[np.ndarray]]:

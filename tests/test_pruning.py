@@ -300,7 +300,7 @@ def test_subtree_raising_changes_some_tree_and_the_model_stays_valid():
 # --- reduced-error --------------------------------------------------------------------
 def test_reduced_error_prunes_where_the_pruning_set_is_no_worse():
     # root splits into a pure leaf (node 1) and node 2, split into leaves 3 and 4
-    from dtcli.tree import Tree
+    from dtcli.engine.tree import Tree
 
     tree = Tree(children_left=np.array([1, -1, 3, -1, -1]),
                 children_right=np.array([2, -1, 4, -1, -1]),

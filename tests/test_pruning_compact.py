@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dtcli.pruning import compact
-from dtcli.tree import TREE_LEAF, Tree
+from dtcli.engine.tree import TREE_LEAF, Tree
 
 
 def _chain_tree() -> Tree:

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 from dtcli.analyses.papers import PAPERS, Claim
-from dtcli.analyses.reproduce import check_claim, conclusion, paired_test, reference_path
+from dtcli.experiments.reproduce import check_claim, conclusion, paired_test, reference_path
 from dtcli.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from dtcli.appendfile import AppendFile
+from dtcli.crossval.appendfile import AppendFile
 from dtcli.cli import cli
 from dtcli.errors import DtreeError
 from dtcli.reporting.report import METRICS

@@ -32,7 +32,7 @@ from dtcli.io import load_dataset
 from dtcli.model import load_model
 from dtcli.pruning.cost_complexity import weakest_links
 from dtcli.pruning.risk import weighted_node_risk
-from dtcli.tree import TREE_LEAF
+from dtcli.engine.tree import TREE_LEAF
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "data" / "rpart"

@@ -11,7 +11,7 @@ from dtcli.criteria import CRITERIA
 from dtcli.errors import DataError, DtreeError, ParameterError
 from dtcli.estimator import DecisionTreeClassifier
 from dtcli.crossval import runner, scoring, tasks
-from dtcli.crossval.folds import repeat_folds, repeated_stratified_kfold
+from dtcli.sampling.folds import repeat_folds, repeated_stratified_kfold
 from dtcli.crossval.method_syntax import fixed_choices
 from dtcli.reporting.report import METRICS, TIMING
 from dtcli.crossval.results import ResultStore

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from dtcli.cli import cli
 from dtcli.errors import DtreeError
-from dtcli.crossval.scheduler_probe import host_and_port, probe
+from dtcli.scheduler.probe import host_and_port, probe
 
 IRIS = Path(__file__).resolve().parent.parent / "examples" / "iris.csv"
 SECONDS = 0.5  # the probe's deadlines in these tests
@@ -148,7 +148,7 @@ def test_a_dead_scheduler_is_one_line_within_seconds(command):
 
 
 def test_a_mute_scheduler_is_one_line_after_the_handshake_deadline():
-    from dtcli.crossval.scheduler_probe import HANDSHAKE_SECONDS
+    from dtcli.scheduler.probe import HANDSHAKE_SECONDS
 
     with listener() as address:
         result, seconds = run_with_scheduler(address, "evaluate", str(IRIS), "-c", "gini",

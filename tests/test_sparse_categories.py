@@ -16,7 +16,7 @@ from dtcli import DecisionTreeClassifier
 from dtcli.cli import cli
 from dtcli.export import dot, rules, text
 from dtcli.model import model_from_dict, model_to_dict
-from dtcli.tree import TREE_LEAF
+from dtcli.engine.tree import TREE_LEAF
 
 N_ROWS, N_CATEGORIES = 100_000, 50_000
 

@@ -14,7 +14,7 @@ from dtcli import criteria
 from dtcli.engine.builder import StopRules, grow, prepare
 from dtcli.pruning.permutation import sequential_bounds
 from dtcli.pruning.significance import RISK, s_prune
-from dtcli.tree import TREE_LEAF
+from dtcli.engine.tree import TREE_LEAF
 
 
 def prepared_of(X, y):

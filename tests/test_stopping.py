@@ -12,7 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dtcli import DecisionTreeClassifier
-from dtcli.tree import TREE_LEAF
+from dtcli.engine.tree import TREE_LEAF
 
 VALUES = st.sampled_from([0.0, 1.0, 2.0, 2.5, 3.0, 7.0, -1.0, math.nan])
 

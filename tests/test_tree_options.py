@@ -4,7 +4,7 @@ and tune without being declared again."""
 import dataclasses
 import pickle
 
-from dtcli.crossval.tasks import RESAMPLING, TreeOptions
+from dtcli.crossval.tree_options import RESAMPLING, TreeOptions
 from dtcli.estimator import DecisionTreeClassifier
 
 # The options in the order results files and compare's JSON have written them since

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from dtcli import DecisionTreeClassifier
 from dtcli.cli import cli
 from dtcli.errors import ParameterError
-from dtcli.crossval.folds import repeat_folds
+from dtcli.sampling.folds import repeat_folds
 from dtcli.reporting.report import TIMING
 from dtcli.crossval.runner import run_grid
 from dtcli.crossval.tasks import CriterionChoice, Protocol, TreeOptions

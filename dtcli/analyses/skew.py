@@ -173,7 +173,7 @@ def skew_sweep(names: Sequence[str], datasets: Sequence[Dataset],
     """Cross-validate every method at every ratio each dataset reaches (`run`: the
     runner's jobs, store, scheduler, progress; `run_grid`: the runner's, or a wrapper of
     it). Datasets that reach the same ratios run in one grid."""
-    from dtcli.crossval.folds import repeat_folds
+    from dtcli.sampling.folds import repeat_folds
     from dtcli.reporting.report import METRICS
     from dtcli.crossval.resample import minority_class, reachable
 

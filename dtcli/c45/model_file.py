@@ -18,7 +18,7 @@ _ARRAYS = ("feature", "kind", "threshold", "child_offsets", "children", "branch_
 
 
 def c45_to_dict(model, *, target: str = "class", source: str | None = None) -> dict:
-    from dtcli.model_check import FORMAT, feature_dicts
+    from dtcli.model.check import FORMAT, feature_dicts
 
     tree = model.tree_
     return {

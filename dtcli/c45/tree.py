@@ -19,7 +19,7 @@ import numpy as np
 
 from dtcli.c45.grow import Node
 from dtcli.c45.split import MULTIWAY, SMALL, Split
-from dtcli.tree import class_fractions
+from dtcli.engine.tree import class_fractions
 
 LEAF = -1
 

@@ -37,9 +37,9 @@ def run_analysis(ctx, *, data, spec_path, criteria, metric, cv, repeats, seed, j
     from click.core import ParameterSource
 
     from dtcli.atomic import open_output
-    from dtcli.cli import evaluate_commands as compare
     from dtcli.cli.pruning_options import pruning_params
     from dtcli.cli.tune_command import TUNING_KEYS
+    from dtcli.cli.unused_options import refuse
     from dtcli.errors import ParameterError
     from dtcli.experiments import analyses
 
@@ -47,12 +47,11 @@ def run_analysis(ctx, *, data, spec_path, criteria, metric, cv, repeats, seed, j
     if frontier and imbalance is not None:
         raise ParameterError("--imbalance and --frontier are separate analyses; run one at "
                              "a time")
-    compare._refuse(ctx, ("table_path", "lower_is_better", "base", "cd_diagram", "report_path",
-                          "reference", "show_sd") + TUNING_KEYS, f"does not apply to {analysis}")
+    refuse(ctx, ("table_path", "lower_is_better", "base", "cd_diagram", "report_path",
+                 "reference", "show_sd") + TUNING_KEYS, f"does not apply to {analysis}")
     if frontier:
-        compare._refuse(ctx, ("pruning", "ccp_alpha", "confidence", "pruning_folds",
-                              "significance", "minority"),
-                        "does not apply to --frontier, which sweeps every pruning method")
+        refuse(ctx, ("pruning", "ccp_alpha", "confidence", "pruning_folds", "significance",
+                     "minority"), "does not apply to --frontier, which sweeps every pruning method")
     if analysis == "--imbalance" and (ctx.get_parameter_source("metric")
                                       != ParameterSource.COMMANDLINE):
         metric = "auc"

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import click
-from click.core import ParameterSource
 
 from dtcli.cli.analyses_options import analysis_options
 from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
@@ -12,6 +11,7 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
                                tree_options)
 from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import TUNING_KEYS, tuned_method_options, tuning_keywords
+from dtcli.cli.unused_options import refuse
 from dtcli.errors import ParameterError
 from dtcli.reporting.report import FORMATS, METRICS
 
@@ -58,22 +58,6 @@ def _report_options(func):
     func = output_option("Write the report here (- for stdout).", formats=FORMATS)(func)
     return output_format_option(FORMATS, "table",
                                 "A table for people; json, csv or markdown for scripts.")(func)
-
-
-def _given(ctx, names) -> list[str]:
-    """The options among `names` that the user set on the command line."""
-    return [name for name in names if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
-
-
-def _flag(ctx, name: str) -> str:
-    param = next(p for p in ctx.command.params if p.name == name)
-    return max(param.opts, key=len)
-
-
-def _refuse(ctx, names, reason: str) -> None:
-    given = _given(ctx, names)
-    if given:
-        raise ParameterError(f"{_flag(ctx, given[0])} {reason}")
 
 
 def _tree_names() -> tuple[str, ...]:
@@ -130,9 +114,9 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     refuse_unmarked_stdin(inputs[-1], data_format)
     tuning = tuning_keywords({key: tree.pop(key) for key in TUNING_KEYS})
     if len(inputs) == 2:
-        _refuse(ctx, _tree_names() + _CV + TUNING_KEYS
-                + ("drop", "force", "results_path", "scheduler"),
-                "applies to cross-validating DATA; a saved MODEL is evaluated as it is")
+        refuse(ctx, _tree_names() + _CV + TUNING_KEYS
+               + ("drop", "force", "results_path", "scheduler"),
+               "applies to cross-validating DATA; a saved MODEL is evaluated as it is")
         from dtcli.experiments.evaluation import score_model
 
         doc = score_model(*inputs, target=target, input_format=data_format,
@@ -255,13 +239,13 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
                                                  not no_header, delimiter, force),
             output=output, output_format=output_format, quiet=quiet, imbalance=imbalance,
             minority=minority, frontier=frontier, plot=plot, tree=tree)
-    _refuse(ctx, ("minority", "plot"), "applies to --imbalance or --frontier")
+    refuse(ctx, ("minority", "plot"), "applies to --imbalance or --frontier")
     tuning = tuning_keywords({key: tree.pop(key) for key in TUNING_KEYS})
     if table_path is not None:
-        _refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
-                      "target", "drop", "data_format", "no_header", "delimiter", "force")
-                + _CV + _tree_names() + TUNING_KEYS,
-                "does not apply to --table, which compares the scores of the table")
+        refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
+                     "target", "drop", "data_format", "no_header", "delimiter", "force")
+               + _CV + _tree_names() + TUNING_KEYS,
+               "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")
         from dtcli.experiments.comparison import compare_scores
@@ -275,7 +259,7 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
 
         from dtcli.cli.unused_options import refuse_unused
 
-        _refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
+        refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
         tree.update(pruning_params(tree))
         refuse_unused(ctx, tree,
                       entries_prune=any("pruning=" in entry for entry in criteria_entries))

@@ -23,6 +23,14 @@ def _flag(ctx, name: str) -> str:
     return "/".join([max(param.opts, key=len), *param.secondary_opts])
 
 
+def refuse(ctx, names, reason: str) -> None:
+    """ParameterError `--option reason` for the first of `names` given on the command line."""
+    given = [name for name in names if _given(ctx, name)]
+    if given:
+        param = next(p for p in ctx.command.params if p.name == given[0])
+        raise ParameterError(f"{max(param.opts, key=len)} {reason}")
+
+
 def refuse_unused(ctx, tree: dict, *, entries_prune: bool = False, model_kind: str = "tree",
                   leaf_model: str = "counts", pruning_path: bool = False) -> None:
     """ParameterError naming the first option given on the command line `ctx` that the

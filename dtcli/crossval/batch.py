@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.crossval.folds import Fold, repeat_folds
+from dtcli.sampling.folds import Fold, repeat_folds
 from dtcli.crossval.scoring import score_predictions, tree_facts
 from dtcli.crossval.tasks import Task, TreeOptions
 from dtcli.errors import DtreeError, ParameterError

@@ -27,11 +27,17 @@ others fit their `estimator` on each training fold (`batch.run_method_task`).
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from dtcli import presets
+from dtcli.crossval.entry_options import format_option
 from dtcli.errors import ParameterError
+
+if TYPE_CHECKING:
+    from dtcli.crossval.tree_options import TreeOptions
 
 FDF_COMBINE = {"fdf": "select", "fdf-average": "average"}
 LEAF_SUFFIXES = {"+nb": "mdl", "+nb-gaussian": "gaussian"}
@@ -42,6 +48,41 @@ def _pairs(values, convert=None) -> tuple:
     """A mapping or pairs as a tuple of (name, value) pairs, in the order given."""
     items = values.items() if isinstance(values, Mapping) else (values or ())
     return tuple((str(k), convert(v) if convert else v) for k, v in items)
+
+
+@dataclass(frozen=True)
+class CriterionChoice:
+    """The runner's record of a fixed method (a `Method`'s `choice`, below):
+    its name as written in --criteria (`gini`, `gini+nb`, `fdf`), its parameters, the
+    tree options its entry sets for its own trees (entry_options.ENTRY_OPTIONS) and the
+    size of its forest (0: one tree). Task keys are made from it."""
+
+    name: str
+    params: tuple[tuple[str, float], ...] = ()
+    options: tuple[tuple[str, object], ...] = ()
+    trees: int = 0  # 0: one tree; N: a forest of N trees
+
+    @property
+    def label(self) -> str:
+        """How reports name it: 'gini', 'tsallis:q=2.5', 'gini:pruning=ccp', 'gini*100'."""
+        return (self.name + "".join(f":{k}={v:g}" for k, v in self.params)
+                + "".join(format_option(k, v) for k, v in self.options)
+                + (f"*{self.trees}" if self.trees else ""))
+
+    def tree_options(self, options: "TreeOptions") -> "TreeOptions":
+        """The command's tree options with this entry's own in their place."""
+        return dataclasses.replace(options, **dict(self.options)) if self.options else options
+
+    def resolved(self) -> dict[str, float]:
+        """Every parameter of the criterion, defaults filled in; validates the choice."""
+        from dtcli import criteria
+
+        if is_method(self.name):  # fdf, gini+nb, ...
+            return resolved(self.name, dict(self.params))
+
+        criterion = criteria.get(self.name)
+        vector = criterion.param_vector(dict(self.params))
+        return {p.name: float(vector[i]) for i, p in enumerate(criterion.params)}
 
 
 class Method:
@@ -66,8 +107,6 @@ class Fixed(Method):
 
     @property
     def identity(self) -> tuple:
-        from dtcli.crossval.spec import method_identity
-
         return method_identity(self.choice)
 
 
@@ -101,8 +140,6 @@ class Tree(Fixed):
 
     @property
     def choice(self):
-        from dtcli.crossval.tasks import CriterionChoice
-
         return CriterionChoice(self.name, self.params, self.options)
 
     def estimator_params(self, options) -> dict:
@@ -135,8 +172,6 @@ class Forest(Fixed):
 
     @property
     def choice(self):
-        from dtcli.crossval.tasks import CriterionChoice
-
         return CriterionChoice(self.tree.name, self.tree.params, self.tree.options, self.n_trees)
 
     def estimator(self, options, seed: int = 0):
@@ -165,8 +200,6 @@ class FDF(Fixed):
 
     @property
     def choice(self):
-        from dtcli.crossval.tasks import CriterionChoice
-
         name = {v: k for k, v in FDF_COMBINE.items()}[self.combine]
         return CriterionChoice(name, self.params)
 
@@ -195,8 +228,6 @@ class Preset(Fixed):
 
     @property
     def choice(self):
-        from dtcli.crossval.tasks import CriterionChoice
-
         return CriterionChoice(self.name, self.params, self.options)
 
     def estimator(self, options, seed: int = 0):
@@ -225,8 +256,6 @@ class Tuned(Method):
 
     @classmethod
     def of(cls, tree: Tree, tuned, leader: "Tuned | None" = None) -> "Tuned":
-        from dtcli.crossval.entry_options import format_option
-
         if tree.leaves is not None:
             raise ParameterError("a tuned method is a tree with plain leaves")
         tuned = (tuned,) if isinstance(tuned, str) else tuple(tuned)
@@ -305,10 +334,45 @@ def resolved(name: str, params: dict) -> dict:
 
 
 def identity(name: str, params: dict) -> tuple[str, tuple]:
-    """What decides the model a method fits (see spec.method_identity)."""
+    """What decides the model a method fits (see method_identity)."""
     if name in FDF_COMBINE or name in presets.PRESETS:
         return name, tuple(sorted(resolved(name, params).items()))
     from dtcli import criteria
 
     engine, vector = criteria.get(tree_criterion(name)).for_engine(params)
     return engine.name + leaf_suffix(name), tuple(float(v) for v in vector)
+
+
+def method_identity(choice) -> tuple:
+    """What decides the trees a criterion choice (tasks.CriterionChoice) grows: the criterion
+    the engine runs, its parameter vector, the tree options its entry sets (those not
+    at their defaults) and the size of its forest (0: one tree). The registry maps a
+    criterion at the parameters where it is a classic one to that one
+    (`Criterion.for_engine`: Tsallis at q = 2 is Gini), so two choices with one identity
+    grow identical trees."""
+    from dtcli import criteria
+    from dtcli.crossval.tree_options import TreeOptions
+
+    if is_method(choice.name):  # fdf, gini+nb, ...
+        name, vector = identity(choice.name, dict(choice.params))
+    else:
+        engine, values = criteria.get(choice.name).for_engine(dict(choice.params))
+        name, vector = engine.name, tuple(float(v) for v in values)
+    defaults = TreeOptions()
+    options = tuple(sorted((k, str(v)) for k, v in choice.options if v != getattr(defaults, k)))
+    return name, vector, options, choice.trees
+
+
+def check_distinct(choices) -> None:
+    """Refuse two choices that grow the same trees: a method compared with itself ties on
+    every dataset, which shifts the average ranks and inflates k in Friedman's and the
+    post-hoc tests (ParameterError naming both)."""
+    seen = {}
+    for choice in choices:
+        identity = method_identity(choice)
+        if identity in seen:
+            raise ParameterError(
+                f"--criteria: '{seen[identity].label}' and '{choice.label}' are the same "
+                f"method (both grow {identity[0]}'s trees); keep one, as identical methods "
+                "distort the ranks and the tests")
+        seen[identity] = choice

@@ -79,7 +79,7 @@ class ResultStore:
     """
 
     def __init__(self, path: str | None = None):
-        from dtcli.appendfile import AppendFile
+        from dtcli.crossval.appendfile import AppendFile
 
         self.path = path
         self.cells: dict[str, dict] = {}

@@ -149,27 +149,6 @@ def check_unique(specs: list[DatasetSpec]) -> None:
         seen[spec.name] = spec.path
 
 
-def method_identity(choice) -> tuple:
-    """What decides the trees a criterion choice (tasks.CriterionChoice) grows: the criterion
-    the engine runs, its parameter vector, the tree options its entry sets (those not
-    at their defaults) and the size of its forest (0: one tree). The registry maps a
-    criterion at the parameters where it is a classic one to that one
-    (`Criterion.for_engine`: Tsallis at q = 2 is Gini), so two choices with one identity
-    grow identical trees."""
-    from dtcli import criteria
-    from dtcli.crossval import methods
-    from dtcli.crossval.tasks import TreeOptions
-
-    if methods.is_method(choice.name):  # fdf, gini+nb, ...
-        name, vector = methods.identity(choice.name, dict(choice.params))
-    else:
-        engine, values = criteria.get(choice.name).for_engine(dict(choice.params))
-        name, vector = engine.name, tuple(float(v) for v in values)
-    defaults = TreeOptions()
-    options = tuple(sorted((k, str(v)) for k, v in choice.options if v != getattr(defaults, k)))
-    return name, vector, options, choice.trees
-
-
 def default_criteria() -> list[str]:
     """The registered criteria that, at their default parameters, are not another one
     (of the 17, eight are then exactly gini, entropy or gain-ratio), in registry order."""
@@ -177,18 +156,3 @@ def default_criteria() -> list[str]:
 
     return [name for name, criterion in CRITERIA.items()
             if criterion.for_engine()[0].name == name]
-
-
-def check_distinct(choices) -> None:
-    """Refuse two choices that grow the same trees: a method compared with itself ties on
-    every dataset, which shifts the average ranks and inflates k in Friedman's and the
-    post-hoc tests (ParameterError naming both)."""
-    seen = {}
-    for choice in choices:
-        identity = method_identity(choice)
-        if identity in seen:
-            raise ParameterError(
-                f"--criteria: '{seen[identity].label}' and '{choice.label}' are the same "
-                f"method (both grow {identity[0]}'s trees); keep one, as identical methods "
-                "distort the ranks and the tests")
-        seen[identity] = choice

@@ -47,7 +47,7 @@ from dtcli.engine.splitter import new_found
 from dtcli.engine.subtree import grow_subtrees
 from dtcli.jit.dispatch import remember_types
 from dtcli.jit.threads import run_chunks
-from dtcli.tree import Tree
+from dtcli.engine.tree import Tree
 
 # Words (8 bytes, both buffers) of a node below which its whole subtree is grown
 # in one call: half of a core's 1 MB second-level cache here.

@@ -34,11 +34,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.criteria.counts import count_tables
-from dtcli.engine.builder import Growth, Nodes, Prepared, StopRules, fit_searches
+from dtcli.engine.builder import Growth, Nodes, Prepared, StopRules, fit_searches, grow, prepare
 from dtcli.engine.level import can_split
 from dtcli.engine.nodes import subtree_sizes, write_leaf
 from dtcli.engine.presort import keep_rows
 from dtcli.engine.predict import store_leaves
+from dtcli.engine.searches import NO_SPLIT
 
 
 def _one_call(prepared: Prepared, criterion, rules: StopRules, sizes: np.ndarray) -> bool:
@@ -117,3 +118,19 @@ def predict_folds(prepared: Prepared, criterion, rules: StopRules, keeps: Sequen
     values = store.value[leaves]
     return FoldPredictions(store.value[roots], np.split(values, bounds[1:-1]), tree_sizes,
                            grown - start, time.perf_counter() - grown)
+
+
+def compile_drivers(nominal: bool) -> None:
+    """Compile (or load) the drivers a fit runs, with no criterion's search: a fit, its
+    prediction and two cross-validation folds on small data whose every node stays a
+    leaf (forms.py's drivers unit)."""
+    n = 16
+    X = np.column_stack([np.arange(n, dtype=float), np.arange(n, dtype=float) % 3])
+    y = np.arange(n) % 2
+    is_nominal = np.array([0, 1 if nominal else 0], np.uint8)
+    prepared = prepare(X, y, 2, is_nominal, np.array([0, 3 if nominal else 0]), 1)
+    rules = StopRules()
+    grow(prepared, NO_SPLIT, rules, n_threads=1).apply(X, is_nominal, 1)
+    even = np.arange(n) % 2 == 0
+    predict_folds(prepared, NO_SPLIT, rules, [even, ~even], X,
+                  [np.flatnonzero(~even), np.flatnonzero(even)])

@@ -4,7 +4,7 @@ A fit compiles (or loads from the disk cache) units of two kinds:
 
 - the drivers, criterion-free: the subtree grower and the growth step, the
   partition, the node store, compaction, prediction and the cross-validation
-  fold readers (searches.compile_drivers); one unit for numeric data, and
+  fold readers (folds.compile_drivers); one unit for numeric data, and
   `nominal_sets` besides for data with nominal features;
 - a criterion's searches (searches.py): its numeric search, one form per number
   of classes (two, or more), skipping of runs and count tables read, and its
@@ -103,7 +103,9 @@ def compile_unit(unit: Unit) -> None:
     _UNIT["compiling"] = True
     try:
         if unit.kind == "drivers":
-            searches.compile_drivers(unit.nominal)
+            from dtcli.engine.folds import compile_drivers
+
+            compile_drivers(unit.nominal)
         elif unit.kind == "presort":
             from dtcli.engine.warm import presort_large
 

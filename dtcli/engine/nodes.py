@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from dtcli.jit.flags import inline_njit, njit
-from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree, gather_sets
+from dtcli.engine.tree import TREE_LEAF, TREE_UNDEFINED, Tree, gather_sets
 
 
 class Store(NamedTuple):

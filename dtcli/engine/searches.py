@@ -139,23 +139,4 @@ def _no_split_searches() -> Searches:
                                                  NO_SCORER.tables), (False,) * 4)
 
 
-def compile_drivers(nominal: bool) -> None:
-    """Compile (or load) the drivers a fit runs, with no criterion's search: a fit, its
-    prediction and two cross-validation folds on small data whose every node stays a
-    leaf (forms.py's drivers unit)."""
-    from dtcli.engine import builder
-    from dtcli.engine.folds import predict_folds
-
-    n = 16
-    X = np.column_stack([np.arange(n, dtype=float), np.arange(n, dtype=float) % 3])
-    y = np.arange(n) % 2
-    is_nominal = np.array([0, 1 if nominal else 0], np.uint8)
-    prepared = builder.prepare(X, y, 2, is_nominal, np.array([0, 3 if nominal else 0]), 1)
-    rules = builder.StopRules()
-    builder.grow(prepared, NO_SPLIT, rules, n_threads=1).apply(X, is_nominal, 1)
-    even = np.arange(n) % 2 == 0
-    predict_folds(prepared, NO_SPLIT, rules, [even, ~even], X,
-                  [np.flatnonzero(~even), np.flatnonzero(even)])
-
-
 NO_SEARCHES = Searches(None, None, NO_SCORER, (False,) * 4)

@@ -9,7 +9,7 @@ dtcli must be installed on the workers.
 from __future__ import annotations
 
 from dtcli.ensemble.growth import grow_trees
-from dtcli.crossval.distributed import check_address, connect
+from dtcli.scheduler.connection import check_address, connect
 
 TREES_PER_TASK = 4  # small enough to spread 100 trees over many workers
 

@@ -52,7 +52,7 @@ class RandomForestClassifier(TreeEstimatorBase):
     mean of the trees' Naive Bayes leaf probabilities.
     """
 
-    model_kind = "forest"  # its model file's kind (dtcli/model_kinds.py)
+    model_kind = "forest"  # its model file's kind (dtcli/model/kinds.py)
 
     def __init__(self, n_estimators: int = 100, criterion: str = "gini",
                  criterion_params: dict | None = None, max_depth: int | None = None,

@@ -22,7 +22,7 @@ from dtcli.engine.builder import Prepared, StopRules, grow
 from dtcli.jit.threads import MIN_PARALLEL_WORK
 from dtcli.ensemble.bootstrap import bootstrap_counts
 from dtcli.ensemble.stoppable import for_each_tree
-from dtcli.tree import Tree
+from dtcli.engine.tree import Tree
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from dtcli.jit.threads import MIN_PARALLEL_WORK
 from dtcli.ensemble.stoppable import for_each_tree
 from dtcli.errors import ParameterError
 from dtcli.leaves.naive_bayes import LEAF_MODELS, fit_leaves, leaf_options
+from dtcli.model.arrays import decode_compact, encode_array
 
 
 def checked_leaf_options(forest) -> dict | None:
@@ -55,7 +56,6 @@ def fit_forest_leaves(forest, X: np.ndarray, y: np.ndarray, features, plan) -> N
 
 def leaves_block(estimator) -> dict:
     """A forest tree's `leaf_model` entry ({} without Naive Bayes leaves)."""
-    from dtcli.ensemble.model_file import encode_array
     from dtcli.leaves.files import leaves_to_dict
 
     leaves = getattr(estimator, "leaf_model_", None)
@@ -64,7 +64,7 @@ def leaves_block(estimator) -> dict:
 
 def load_leaves(forest, name, trees: list, check) -> None:
     """Set the leaf models of a forest read from a file (`trees`: the file's trees,
-    `check`: a model_check.Checker); a damaged or inconsistent block fails."""
+    `check`: a model.check.Checker); a damaged or inconsistent block fails."""
     from dtcli.leaves.files import leaves_from_dict
 
     if name not in LEAF_MODELS:
@@ -93,8 +93,6 @@ def load_leaves(forest, name, trees: list, check) -> None:
 
 def _read_compact(value, dtype, ndim: int, where, name: str, shape=None) -> np.ndarray:
     """files.leaves_from_dict's `read` for compact arrays (booleans stored as uint8)."""
-    from dtcli.ensemble.model_file import decode_compact
-
     code = {np.int64: "int64", np.float64: "float64", bool: "uint8"}[dtype]
     array = decode_compact(value, code, ndim if shape is None else shape,
                            lambda message: where(f"{name}{message}"))

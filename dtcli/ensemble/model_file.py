@@ -1,7 +1,7 @@
 """The forest kind of model file (format 2, or 3 for models with a nominal feature:
-docs/model-format.md): the fields every model has (model.py), a `forest` block of
+docs/model-format.md): the fields every model has (model/files.py), a `forest` block of
 its options, and `trees`, each tree's parallel arrays in compact form; format 3
-stores the category sets sparse (model_categories.py), format 2 a dense
+stores the category sets sparse (model/categories.py), format 2 a dense
 `category_left`.
 
 A compact array is {"dtype": "int64"|"float64"|"uint8", "shape": [...], "data":
@@ -12,19 +12,15 @@ file's, with array operations (a forest has millions of nodes).
 """
 from __future__ import annotations
 
-import base64
-import binascii
-import math
-
 import numpy as np
 
 from dtcli.io.dataset import NOMINAL
-from dtcli.model_check import (COUNT_TOLERANCE, INT64, Checker, children_add_up, header_fields,
+from dtcli.model.arrays import decode_compact, encode_array
+from dtcli.model.check import (COUNT_TOLERANCE, INT64, Checker, children_add_up, header_fields,
                                missing_counts_valid)
-from dtcli.model_categories import SPARSE_VERSION, check_sets, from_dense, uses_sparse_layout
-from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from dtcli.model.categories import SPARSE_VERSION, check_sets, from_dense, uses_sparse_layout
+from dtcli.engine.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
-_DTYPES = {"int64": "<i8", "float64": "<f8", "uint8": "u1"}
 # Each array of a tree in the file: dtype, and the shape as a function of
 # (node count, classes, widest nominal feature's categories).
 _ARRAYS = {
@@ -44,12 +40,6 @@ _DENSE_CATEGORIES = ("category_left", "uint8", lambda n, k, c: (n, c))
 _SPARSE_CATEGORIES = {"category_offsets": ("int64", lambda n, k, c: (n + 1,)),
                       "category_codes": ("int64", lambda n, k, c: 1),
                       "category_goes_left": ("uint8", lambda n, k, c: 1)}
-
-
-def encode_array(array: np.ndarray, dtype: str) -> dict:
-    """`array` as a compact array of `dtype` (a key of _DTYPES)."""
-    data = np.ascontiguousarray(array, dtype=_DTYPES[dtype]).tobytes()
-    return {"dtype": dtype, "shape": list(array.shape), "data": base64.b64encode(data).decode()}
 
 
 def forest_to_dict(forest, *, target: str, source: str | None) -> dict:
@@ -131,29 +121,6 @@ def forest_from_dict(doc: dict, check: Checker):
 def _decode(check, tree: dict, where: str, name: str, dtype: str, shape) -> np.ndarray:
     return decode_compact(tree.get(name), dtype, shape,
                           lambda message: check.fail(f"{where}.{name}{message}"))
-
-
-def decode_compact(value, dtype: str, shape, fail) -> np.ndarray:
-    """The array a compact array `value` holds, of `dtype` and `shape` (a tuple; an int:
-    any shape of that many dimensions); for anything else `fail(message)` raises, the
-    message following the array's name."""
-    ndim = shape if isinstance(shape, int) else len(shape)
-    given = value.get("shape") if isinstance(value, dict) else None
-    if (not isinstance(value, dict) or value.get("dtype") != dtype
-            or not isinstance(given, list) or len(given) != ndim
-            or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in given)
-            or (not isinstance(shape, int) and given != list(shape))
-            or not isinstance(value.get("data"), str)):
-        fail(f" must be a compact {dtype} array of "
-             + (f"{ndim} dimensions" if isinstance(shape, int) else f"shape {list(shape)}"))
-    try:
-        data = base64.b64decode(value["data"], validate=True)
-    except (binascii.Error, ValueError):
-        fail(".data is not base64")
-    code = np.dtype(_DTYPES[dtype])
-    if len(data) != code.itemsize * math.prod(given):  # (exact: no int64 to wrap around)
-        fail(f" holds {len(data)} bytes, not {given} {dtype} values")
-    return np.frombuffer(data, dtype=code).astype(code.newbyteorder("="), copy=True).reshape(given)
 
 
 def _checked_tree(check, tree: dict, where: str, features, n_classes: int,

@@ -135,8 +135,8 @@ def reproduce(paper: str, *, quick: bool = False, repeats: int | None = None,
     """A paper's tables re-run (`dtree reproduce`: "ihd", "tsallis", "pidt", "fdf") on its
     datasets under `examples` (default: the project's examples/): a `Reproduction`, whose
     `tables` hold each comparison, the paired test and the claims checked."""
-    from dtcli.analyses.reproduce import default_examples
-    from dtcli.analyses.reproduce import reproduce as run_paper
+    from dtcli.experiments.reproduce import default_examples
+    from dtcli.experiments.reproduce import reproduce as run_paper
 
     return run_paper(paper, examples or default_examples(), quick=quick, repeats=repeats,
                      jobs=jobs, results=results, scheduler=scheduler, quiet=quiet)

@@ -121,12 +121,13 @@ def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, schedule
     and results store of a run over datasets (compare, and compare's analyses), checked
     before any tree grows."""
     from dtcli.crossval.method_syntax import as_methods
-    from dtcli.crossval.spec import check_distinct, default_criteria
+    from dtcli.crossval.methods import check_distinct
+    from dtcli.crossval.spec import default_criteria
     from dtcli.crossval.tasks import Protocol, TreeOptions, check_class_weight, check_protocol
 
     notes = Notes(quiet)
     if scheduler is not None:
-        from dtcli.crossval.distributed import check_address
+        from dtcli.scheduler.connection import check_address
 
         check_address(scheduler)
     methods = as_methods(methods if methods else ",".join(default_criteria()))

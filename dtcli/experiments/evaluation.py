@@ -53,7 +53,7 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
     check_class_weight([source.name], [dataset], options)
     notes.warn(dataset.warnings + check_protocol([source.name], [dataset], protocol))
     if scheduler is not None:
-        from dtcli.crossval.distributed import check_address
+        from dtcli.scheduler.connection import check_address
 
         check_address(scheduler)
     store = open_store(results, notes)

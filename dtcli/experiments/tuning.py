@@ -114,7 +114,7 @@ def grid_of(grid) -> dict[str, tuple[float, ...]]:
 def run_searching(notes: Notes, search, *, jobs, store, scheduler):
     """search(jobs=, store=, scheduler=, progress=) under a "tuning" progress bar."""
     if scheduler is not None:
-        from dtcli.crossval.distributed import check_address
+        from dtcli.scheduler.connection import check_address
 
         check_address(scheduler)
     return notes.run("tuning", lambda progress: search(jobs=jobs, store=store,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from dtcli import leaf_estimate
-from dtcli.export.describe import (OR_MISSING, class_counts, number, pruning_note,
+from dtcli.export.describe import (OR_MISSING, class_counts, condition, number, pruning_note,
                                    split_test)
 from dtcli.export.paths import split_bounds
 from dtcli.export.svg import Card, Diagram
@@ -175,8 +175,6 @@ def fdf_diagram(model) -> Diagram:
 
 
 def _fdf_card(model, node: int, classes: list[str]) -> Card:
-    from dtcli.fdf.export import condition
-
     forest = model.forest_
     counts = np.asarray(forest.counts[node], dtype=float)
     test = condition(model, forest.feature[node], forest.value[node])

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from dtcli.export.paths import Bounds
 from dtcli.io.dataset import NOMINAL
+from dtcli.leaves.discretise import bin_label
 
 # One colour per class, repeating after twelve classes. Split tests are bold, not coloured.
 CLASS_STYLES = ("green", "magenta", "blue", "yellow", "cyan", "red", "bright_green",
@@ -23,6 +24,14 @@ OR_MISSING = " (or missing)"
 
 def number(x: float) -> str:
     return f"{x:.6g}"
+
+
+def condition(model, feature: int, value: int) -> str:
+    """An FDF node's test: `feature = category`, or the bin of its discretised values."""
+    f = model.features_[feature]
+    if f.kind == NOMINAL:
+        return f"{f.name} = {f.categories[value]}"
+    return bin_label(f.name, model.cuts_[feature], value, number)
 
 
 def percent(share: float) -> str:

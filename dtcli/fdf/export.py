@@ -13,16 +13,7 @@ from rich.console import Group
 from rich.text import Text
 from rich.tree import Tree as RichTree
 
-from dtcli.export.describe import number
-from dtcli.leaves.discretise import bin_label
-from dtcli.io.dataset import NOMINAL
-
-
-def condition(model, feature: int, value: int) -> str:
-    f = model.features_[feature]
-    if f.kind == NOMINAL:
-        return f"{f.name} = {f.categories[value]}"
-    return bin_label(f.name, model.cuts_[feature], value, number)
+from dtcli.export.describe import condition, number
 
 
 def _children(forest) -> list[list[int]]:

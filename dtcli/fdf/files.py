@@ -9,7 +9,7 @@ import numpy as np
 
 from dtcli._version import __version__
 from dtcli.io.dataset import NUMERIC
-from dtcli.model_check import FORMAT, FORMAT_VERSION, INT64, Checker, feature_dicts
+from dtcli.model.check import FORMAT, FORMAT_VERSION, INT64, Checker, feature_dicts
 
 _OPTIONS = ("min_samples_leaf", "max_depth", "min_gain", "nb_min_samples", "alpha", "combine")
 

@@ -11,7 +11,7 @@ records, again by the estimators' fit(X, y)), before training allocates anything
   may take at most NODE_RECORD_BYTES; a target beyond that is an error saying how
   many classes fit, whatever `force` says (the allocation would fail or exhaust the
   machine). Nominal features need no limit: a tree keeps only the categories seen
-  at its nominal splits, at most a node's rows each (dtcli/tree.py).
+  at its nominal splits, at most a node's rows each (dtcli/engine/tree.py).
 """
 from __future__ import annotations
 

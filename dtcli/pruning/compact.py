@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from dtcli.engine.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 
 def compact(tree: Tree, make_leaf: np.ndarray) -> Tree:

@@ -33,7 +33,7 @@ import heapq
 import numpy as np
 
 from dtcli.pruning.compact import compact
-from dtcli.tree import TREE_LEAF, Tree
+from dtcli.engine.tree import TREE_LEAF, Tree
 
 TIE = 1e-10  # relative: a step whose g is within this of the alpha given is applied
 

@@ -18,7 +18,7 @@ from dtcli.pruning import cost_complexity as ccp
 from dtcli.pruning.pessimistic import check_confidence, prune_pessimistic
 from dtcli.pruning.reduced_error import check_folds, pruning_counts, prune_reduced_error
 from dtcli.pruning.risk import RISKS, weighted_node_risk
-from dtcli.tree import Tree
+from dtcli.engine.tree import Tree
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class FitContext:
 
     def folds(self, k: int):
         """k stratified folds of the rows of non-zero weight: (train, test) index arrays."""
-        from dtcli.crossval.folds import stratified_kfold
+        from dtcli.sampling.folds import stratified_kfold
 
         rows = np.flatnonzero(self.weights > 0)
         return [(rows[train], rows[test])

@@ -25,7 +25,7 @@ import numpy as np
 from dtcli.errors import ParameterError
 from dtcli.pruning.compact import compact
 from dtcli.pruning.routing import split_rows
-from dtcli.tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from dtcli.engine.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 _SLACK = 0.1  # J48's margin in favour of the simpler tree
 WEKA_EPS = 1e-6  # Weka's Utils.smOrEq: a <= b + 1e-6

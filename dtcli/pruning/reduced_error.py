@@ -15,7 +15,7 @@ import numpy as np
 from dtcli.errors import ParameterError
 from dtcli.pruning.compact import compact
 from dtcli.pruning.pessimistic import WEKA_EPS
-from dtcli.tree import TREE_LEAF, Tree
+from dtcli.engine.tree import TREE_LEAF, Tree
 
 
 def check_folds(folds, n_rows: float) -> int:

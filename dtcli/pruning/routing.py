@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dtcli.tree import Tree
+from dtcli.engine.tree import Tree
 
 
 def goes_left(tree: Tree, node: int, X: np.ndarray, rows: np.ndarray,

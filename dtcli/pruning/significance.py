@@ -62,7 +62,7 @@ from dtcli.engine.searches import compiled
 from dtcli.errors import ParameterError
 from dtcli.jit.indirect import address
 from dtcli.params import MAX_PERMUTATIONS
-from dtcli.tree import Tree
+from dtcli.engine.tree import Tree
 
 MODES = ("default", "exact")
 # Per node, the chance that the default mode's Clopper-Pearson stop decides otherwise

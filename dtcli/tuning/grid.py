@@ -96,7 +96,7 @@ def parse_grid(entries: Sequence[str]) -> dict[str, tuple[float, ...]]:
 
 def option_names() -> tuple[str, ...]:
     """The tree options a grid may vary (the fields of a task's `TreeOptions`)."""
-    from dtcli.crossval.tasks import RESAMPLING, TreeOptions
+    from dtcli.crossval.tree_options import RESAMPLING, TreeOptions
 
     return tuple(f.name for f in dataclasses.fields(TreeOptions)
                  if f.name not in ("class_weight", *RESAMPLING))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dtcli.reporting.report import METRICS, clean
-from dtcli.model_check import is_finite, is_int
+from dtcli.model.check import is_finite, is_int
 
 
 def tuning_record(result) -> dict:

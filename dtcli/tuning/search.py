@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli.errors import ParameterError
-from dtcli.crossval.folds import repeat_folds
+from dtcli.sampling.folds import repeat_folds
 from dtcli.reporting.report import METRICS
 from dtcli.crossval.results import ResultStore
 from dtcli.crossval.runner import mean_std, plan, run_grid

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from dtcli.io.dataset import NOMINAL
-from dtcli.tree import TREE_LEAF, Tree
+from dtcli.engine.tree import TREE_LEAF, Tree
 
 SPARSE_VERSION = 3  # the first format version with sparse category sets
 # A format 1-2 node lists every category of its feature when there are at most twice

@@ -1,7 +1,7 @@
 """Model files: a fitted model and its metadata as versioned JSON, never pickle.
 
 `save_model` and `load_model` (and their dict forms) serve every kind of model
-file; dtcli/model_kinds.py says which module writes and reads each kind (`tree`:
+file; dtcli/model/kinds.py says which module writes and reads each kind (`tree`:
 model_tree.py, `forest`: ensemble/model_file.py, `fdf`: fdf/files.py, `c45`:
 c45/model_file.py), and every
 kind validates every field with model_check.Checker, so a damaged or foreign file
@@ -16,8 +16,8 @@ from typing import Any
 
 from dtcli.atomic import open_output
 from dtcli.errors import ModelError
-from dtcli.model_check import Checker, version_and_kind
-from dtcli.model_kinds import KINDS, function
+from dtcli.model.check import Checker, version_and_kind
+from dtcli.model.kinds import KINDS, function
 
 
 def model_to_dict(model, *, target: str = "class", source: str | None = None) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""What every kind of model file is checked with (dtcli/model_kinds.py lists the kinds):
+"""What every kind of model file is checked with (dtcli/model/kinds.py lists the kinds):
 the header fields all kinds share, and typed readers of JSON values, each failing with
 one line that names the file, the block and the field
 (`model.json: damaged model file: forest.parent[3] must be an integer in [-1, 2^63)`).
@@ -21,7 +21,7 @@ from dtcli.errors import ModelError
 from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
 
 FORMAT = "dtree-model"
-FORMAT_VERSION = 2  # written by default; model_categories.SPARSE_VERSION is read too
+FORMAT_VERSION = 2  # written by default; categories.SPARSE_VERSION is read too
 INT64 = 2**63
 _FLOAT_MAX = sys.float_info.max
 # Children's class counts must add up to the parent's up to float rounding (weighted counts).
@@ -92,7 +92,7 @@ def _class_weight(class_weight):
 def missing_counts_valid(counts: np.ndarray, n_samples: np.ndarray, left: np.ndarray) -> bool:
     """Whether `n_node_missing` counts are possible: per split at most its rows, 0 on
     leaves (tree and forest files alike)."""
-    from dtcli.tree import TREE_LEAF
+    from dtcli.engine.tree import TREE_LEAF
 
     return not ((counts < 0) | (counts > n_samples) | ((left == TREE_LEAF) & (counts != 0))).any()
 
@@ -323,7 +323,7 @@ class Checker:
 
 def version_and_kind(doc: Any, path: str, kinds) -> tuple[int, str]:
     """The file's format version and kind (one of `kinds`), after checking its format."""
-    from dtcli.model_categories import SPARSE_VERSION
+    from dtcli.model.categories import SPARSE_VERSION
 
     check = Checker(path)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:

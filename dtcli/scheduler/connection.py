@@ -1,0 +1,46 @@
+"""A Dask scheduler's address and the client connected to it (Dask is an optional
+dependency, `pip install "dtcli[dask]"`, imported only here): the forests and
+cross-validation both connect through `connect`."""
+from __future__ import annotations
+
+import re
+
+from dtcli.errors import DtreeError, ParameterError
+
+INSTALL_HINT = 'install the extra: pip install "dtcli[dask]"'
+CONNECT_TIMEOUT = "20s"
+
+
+# [protocol://]host:port, the host a name, an IPv4 address or a bracketed IPv6 address
+_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:[^\s/:\[\]]+|\[[0-9a-fA-F:.]+\]):\d{1,5}$")
+
+
+def check_address(address: str) -> str:
+    """ParameterError unless `address` reads as a scheduler address, before any work starts
+    (Dask's client would fail only after it, and then again when it is collected)."""
+    if not _ADDRESS.match(address):
+        raise ParameterError(f"--scheduler {address!r} is not a scheduler address; expected "
+                             "tcp://HOST:PORT")
+    return address
+
+
+def import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise DtreeError(f"--scheduler needs Dask distributed; {INSTALL_HINT}") from None
+    return distributed
+
+
+def connect(address: str):
+    """A Dask client of the scheduler at `address`, connected within deadlines (the
+    scheduler is probed first: probe.py); DtreeError naming the address and
+    what did not answer otherwise."""
+    distributed = import_distributed()
+    from dtcli.scheduler.probe import probe
+
+    probe(address)
+    try:
+        return distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise DtreeError(f"cannot connect to the Dask scheduler at {address} ({exc})") from None
