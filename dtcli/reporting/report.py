@@ -199,6 +199,16 @@ def _evaluation_title(doc: dict) -> str:
             f"cross-validation{repeats}, seed {doc['seed']}{options_note(doc['options'])}")
 
 
+def evaluation_sections(doc: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of each table of the evaluate command, as text."""
+    return _sections(doc, False)
+
+
+def _sections(doc: dict, for_csv: bool) -> list[tuple[str, list[str], list[list[str]]]]:
+    return [(_evaluation_title(doc), *_metric_section(doc, for_csv)),
+            *_confusion_sections(doc, for_csv)]
+
+
 def _csv_value(value) -> str:
     return "" if value is None or value != value else repr(float(value))
 
@@ -251,8 +261,7 @@ def render_evaluation(doc: dict, fmt: str, stream) -> None:
         stream.write(to_json(doc))
         return
     for_csv = fmt == "csv"
-    sections = [(_evaluation_title(doc), *_metric_section(doc, for_csv)),
-                *_confusion_sections(doc, for_csv)]
+    sections = _sections(doc, for_csv)
     if for_csv:
         writer = csv.writer(stream, lineterminator="\n")
         for i, (_, header, rows) in enumerate(sections):
