@@ -31,8 +31,7 @@ _CHECKED: set = set()  # the fits' configurations checked in this process (befor
 
 class Unit(NamedTuple):
     """A unit of compilation: "drivers" (`nominal`: with nominal_sets), "presort" (the
-    radix sort of data too large for numpy's sort, warm.presort_large), "spruning" (S-pruning's
-    test and the criterion's p-value bound, which compile on first use) or "search", of
+    radix sort of data too large for numpy's sort, warm.presort_large) or "search", of
     `criterion` (a registry.EngineCriterion) for data of `n_classes` classes (2, or 3
     standing for more) with or without nominal features."""
 
@@ -49,8 +48,6 @@ class Unit(NamedTuple):
             return "drivers-nominal" if self.nominal else "drivers"
         if self.kind == "presort":
             return "presort-large"
-        if self.kind == "spruning":  # loaded by a small S-pruned fit (experiments.training)
-            return f"spruning-{self.criterion.code.name.lower()}-{self.n_classes}"
         from dtcli.engine import searches
 
         return "search-" + "-".join(searches.form_names(self.criterion, self.n_classes,
@@ -72,7 +69,9 @@ def _marker_dir():
     return None if root is None else root / "warmed"
 
 
-def is_warm(unit: Unit) -> bool:
+def is_warm(unit) -> bool:
+    """Whether `unit` (a Unit, or anything with the `name` of a compiled part) is in the
+    cache: marked in this process, or by a marker file."""
     if unit.name in _WARM_HERE:
         return True
     folder = _marker_dir()
@@ -82,12 +81,19 @@ def is_warm(unit: Unit) -> bool:
     return False
 
 
-def mark(unit: Unit) -> None:
+def mark(unit) -> None:
     _WARM_HERE.add(unit.name)
     folder = _marker_dir()
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / unit.name).touch()
+
+
+class Part(NamedTuple):
+    """A compiled part outside the units, named (S-pruning's test and bounds, which
+    compile on first use: pruning/significance.py)."""
+
+    name: str
 
 
 def compile_unit(unit: Unit) -> None:

@@ -13,8 +13,8 @@ _SPREAD_ROWS = 64  # rows of the dataset whose fit loads the kernels
 def load_kernels(model, dataset) -> None:
     """Load (or compile) the kernels that fitting the tree `model` on `dataset` runs: the
     same tree on rows spread over the dataset (warm.fit_spread), for data large enough
-    for the level driver a warm fit of that form, and S-pruning's test (compiled on its
-    first use: announced here as any first compilation is, and not timed as the fit)."""
+    for the level driver a warm fit of that form, and S-pruning's test, which compiles on
+    first use."""
     from dtcli.engine.warm import WarmTask, form_of, run_task
     from dtcli.crossval.warm import fit_spread
     from dtcli.io.dataset import NOMINAL
@@ -24,26 +24,8 @@ def load_kernels(model, dataset) -> None:
                    np.array([f.kind == NOMINAL for f in dataset.features]))
     if form.levels:
         run_task(WarmTask(model.criterion, tuple((model.criterion_params or {}).items()), form))
-    if model.pruning == "s-pruning":
-        _load_spruning(model, dataset)
-
-
-def _load_spruning(model, dataset) -> None:
-    from dtcli import criteria
-    from dtcli.crossval.warm import fit_spread
-    from dtcli.engine.forms import Unit, is_warm, mark
-    from dtcli.jit.cache import cache_root
-    from dtcli.jit.notice import compile_progress
-
-    engine = criteria.get(model.criterion).engine(model.criterion_params or {})
-    unit = Unit("spruning", engine, 2 if len(dataset.classes) == 2 else 3)
-    if cache_root() is None or is_warm(unit):
+    if model.pruning == "s-pruning":  # its test's kernels (announced if cold)
         fit_spread(dataset, model.get_params(deep=False), _SPREAD_ROWS, pruned=True)
-        return
-    with compile_progress(1, "S-pruning's permutation test", str(cache_root().parent)) as step:
-        fit_spread(dataset, model.get_params(deep=False), _SPREAD_ROWS, pruned=True)
-        mark(unit)
-        step(unit.name)
 
 
 def fit(model, dataset, scheduler: str | None = None) -> list[str]:

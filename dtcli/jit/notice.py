@@ -40,6 +40,20 @@ def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
 
+_LIVE: list = []  # rich Progress bars live on stderr now (`sharing`): compiling adds a row
+
+
+@contextmanager
+def sharing(bar) -> Iterator[None]:
+    """While a rich Progress `bar` is live on stderr (a run's folds), compiling shows as a
+    row of its own in it: two live displays on one terminal would overwrite each other."""
+    _LIVE.append(bar)
+    try:
+        yield
+    finally:
+        _LIVE.remove(bar)
+
+
 @contextmanager
 def compile_progress(total: int, what: str, where: str) -> Iterator[Callable[[str], None]]:
     """Announce compiling `what` (`total` parts, cached in `where`) and yield a callback
@@ -52,7 +66,15 @@ def compile_progress(total: int, what: str, where: str) -> Iterator[Callable[[st
     say(f"dtree: compiling {what} for this machine, once: {total} part"
         f"{'s' if total != 1 else ''} (cached in {where}; `dtree warm` compiles ahead)")
     if in_notebook():
-        with _notebook_line(total, start) as step:
+        with notebook_progress("compiling", "parts") as update:
+            update(0, total)
+            done = 0
+
+            def step(part: str) -> None:
+                nonlocal done
+                done += 1
+                update(done, total)
+
             yield step
     elif sys.stderr.isatty():
         with _terminal_bar(total) as step:
@@ -72,6 +94,14 @@ def compile_progress(total: int, what: str, where: str) -> Iterator[Callable[[st
 
 @contextmanager
 def _terminal_bar(total: int):
+    if _LIVE:
+        bar = _LIVE[-1]
+        task = bar.add_task("compiling (parts)", total=total)
+        try:
+            yield lambda part: bar.advance(task)
+        finally:
+            bar.remove_task(task)
+        return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
         TimeElapsedColumn
@@ -84,19 +114,19 @@ def _terminal_bar(total: int):
 
 
 @contextmanager
-def _notebook_line(total: int, start: float):
+def notebook_progress(description: str, unit: str = "") -> Iterator[Callable[[int, int], None]]:
+    """In a notebook: a (done, total) callback that updates one line of output in place,
+    a progress bar with the time so far (HTML, no widget library)."""
+    import html
+
     from IPython.display import HTML, display
 
-    def text(done: int) -> HTML:
-        return HTML(f"<progress value='{done}' max='{total}'></progress> compiling: "
-                    f"{done}/{total} parts, {time.perf_counter() - start:.0f} s")
+    start = time.perf_counter()
 
-    handle = display(text(0), display_id=True)
-    done = 0
+    def text(done: int, total: int) -> HTML:
+        return HTML(f"<progress value='{done}' max='{max(total, 1)}'></progress> "
+                    f"{html.escape(description)}: {done}/{total} {unit}, "
+                    f"{time.perf_counter() - start:.0f} s")
 
-    def step(part: str) -> None:
-        nonlocal done
-        done += 1
-        handle.update(text(done))
-
-    yield step
+    handle = display(text(0, 0), display_id=True)
+    yield lambda done, total: handle.update(text(done, total))
