@@ -60,11 +60,17 @@ def test_an_unguarded_script_runs_once_with_a_warm_cache(tmp_path, name):
 def test_an_unguarded_script_runs_once_with_an_empty_cache(tmp_path):
     """Cold, a first fit compiles its criterion's search in a second process, and a
     compare with jobs=2 compiles ahead in processes and then runs workers: three pools,
-    none of which may run the script again."""
-    body = SCRIPTS["fit"] + "\n" + SCRIPTS["compare_jobs2"].replace("MARK", "MORE")
-    done = run_script(tmp_path, body, {"DTREE_CACHE_DIR": str(tmp_path / "cache")})
+    none of which may run the script again. Compiling says so before it starts, then
+    counts the parts as they are done."""
+    body = (SCRIPTS["fit"] + "\n" + 'print("MORE", dtcli.compare([(X, y)], ["gini", "entropy"], '
+            'cv=3, jobs=2, quiet=True) is not None)')
+    done = run_script(tmp_path, body, {"DTREE_CACHE_DIR": str(tmp_path / "cache"),
+                                       "DTREE_COMPILE_NOTICE": "1"})
     assert_ran_once(done)
     assert done.stdout.count("MORE") == 1, done.stdout
+    said = done.stderr.splitlines()
+    assert said[0].startswith("dtree: compiling the engine") and "2 parts" in said[0], said
+    assert said[1].startswith("dtree: compiled 1/2") and said[2].startswith("dtree: compiled 2/2")
 
 
 def _die(item):
