@@ -1,8 +1,14 @@
 """Process pools whose processes never outlive dtree and stop as soon as it stops.
 
-Used for the workers of a cross-validation (evaluate.workers) and for compiling
+Used for the workers of a cross-validation (crossval.workers) and for compiling
 ahead (engine.warm). The pools use the "spawn" start method (nothing of the
-parent's threads or locks is inherited). A process dies with its parent however
+parent's threads or locks is inherited), and their processes run dtree's code
+only: a spawned process would otherwise import the user's main module again, so
+that a script without `if __name__ == "__main__":` ran its own top level once
+more in every worker (and crashed, since that top level starts the pool again).
+dtree's tasks are all dtree functions, so the workers do not need the main
+module: it is hidden while the processes start (`_main_module_hidden`). A
+process dies with its parent however
 the parent ends: on Linux the kernel kills it (prctl PR_SET_PDEATHSIG),
 elsewhere a thread watches the parent's pid. When the parent stops early (an
 error, Ctrl-C, SIGTERM), it ends the processes at once instead of waiting for
@@ -16,9 +22,13 @@ import signal
 import sys
 import threading
 import time
+import types
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Callable, Iterator, Sequence
+
+from dtcli.errors import DtreeError
 
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 _WATCH_SECONDS = 1.0
@@ -54,6 +64,23 @@ def _stop_signals_held():
             signal.signal(number, handler)
         if caught:
             signal.raise_signal(caught[0])
+
+
+@contextmanager
+def _main_module_hidden():
+    """While processes are spawned, `__main__` is an empty module: multiprocessing
+    sends the main module's path (or name, under `python -m`) to each new process,
+    which imports it again before running anything; an empty module sends neither.
+    The user's own module is back as soon as the processes have started."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is None:
+            del sys.modules["__main__"]
+        else:
+            sys.modules["__main__"] = main
 
 
 def _kernel_kills_orphans() -> bool:
@@ -111,16 +138,25 @@ def _init_process(parent: int, initializer: Callable | None, initargs: tuple) ->
 def process_pool(func: Callable, items: Sequence, workers: int, initializer: Callable | None = None,
                  initargs: tuple = ()) -> Iterator[dict[Future, int]]:
     """func(item) for every item in `workers` processes: yields {future: item index}. Leaving
-    the block with an exception (or a signal) ends the processes at once."""
+    the block with an exception (or a signal) ends the processes at once. A process that
+    dies (killed, out of memory) breaks the pool: the futures' results raise at once
+    (BrokenProcessPool, from the executor's watch of its processes), so no wait on them
+    outlasts the processes; unless the block turns it into an error of its own, it
+    becomes one DtreeError line."""
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=spawn_context(),
                                initializer=_init_process,
                                initargs=(os.getpid(), initializer, initargs))
     finished = False
     try:
-        with _stop_signals_held():  # submit() starts the processes
+        # submit() starts the processes, all of them within these submits ("spawn":
+        # one more each time until `workers`; none is started later)
+        with _stop_signals_held(), _main_module_hidden():
             futures = {pool.submit(func, item): j for j, item in enumerate(items)}
         yield futures
         finished = True
+    except BrokenProcessPool:
+        raise DtreeError("a process dtree started ended unexpectedly (killed, or out of "
+                         "memory?); run again, or with jobs=1 (-j 1)") from None
     finally:
         if not finished:
             # shutdown() would wait for the running tasks; the executor has no public way

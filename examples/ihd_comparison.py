@@ -60,5 +60,5 @@ def main(argv=None) -> None:
     print(report(run(args.datasets, args.cv, args.criteria, args.jobs, args.svg)))
 
 
-if __name__ == "__main__":  # compare's worker processes re-import this file
+if __name__ == "__main__":  # a command with arguments; importing it (tests) runs nothing
     main()

@@ -22,9 +22,9 @@ records; each tree is grown on one thread. A worker costs a Python start and loa
 (about 2-3 s), so for a comparison of a few seconds one process is as fast.
 Before the tasks start, the kernels of every (criterion, form of data) they
 need are compiled ahead, side by side in processes (`warm.compile_ahead`), so that
-no worker compiles. As with any spawn-based pool, a script that calls
-`run_grid` needs the `if __name__ == "__main__":` guard. `dtcli.crossval.distributed`
-does the same on a Dask cluster.
+no worker compiles. The workers run dtree's code only (dtcli.processes), so a
+script that calls `run_grid` needs no `if __name__ == "__main__":` guard.
+`dtcli.crossval.distributed` does the same on a Dask cluster.
 """
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ def compile_ahead(datasets: Sequence[Dataset], tasks: Sequence[Task], jobs: int 
     forms = [form_of(d.X, len(d.classes), np.array([f.kind == NOMINAL for f in d.features]))
              for d in datasets]
     warm(sorted({WarmTask(tree_criterion(t.criterion), t.params, forms[t.dataset])
-                 for t in tasks if tree_criterion(t.criterion)}), jobs, announce=True)
+                 for t in tasks if tree_criterion(t.criterion)}), jobs)
 
 
 _WARM_ROWS = 300  # rows of a dataset whose fit loads a criterion's kernels
@@ -56,13 +56,14 @@ def warm_up(datasets: Sequence[Dataset], tasks: Sequence[Task] = ()) -> None:
                                  "criterion_params": dict(params)}, _WARM_ROWS)
 
 
-def fit_spread(dataset: Dataset, params: dict, n_rows: int) -> None:
+def fit_spread(dataset: Dataset, params: dict, n_rows: int, pruned: bool = False) -> None:
     """Load (or compile), in this process, the kernels a fit of `params` (the
     estimator's, class_weight included) on `dataset` runs: fit and apply that tree on
     up to n_rows rows spread over the dataset (class-sorted files still give every
     class), weighted as the whole dataset's class weights weigh them (weights that are
-    not whole numbers run kernels of their own). Pruning and leaf models are left out:
-    they add no kernels of the tree's."""
+    not whole numbers run kernels of their own). Pruning and leaf models are left out
+    (they add no kernels of the tree's) unless `pruned`: S-pruning's test has kernels
+    of its own."""
     from dtcli.estimator import DecisionTreeClassifier
     from dtcli.validation import row_weights
 
@@ -74,5 +75,6 @@ def fit_spread(dataset: Dataset, params: dict, n_rows: int) -> None:
     if np.unique(small.y).shape[0] < 2 or (weights is not None and weights.sum() <= 0):
         return
     model = DecisionTreeClassifier(**{**params, "class_weight": None, "n_jobs": 1,
-                                      "pruning": None, "leaf_model": "counts"})
+                                      "leaf_model": "counts",
+                                      **({} if pruned else {"pruning": None})})
     model.fit_dataset(small, sample_weight=weights).proba_from_matrix(small.X)

@@ -16,15 +16,12 @@ bounded criterion's p-value bound (significance.py); they compile on first use.
 
 `units_for` lists the units of a configuration; `dtree warm` compiles the cold
 ones side by side (warm.py); a first fit compiles the drivers here while a second
-process compiles the criterion's searches (`before_compiling`), after one line on
-stderr. Each compiled unit leaves a marker in the cache directory, so that what is
+process compiles the criterion's searches (`before_compiling`), showing progress
+(jit/notice.py). Each compiled unit leaves a marker in the cache directory, so that what is
 warm is known without loading it.
 """
 from __future__ import annotations
 
-import os
-import sys
-import time
 from typing import NamedTuple
 
 _WARM_HERE: set = set()  # units known warm in this process: no file is looked at again
@@ -72,7 +69,9 @@ def _marker_dir():
     return None if root is None else root / "warmed"
 
 
-def is_warm(unit: Unit) -> bool:
+def is_warm(unit) -> bool:
+    """Whether `unit` (a Unit, or anything with the `name` of a compiled part) is in the
+    cache: marked in this process, or by a marker file."""
     if unit.name in _WARM_HERE:
         return True
     folder = _marker_dir()
@@ -82,7 +81,7 @@ def is_warm(unit: Unit) -> bool:
     return False
 
 
-def mark(unit: Unit) -> None:
+def mark(unit) -> None:
     _WARM_HERE.add(unit.name)
     folder = _marker_dir()
     if folder is not None:
@@ -90,10 +89,11 @@ def mark(unit: Unit) -> None:
         (folder / unit.name).touch()
 
 
-def _notice() -> bool:
-    """Whether fits say on stderr that they compile: yes, unless DTREE_COMPILE_NOTICE=0
-    (the command line's -q sets it, for its workers too; so does the test suite)."""
-    return os.environ.get("DTREE_COMPILE_NOTICE", "1") != "0"
+class Part(NamedTuple):
+    """A compiled part outside the units, named (S-pruning's test and bounds, which
+    compile on first use: pruning/significance.py)."""
+
+    name: str
 
 
 def compile_unit(unit: Unit) -> None:
@@ -122,10 +122,12 @@ def compile_unit(unit: Unit) -> None:
 
 def before_compiling(criterion, n_classes: int, nominal: bool) -> None:
     """Before a fit's first compilation in this process: if some of its units are cold,
-    say so once on stderr; if the drivers are cold too, compile the searches in a second
-    process while this one compiles the drivers (independent units), so that a first
-    fit waits for the slower of the two rather than for both."""
+    compile them now, showing progress (jit/notice.py); if the drivers are cold too,
+    compile the searches in a second process while this one compiles the drivers
+    (independent units), so that a first fit waits for the slower of the two rather
+    than for both."""
     from dtcli.jit.cache import cache_root
+    from dtcli.jit.notice import compile_progress
 
     key = (criterion.code, criterion.params.tobytes(), n_classes == 2, nominal)
     if _UNIT["compiling"] or criterion.code is None or key in _CHECKED:
@@ -134,38 +136,24 @@ def before_compiling(criterion, n_classes: int, nominal: bool) -> None:
     cold = [unit for unit in units_for(criterion, n_classes, nominal) if not is_warm(unit)]
     if not cold or cache_root() is None:
         return
-    start = time.perf_counter()
-    announce("the engine" if cold[0].kind == "drivers"
-             else f"the {criterion.code.name.lower().replace('_', '-')} search")
+    what = ("the engine" if cold[0].kind == "drivers"
+            else f"the {criterion.code.name.lower().replace('_', '-')} search")
     drivers = [unit for unit in cold if unit.kind == "drivers"]
     search = [unit for unit in cold if unit.kind == "search"]
-    if drivers and search:
-        from dtcli.processes import process_pool
+    with compile_progress(len(cold), what, str(cache_root().parent)) as step:
+        if drivers and search:
+            from dtcli.processes import process_pool
 
-        with process_pool(compile_unit, search, 1) as futures:
-            for unit in drivers:
+            with process_pool(compile_unit, search, 1) as futures:
+                for unit in drivers:
+                    compile_unit(unit)
+                    step(unit.name)
+                for future in futures:
+                    future.result()
+            for unit in search:
+                mark(unit)
+                step(unit.name)
+        else:
+            for unit in cold:
                 compile_unit(unit)
-            for future in futures:
-                future.result()
-        for unit in search:
-            mark(unit)
-    else:
-        for unit in cold:
-            compile_unit(unit)
-    announce_done(start)
-
-
-def announce(what: str) -> None:
-    """The one line on stderr before compiling `what` (unless silenced: `_notice`)."""
-    from dtcli.jit.cache import cache_root
-
-    if _notice():
-        print(f"dtree: compiling {what} for this machine, once (cached in "
-              f"{cache_root().parent}; `dtree warm` compiles ahead)", file=sys.stderr,
-              flush=True)
-
-
-def announce_done(start: float) -> None:
-    """On a terminal, how long the compilation announced took."""
-    if _notice() and sys.stderr.isatty():
-        print(f"dtree: compiled in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+                step(unit.name)

@@ -105,15 +105,16 @@ def run_task(task: WarmTask) -> None:
                   [np.flatnonzero(~even), np.flatnonzero(even)])
 
 
-def warm(tasks: Iterable[WarmTask], jobs: int | None = None, announce: bool = False) -> int:
+def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
     """Compile the cold units of `tasks`, in up to `jobs` processes (default: all
-    cores); return how many were cold. Nothing to do (all marked) costs no process.
-    `announce`: say so on stderr first (forms.announce), as a first fit does."""
-    import time
+    cores), showing progress (jit/notice.py); return how many were cold. Nothing to do
+    (all marked) costs no process and says nothing."""
+    from concurrent.futures import as_completed
 
-    from dtcli.engine import forms
     from dtcli.engine.forms import compile_unit, is_warm, mark
     from dtcli.jit.cache import cache_root
+    from dtcli.jit.notice import compile_progress
+    from dtcli.processes import available_cores, process_pool
 
     if cache_root() is None:
         return 0  # no disk cache: what other processes compile is lost to this one
@@ -124,18 +125,13 @@ def warm(tasks: Iterable[WarmTask], jobs: int | None = None, announce: bool = Fa
     pending = [unit for name, unit in sorted(units.items()) if not is_warm(unit)]
     if not pending:
         return 0
-    from concurrent.futures import as_completed
-
-    from dtcli.processes import available_cores, process_pool
-
-    start = time.perf_counter()
-    if announce:
-        forms.announce(f"{len(pending)} parts of the engine, side by side")
     workers = min(jobs or available_cores(), len(pending))
-    with process_pool(compile_unit, pending, workers) as futures:
+    with compile_progress(len(pending), "the engine's kernels, side by side",
+                          str(cache_root().parent)) as step, \
+            process_pool(compile_unit, pending, workers) as futures:
         for future in as_completed(futures):
             future.result()
-            mark(pending[futures[future]])
-    if announce:
-        forms.announce_done(start)
+            unit = pending[futures[future]]
+            mark(unit)
+            step(unit.name)
     return len(pending)

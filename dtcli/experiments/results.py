@@ -1,14 +1,17 @@
 """What the experiments return: `Evaluation`, `Comparison` and `Tuning`.
 
 Each holds the document the command prints with `-f json` (`document`; `to_json()`
-is that text exactly) and the fold results it was made from. In a notebook they show
-themselves as HTML tables (`_repr_html_`; a comparison with its critical-difference
+is that text exactly) and the fold results it was made from. Printed (`print(result)`,
+or the REPL's echo) they are the command's table, `render(stream, fmt)` writes any of
+the command's formats; in a notebook they show themselves as HTML tables
+(`_repr_html_`, with the command's numbers; a comparison with its critical-difference
 diagram as SVG); `to_pandas()` gives one row per fold (pandas is an optional extra:
 ImportError without it).
 """
 from __future__ import annotations
 
 import html
+import io
 import math
 
 
@@ -20,6 +23,18 @@ class _Result:
         from dtcli.reporting.report import to_json
 
         return to_json(self.document)
+
+    def render(self, stream, fmt: str = "table") -> None:
+        """Write the result as the command does with `-f fmt` (table, json, csv, markdown)."""
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        text = io.StringIO()
+        self.render(text)
+        return text.getvalue().rstrip("\n")
+
+    def __repr__(self) -> str:
+        return str(self)
 
     def _fold_rows(self) -> list[dict]:
         raise NotImplementedError
@@ -79,14 +94,26 @@ class Evaluation(_Result):
         cv = self.document.get("cv") or len(self.folds)
         return [_fold_row(about, i, cv, f) for i, f in enumerate(self.folds)]
 
-    def _repr_html_(self) -> str:
-        from dtcli.reporting.report import METRICS
+    def render(self, stream, fmt: str = "table") -> None:
+        from dtcli.reporting.report import render_evaluation
 
-        rows = [[_cell(name), _cell(self.document[name]["mean"]), _cell(self.document[name]["std"])]
-                for name in METRICS]
-        method = _method_label(self.document.get("criterion"))
-        caption = f"{self.document.get('dataset', '')}: {method}"
-        return _table(["metric", "mean", "std"], rows, caption)
+        render_evaluation(self.document, fmt, stream)
+        _render_tuning(self.document, fmt, stream)
+
+    def _repr_html_(self) -> str:
+        """The command's tables (its numbers as it formats them: counts, seconds)."""
+        from dtcli.reporting.report import evaluation_sections
+
+        return "".join(_table(header, [[_cell(v) for v in row] for row in rows], title)
+                       for title, header, rows in evaluation_sections(self.document))
+
+
+def _render_tuning(document: dict, fmt: str, stream) -> None:
+    """A tuned method's both selections, after the table (the JSON holds them already)."""
+    if "tuning" in document and fmt in ("table", "markdown"):
+        from dtcli.tuning.report import render_tuning
+
+        render_tuning(document["tuning"], fmt, stream)
 
 
 def _method_label(criterion: dict | None) -> str:
@@ -144,6 +171,12 @@ class Comparison(_Result):
         return {m: {d: r["optimism"] for d, r in by_dataset.items()}
                 for m, by_dataset in tuning.items()}
 
+    def render(self, stream, fmt: str = "table", show_sd: bool = False) -> None:
+        from dtcli.reporting.comparison import render_comparison
+
+        render_comparison(self.document, fmt, stream, show_sd=show_sd)
+        _render_tuning(self.document, fmt, stream)
+
     def cd_diagram(self) -> str:
         """The critical-difference diagram, as SVG text (needs two datasets)."""
         from dtcli.reporting.cd_diagram import comparison_svg
@@ -189,6 +222,11 @@ class Tuning(_Result):
     @property
     def best_score(self) -> float:
         return self.document["best_score"]
+
+    def render(self, stream, fmt: str = "table") -> None:
+        from dtcli.tuning.report import render_search
+
+        render_search(self.document, fmt, stream)
 
     def _fold_rows(self) -> list[dict]:
         cv = self.search.protocol.cv

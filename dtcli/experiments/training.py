@@ -12,8 +12,9 @@ _SPREAD_ROWS = 64  # rows of the dataset whose fit loads the kernels
 
 def load_kernels(model, dataset) -> None:
     """Load (or compile) the kernels that fitting the tree `model` on `dataset` runs: the
-    same tree on rows spread over the dataset (warm.fit_spread) and, for data large
-    enough for the level driver, a warm fit of that form."""
+    same tree on rows spread over the dataset (warm.fit_spread), for data large enough
+    for the level driver a warm fit of that form, and S-pruning's test, which compiles on
+    first use."""
     from dtcli.engine.warm import WarmTask, form_of, run_task
     from dtcli.crossval.warm import fit_spread
     from dtcli.io.dataset import NOMINAL
@@ -23,6 +24,8 @@ def load_kernels(model, dataset) -> None:
                    np.array([f.kind == NOMINAL for f in dataset.features]))
     if form.levels:
         run_task(WarmTask(model.criterion, tuple((model.criterion_params or {}).items()), form))
+    if model.pruning == "s-pruning":  # its test's kernels (announced if cold)
+        fit_spread(dataset, model.get_params(deep=False), _SPREAD_ROWS, pruned=True)
 
 
 def fit(model, dataset, scheduler: str | None = None) -> list[str]:

@@ -51,12 +51,14 @@ from __future__ import annotations
 
 import functools
 import numbers
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
 from dtcli.criteria.registry import CRITERIA
 from dtcli.engine.builder import Prepared, StopRules, grow
+from dtcli.engine.forms import Part
 from dtcli.engine.nodes import n_slots
 from dtcli.engine.searches import compiled
 from dtcli.errors import ParameterError
@@ -117,12 +119,17 @@ class PermutationTest:
         from dtcli.pruning.permutation import BOUND, log_factorials, p_value_bound
 
         code = criterion.code
-        bound = np.int64(0)
-        if not self.exact and n_classes == 2 and unit_weight and code in BOUNDED_CODES:
-            bound = compiled(p_value_bound, (code, searches.present), BOUND)[1]
+        bounded = not self.exact and n_classes == 2 and unit_weight and code in BOUNDED_CODES
+        tables = "".join("1" if f else "0" for f in searches.present)
+        with _announced([Part("spruning-test")]
+                        + ([Part(f"spruning-bound-{code.name.lower()}_t{tables}")] if bounded
+                           else [])):
+            test = _test_address()
+            bound = (compiled(p_value_bound, (code, searches.present), BOUND)[1] if bounded
+                     else np.int64(0))
         split_at_most, leaf_from = _sequential_bounds(self.permutations, self.significance)
         self._record = SplitTest(
-            _test_address(), searches.scorer, bound,
+            test, searches.scorer, bound,
             (np.int64(self.seed), np.int64(self.permutations), self.significance, self.exact,
              BOUNDED_CODES.get(code, False)),
             (split_at_most, leaf_from, log_factorials(np.int64(n_rows))),
@@ -155,6 +162,26 @@ def s_prune(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray
     test = PermutationTest(significance, permutations, mode, seed)
     tree = grow(prepared, criterion, rules, weights, n_threads, stream=stream, test=test)
     return SPruning(tree, test.p_values, test.n_shuffles)
+
+
+@contextmanager
+def _announced(parts: list):
+    """S-pruning's kernels compile (or load) on first use: cold ones are announced with
+    progress as any first compilation is (jit/notice.py), and marked warm after."""
+    from dtcli.engine.forms import is_warm, mark
+    from dtcli.jit.cache import cache_root
+    from dtcli.jit.notice import compile_progress
+
+    cold = [part for part in parts if not is_warm(part)]
+    if not cold or cache_root() is None:
+        yield
+        return
+    with compile_progress(len(cold), "S-pruning's permutation test",
+                          str(cache_root().parent)) as step:
+        yield
+        for part in cold:
+            mark(part)
+            step(part.name)
 
 
 @functools.lru_cache(maxsize=1)

@@ -101,16 +101,24 @@ def plain_progress(description: str, stream, clock=time.monotonic):
 
 @contextmanager
 def progress_bar(description: str, enabled: bool):
-    """A rich progress bar with ETA on stderr; yields a (done, total) callback.
+    """A rich progress bar with ETA on stderr (compiling meanwhile adds a row to it:
+    jit/notice.py); yields a (done, total) callback.
 
-    When stderr is not a terminal (nohup, CI), a plain line instead, at most every
-    `PLAIN_PROGRESS_SECONDS`; silent (the callback does nothing) unless enabled.
+    In a notebook, a line of output that updates itself; when stderr is not a terminal
+    (nohup, CI), a plain line instead, at most every `PLAIN_PROGRESS_SECONDS`; silent
+    (the callback does nothing) unless enabled.
     """
     from rich.console import Console
+
+    from dtcli.jit.notice import in_notebook, notebook_progress, sharing
 
     console = Console(stderr=True)
     if not enabled:
         yield lambda done, total: None
+        return
+    if in_notebook():
+        with notebook_progress(description) as update:
+            yield update
         return
     if not console.is_terminal:
         yield plain_progress(description, console.file)
@@ -120,7 +128,7 @@ def progress_bar(description: str, enabled: bool):
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                  console=console, transient=True) as bar:
+                  console=console, transient=True) as bar, sharing(bar):
         task = bar.add_task(description, total=None)
 
         def update(done: int, total: int) -> None:
@@ -199,6 +207,16 @@ def _evaluation_title(doc: dict) -> str:
             f"cross-validation{repeats}, seed {doc['seed']}{options_note(doc['options'])}")
 
 
+def evaluation_sections(doc: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of each table of the evaluate command, as text."""
+    return _sections(doc, False)
+
+
+def _sections(doc: dict, for_csv: bool) -> list[tuple[str, list[str], list[list[str]]]]:
+    return [(_evaluation_title(doc), *_metric_section(doc, for_csv)),
+            *_confusion_sections(doc, for_csv)]
+
+
 def _csv_value(value) -> str:
     return "" if value is None or value != value else repr(float(value))
 
@@ -251,8 +269,7 @@ def render_evaluation(doc: dict, fmt: str, stream) -> None:
         stream.write(to_json(doc))
         return
     for_csv = fmt == "csv"
-    sections = [(_evaluation_title(doc), *_metric_section(doc, for_csv)),
-                *_confusion_sections(doc, for_csv)]
+    sections = _sections(doc, for_csv)
     if for_csv:
         writer = csv.writer(stream, lineterminator="\n")
         for i, (_, header, rows) in enumerate(sections):

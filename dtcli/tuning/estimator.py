@@ -10,8 +10,8 @@ PIDT paper's {0.01, 0.05, 0.1}); `grid` adds or overrides parameters, criterion
 parameters or tree options alike ({"q": [0.5, 1.5], "min_samples_leaf": "1:10:1"}).
 The tree's own options, its pruning among them, hold at every grid point.
 `fit` scores every point on the same seeded folds (`search.grid_search`,
-through the runner: with n_jobs > 1, in worker processes, so a script needs
-the `if __name__ == "__main__":` guard), then refits the best on all rows.
+through the runner: with n_jobs > 1, in worker processes, which run dtree's code
+only: dtcli.processes), then refits the best on all rows.
 """
 from __future__ import annotations
 
