@@ -219,7 +219,8 @@ def test_a_header_row_of_numbers_hints_at_no_header(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["", "train", "predict", "export", "criteria", "evaluate",
-                                     "compare", "tune", "warm"])
+                                     "compare", "rank", "sweep", "frontier", "tune", "warm",
+                                     "reproduce"])
 def test_help_fits_in_80_columns(command):
     result = CliRunner().invoke(cli, [*([command] if command else []), "--help"],
                                 terminal_width=80)
