@@ -85,8 +85,9 @@ def rank_table(table_path: str, *, lower_is_better: bool, base, posthoc: str, re
 @click.option("--lower-is-better", is_flag=True, help="Smaller scores are better.")
 @statistics_options
 @report_options
+@quiet_option("Nothing on stderr but errors.")
 def rank(table_path, lower_is_better, base, show_sd, cd_diagram, posthoc, report_path,
-         reference, output, output_format):
+         reference, output, output_format, quiet):
     """Rank the methods of a TABLE of scores with Demsar's statistics.
 
     TABLE (CSV): a header row, then one row per dataset, its name first and
