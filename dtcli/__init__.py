@@ -1,8 +1,8 @@
 """dtree: decision trees with the split criteria of the research literature.
 
 `from dtcli import DecisionTreeClassifier` gives the scikit-learn-style
-estimator; `dtcli.evaluate`, `dtcli.compare` and `dtcli.tune` run the experiments of
-the commands of those names, on methods `Tree`, `Forest`, `FDF`, `Preset` (j48,
+estimator; `dtcli.train`, `dtcli.evaluate`, `dtcli.compare` and `dtcli.tune` run the
+experiments of the commands of those names, on methods `Tree`, `Forest`, `FDF`, `Preset` (j48,
 rpart) and `Tuned` (or the --criteria strings), `dtcli.skew_sweep`, `dtcli.frontier`
 and `dtcli.reproduce` the analyses of `compare --imbalance`, `compare --frontier` and
 `reproduce`; the command line (`dtree`) is a thin layer over them.
@@ -11,7 +11,7 @@ from dtcli._version import __version__
 
 __all__ = ["DecisionTreeClassifier", "FDF", "FDFClassifier", "Forest", "Preset",
            "RandomForestClassifier", "Tree", "Tuned", "__version__", "compare", "evaluate",
-           "frontier", "reproduce", "skew_sweep", "tune"]
+           "frontier", "reproduce", "skew_sweep", "train", "tune"]
 
 _METHODS = ("Tree", "Forest", "FDF", "Preset", "Tuned")
 
@@ -30,6 +30,10 @@ def __getattr__(name):
         from dtcli.ensemble.forest import RandomForestClassifier
 
         return RandomForestClassifier
+    if name == "train":
+        from dtcli.experiments.training import train
+
+        return train
     if name == "evaluate":
         from dtcli.experiments.evaluation import evaluate
 

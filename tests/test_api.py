@@ -1,5 +1,5 @@
-"""The library API for experiments (dtcli.evaluate, dtcli.compare, dtcli.tune) and the
-commands over it: the commands print, timings aside, exactly what they printed before
+"""The library API for experiments (dtcli.train, dtcli.evaluate, dtcli.compare,
+dtcli.tune) and the commands over it: the commands print, timings aside, exactly what they printed before
 they called it (tests/data/cli_before_api, recorded at e3b102f by its record.sh), a
 results file written then resumes with nothing rerun, and the library gives the
 command's numbers for the same protocol."""
@@ -219,7 +219,8 @@ def test_a_header_row_of_numbers_hints_at_no_header(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["", "train", "predict", "export", "criteria", "evaluate",
-                                     "compare", "tune", "warm"])
+                                     "compare", "rank", "sweep", "frontier", "tune", "warm",
+                                     "reproduce"])
 def test_help_fits_in_80_columns(command):
     result = CliRunner().invoke(cli, [*([command] if command else []), "--help"],
                                 terminal_width=80)
@@ -258,3 +259,42 @@ def test_train_seeds_its_search_of_auto_parameters_with_seed(tmp_path, monkeypat
         records.append(json.loads(model.read_text())["tuning"])
     assert [r["protocol"]["seed"] for r in records] == [0, 3]
     assert records[0]["results"] != records[1]["results"]  # other folds, other scores
+
+
+def test_train_fits_the_estimator_the_command_writes(tmp_path, monkeypatch):
+    """dtcli.train("entropy", max_depth=3) is DecisionTreeClassifier's fit of those
+    parameters, and `dtree train` writes that model (the command calls the library)."""
+    from dtcli.io import load_dataset
+    from dtcli.model import load_model
+
+    monkeypatch.chdir(ROOT)
+    result = dtcli.train(DATA[0], "entropy", max_depth=3, quiet=True)
+    dataset = load_dataset(DATA[0])
+    alone = dtcli.DecisionTreeClassifier(criterion="entropy", max_depth=3).fit_dataset(dataset)
+    for name in ("children_left", "feature", "threshold", "value"):
+        assert np.array_equal(getattr(result.model.tree_, name), getattr(alone.tree_, name),
+                              equal_nan=True)
+    written = tmp_path / "model.json"
+    cli_run = CliRunner().invoke(cli, ["train", DATA[0], "-c", "entropy", "--max-depth", "3",
+                                       "-o", str(written)])
+    assert cli_run.exit_code == 0, cli_run.stderr
+    model, _ = load_model(str(written))
+    assert np.array_equal(model.tree_.threshold, alone.tree_.threshold, equal_nan=True)
+    assert result.summary(str(written)).split("; fit in")[0] in cli_run.stderr
+
+
+def test_train_returns_the_unpruned_tree_s_pruning_path(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = dtcli.train(DATA[1], "gini", pruning_path=True, quiet=True)
+    path = result.path
+    assert result.model.pruning is None
+    # alpha 0 keeps every leaf of the unpruned tree; the last step leaves the root alone
+    assert path.alphas[0] == 0 and path.leaves[0] == result.model.tree_.n_leaves
+    assert path.leaves[-1] == 1 and np.all(np.diff(path.alphas) > 0)
+    assert np.allclose(path.cps, path.alphas / path.impurities[-1])
+    assert path.csv().splitlines()[0] == "ccp_alpha,impurity,n_leaves,cp"
+
+
+def test_train_refuses_options_beside_an_estimator():
+    with pytest.raises(ParameterError, match="keeps its own parameters"):
+        dtcli.train(DATA[0], dtcli.DecisionTreeClassifier(), max_depth=2)

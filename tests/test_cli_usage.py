@@ -380,7 +380,7 @@ def test_readme_test_command_is_what_ci_runs():
         assert step in ci
 
 
-@pytest.mark.parametrize("command", ["train", "evaluate", "compare", "tune"])
+@pytest.mark.parametrize("command", ["train", "evaluate", "compare", "tune", "sweep", "frontier"])
 def test_help_lists_every_option_once_under_a_heading(command):
     from dtcli.cli import cli
 
@@ -396,5 +396,5 @@ def test_help_lists_every_option_once_under_a_heading(command):
             shown += re.findall(r"(?<![\w-])--?[A-Za-z][\w-]*", flags_column)
     assert len(headings) >= 4 and len(headings) == len(set(headings))
     for param in cli.commands[command].params:
-        if param.param_type_name == "option":
-            assert shown.count(max(param.opts, key=len)) == 1, param.name
+        if param.param_type_name == "option":  # compare's old spellings are hidden
+            assert shown.count(max(param.opts, key=len)) == (0 if param.hidden else 1), param.name

@@ -422,3 +422,37 @@ def test_a_table_too_narrow_for_two_columns_is_printed_plainly():
     text = rendered(doc, 30)
     assert "ecoli-0-1-4-7_vs_2-3-5-6" in text.splitlines()
     assert "  tsallis:q=0.5: 0.9000 *" in text.splitlines()
+
+
+# --------------------------------------------------------------------------
+# one command per job: rank, sweep, frontier; compare's old spellings for one release
+# --------------------------------------------------------------------------
+
+def test_rank_prints_what_compare_table_printed_and_the_old_spelling_says_so():
+    ranked = dtree("rank", TABLE3, "--base", "iHDw")
+    old = dtree("compare", "--table", TABLE3, "--base", "iHDw")
+    assert ranked.exit_code == old.exit_code == 0
+    assert ranked.stdout == old.stdout and ranked.stderr == ""
+    assert old.stderr.splitlines() == [
+        "dtree: `compare --table TABLE` is deprecated and will be removed in the next "
+        "release; use `dtree rank TABLE`"]
+
+
+@pytest.mark.parametrize("command, absent", [
+    ("compare", ("--table", "--lower-is-better", "--imbalance", "--minority", "--frontier",
+                 "--plot")),
+    ("rank", ("--criteria", "--cv", "--metric", "--pruning", "--results", "--target")),
+    ("sweep", ("--table", "--base", "--grid", "--imbalance", "--frontier")),
+    ("frontier", ("--pruning", "--ccp-alpha", "--confidence", "--significance", "--base",
+                  "--minority", "--ratios", "--grid")),
+])
+def test_each_command_s_help_shows_only_what_it_takes(command, absent):
+    shown = dtree(command, "--help").stdout
+    options = set(re.findall(r"^  (?:-\w, )?(--[a-z][a-z-]*)", shown, re.MULTILINE))
+    assert "--help" in options
+    assert options.isdisjoint(absent), options & set(absent)
+
+
+def test_rank_takes_no_data_options():
+    result = dtree("rank", TABLE3, "--cv", 5)
+    assert result.exit_code == 2 and "No such option '--cv'" in result.stderr

@@ -37,7 +37,7 @@ def test_options_are_frozen_hashable_and_pickle_by_name():
     assert hash(one) == hash(TreeOptions(class_weight={"a": 1.0, "b": 2.0}, min_samples_leaf=3))
     assert one.class_weight == (("a", 1.0), ("b", 2.0))
     assert pickle.loads(pickle.dumps(one)) == one  # what worker processes receive
-    assert TreeOptions.__module__ == "dtcli.crossval.tasks"
+    assert TreeOptions.__module__ == "dtcli.crossval.tree_options"
     try:
         one.max_depth = 3
     except dataclasses.FrozenInstanceError:

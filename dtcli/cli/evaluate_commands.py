@@ -3,61 +3,18 @@ from __future__ import annotations
 
 import click
 
-from dtcli.cli.analyses_options import analysis_options
+from dtcli.cli.analyses_options import deprecated_analysis_options
+from dtcli.cli.analysis_commands import statistics_options
+from dtcli.cli.experiment_options import (cv_options, report_options, run_options,
+                                          tree_options_without)
 from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
-                               force_option,
-                               jobs_option, output_format_option, output_option, quiet_option,
-                               refuse_unmarked_stdin, target_options,
-                               tree_options)
+                               force_option, quiet_option, refuse_unmarked_stdin,
+                               target_options, tree_options)
 from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import TUNING_KEYS, tuned_method_options, tuning_keywords
 from dtcli.cli.unused_options import refuse
 from dtcli.errors import ParameterError
-from dtcli.reporting.report import FORMATS, METRICS
-
-
-def _tree_options_without(*names):
-    """`tree_options` minus the named parameters: compare takes --criteria instead of
-    --criterion/--param."""
-    def decorate(func):
-        holder = tree_options(lambda: None)
-        kept = [p for p in holder.__click_params__ if p.name not in names]
-        func.__click_params__ = getattr(func, "__click_params__", []) + kept
-        return func
-    return decorate
-
-
-def _cv_options(func):
-    options = [
-        click.option("--cv", type=click.IntRange(min=2), default=10, show_default=True,
-                     help="Number of stratified folds."),
-        click.option("--repeats", "-r", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="Repeat the cross-validation with different fold assignments."),
-        click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-                     help="Seed of everything random: the fold assignment (folds depend "
-                          "only on it, the labels and the repeat) and the forests' draws."),
-        jobs_option("one worker process per core (default: the cores other processes "
-                    "leave idle, or one for a run of a few seconds)"),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def _run_options(func):
-    """--results and --scheduler, as compare and evaluate take them."""
-    func = click.option("--scheduler", metavar="tcp://HOST:PORT",
-                        help='Run on this Dask cluster instead of local processes '
-                             '(pip install "dtcli[dask]").')(func)
-    return click.option("--results", "results_path", metavar="FILE.jsonl",
-                        help="Append each finished fold to FILE and skip the folds already "
-                             "in it.")(func)
-
-
-def _report_options(func):
-    func = output_option("Write the report here (- for stdout).", formats=FORMATS)(func)
-    return output_format_option(FORMATS, "table",
-                                "A table for people; json, csv or markdown for scripts.")(func)
+from dtcli.reporting.report import METRICS
 
 
 def _tree_names() -> tuple[str, ...]:
@@ -77,10 +34,10 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @tree_options
 @class_weight_option
 @pruning_options
-@_cv_options
-@_run_options
+@cv_options
+@run_options
 @tuned_method_options
-@_report_options
+@report_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
@@ -164,37 +121,19 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
 @click.option("--metric", "-m", type=click.Choice(list(METRICS)), default="accuracy",
               show_default=True, metavar="NAME",
               help=f"The score to rank criteria by: {', '.join(METRICS)}.")
-@click.option("--base", metavar="NAME",
-              help="The control: wins/ties/losses, Bonferroni-Dunn, Holm and Wilcoxon "
-                   "signed-rank tests of this criterion against each other one (default: the "
-                   "last one listed).")
-@click.option("--sd", "show_sd", is_flag=True, help="Show the std over folds beside each mean.")
-@click.option("--cd-diagram", metavar="FILE.svg", help="Write the critical-difference diagram.")
-@click.option("--posthoc", type=click.Choice(["after-rejection", "always"]),
-              default="after-rejection", show_default=True,
-              help="When to report the post-hoc tests (Nemenyi, Bonferroni-Dunn, Holm) and "
-                   "the CD diagram's groups: only after the Iman-Davenport test rejects "
-                   "(Demsar 2006), or always, labelled as shown regardless.")
-@click.option("--report", "report_path", metavar="FILE.html",
-              help="Write the comparison as one self-contained HTML page (tables, CD diagram, "
-                   "fold scores, tests in words).")
-@click.option("--reference", metavar="FILE.csv",
-              help="Print these published figures beside ours (a table as for --table), "
-                   "matched by dataset name and criterion, with the rank agreement.")
-@click.option("--table", "table_path", metavar="FILE.csv",
-              help="Compare the methods of this table instead of running trees: a header row, "
-                   "then one row per dataset, name first, one score per method.")
-@click.option("--lower-is-better", is_flag=True, help="With --table: smaller scores are better.")
-@_cv_options
-@_run_options
+@statistics_options
+@click.option("--table", "table_path", hidden=True)  # deprecated: dtree rank TABLE
+@click.option("--lower-is-better", is_flag=True, hidden=True)
+@cv_options
+@run_options
 @target_options
 @data_options
-@_tree_options_without("criterion", "criterion_params")
+@tree_options_without("criterion", "criterion_params")
 @class_weight_option
 @pruning_options
 @tuned_method_options
-@analysis_options
-@_report_options
+@deprecated_analysis_options
+@report_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
@@ -212,10 +151,10 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     Nemenyi critical difference at alpha 0.05 with the pairs that differ and,
     against --base, the Bonferroni-Dunn and Holm tests; against --base:
     wins/ties/losses and Wilcoxon's signed-rank test (exact p up to 100
-    datasets); a warning when
-    there are too few datasets for the tests to mean much; and, with
-    --cd-diagram, the critical-difference diagram as SVG. With --table, the
-    same statistics on a table of scores you bring.
+    datasets); a warning when there are too few datasets for the tests to
+    mean much; and, with --cd-diagram, the critical-difference diagram as
+    SVG. The same statistics on a table of scores you bring: `dtree rank`;
+    the skew sweep and the pruning frontier: `dtree sweep`, `dtree frontier`.
 
     \b
     Example:
@@ -223,16 +162,12 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
           --metric auc --cv 10 --cd-diagram cd.svg --results runs.jsonl
       dtree compare examples/imbalanced/*.dat --criteria gini,hddt,ihdw \\
           --report report.html
-      dtree compare --table docs/reference/ihd_table3_accuracy_balanced.csv \\
-          --base iHDw
     """
-    from dtcli.reporting.comparison import render_comparison
-
     if imbalance is not None or frontier:
-        from dtcli.cli.analyses_options import run_analysis
+        from dtcli.cli.analyses_options import run_deprecated_analysis
         from dtcli.experiments.data import Reading
 
-        return run_analysis(
+        return run_deprecated_analysis(
             ctx, data=data, spec_path=spec_path, criteria=criteria_entries, metric=metric,
             cv=cv, repeats=repeats, seed=seed, jobs=jobs, results_path=results_path,
             scheduler=scheduler, reading=Reading(target, tuple(drop), data_format,
@@ -242,48 +177,35 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     refuse(ctx, ("minority", "plot"), "applies to --imbalance or --frontier")
     tuning = tuning_keywords({key: tree.pop(key) for key in TUNING_KEYS})
     if table_path is not None:
+        from dtcli.cli.analysis_commands import deprecated, rank_table
+
         refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
                      "target", "drop", "data_format", "no_header", "delimiter", "force")
                + _CV + _tree_names() + TUNING_KEYS,
                "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")
-        from dtcli.experiments.comparison import compare_scores
+        deprecated("compare --table TABLE", "dtree rank TABLE")
+        return rank_table(table_path, lower_is_better=lower_is_better, base=base,
+                          posthoc=posthoc, reference=reference, cd_diagram=cd_diagram,
+                          report_path=report_path, output=output, output_format=output_format,
+                          show_sd=show_sd)
+    from dtcli.cli.analysis_commands import write_comparison
+    from dtcli.cli.unused_options import refuse_unused
+    from dtcli.experiments.comparison import compare as run_comparison
 
-        doc = compare_scores(table_path, lower_is_better=lower_is_better, base=base,
-                             posthoc=posthoc,
-                             reference=reference, cd_diagram=cd_diagram,
-                             outputs={"--output": output, "--report": report_path}).document
-    else:
-        from dtcli.experiments.comparison import compare as run_comparison
-
-        from dtcli.cli.unused_options import refuse_unused
-
-        refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
-        tree.update(pruning_params(tree))
-        refuse_unused(ctx, tree,
-                      entries_prune=any("pruning=" in entry for entry in criteria_entries))
-        doc = run_comparison(list(data), ",".join(criteria_entries), spec=spec_path, cv=cv,
-                             repeats=repeats, seed=seed, metric=metric, base=base, jobs=jobs,
-                             results=results_path, scheduler=scheduler, reference=reference,
-                             posthoc=posthoc,
-                             cd_diagram=cd_diagram, target=target, drop=drop,
-                             input_format=data_format, header=not no_header,
-                             delimiter=delimiter, force=force, quiet=quiet,
-                             outputs={"--output": output, "--report": report_path}, **tuning,
-                             **tree).document
-    if report_path is not None:
-        from dtcli.export.compare_report import write_report
-
-        write_report(doc, report_path)
-    from dtcli.atomic import open_output
-
-    with open_output(output) as handle:
-        render_comparison(doc, output_format, handle, show_sd=show_sd)
-        if "tuning" in doc and output_format in ("table", "markdown"):
-            from dtcli.tuning.report import render_tuning
-
-            render_tuning(doc["tuning"], output_format, handle)
+    refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
+    tree.update(pruning_params(tree))
+    refuse_unused(ctx, tree, entries_prune=any("pruning=" in entry for entry in criteria_entries))
+    doc = run_comparison(list(data), ",".join(criteria_entries), spec=spec_path, cv=cv,
+                         repeats=repeats, seed=seed, metric=metric, base=base, jobs=jobs,
+                         results=results_path, scheduler=scheduler, reference=reference,
+                         posthoc=posthoc, cd_diagram=cd_diagram, target=target, drop=drop,
+                         input_format=data_format, header=not no_header, delimiter=delimiter,
+                         force=force, quiet=quiet,
+                         outputs={"--output": output, "--report": report_path}, **tuning,
+                         **tree).document
+    write_comparison(doc, output, output_format, show_sd, report_path)
 
 
 def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str, str | None]):

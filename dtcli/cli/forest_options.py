@@ -138,21 +138,6 @@ def _leaf_lines(forest) -> list[str]:
             "on each tree's bootstrap sample"]
 
 
-def forest_trained(forest, dataset, output: str) -> str:
-    """train's summary line of a forest."""
-    import numpy as np
-
-    nodes = np.mean([e.tree_.node_count for e in forest.estimators_])
-    leaves = "" if forest.leaf_model == "counts" else ", naive bayes leaves"
-    oob = ("" if not hasattr(forest, "oob_score_")
-           else f"; out-of-bag accuracy {forest.oob_score_:.4f}")
-    return (f"trained a forest of {len(forest.estimators_)} {forest.criterion} trees on "
-            f"{dataset.source}, target column '{dataset.target}': {dataset.X.shape[0]} rows, "
-            f"{dataset.X.shape[1]} features, {len(dataset.classes)} classes; {nodes:.1f} nodes "
-            f"per tree{leaves}{oob}; fit in {forest.fit_seconds_:.3f} s"
-            + ("" if output == "-" else f"; model written to {output}"))
-
-
 def one_tree(model, doc: dict, tree_index: int | None, output_format: str):
     """What `export` shows: (the model or tree to draw, None), or for a forest without
     --tree in text format (None, its summary). --tree on a tree, or a forest in a tree's

@@ -76,12 +76,3 @@ def make_model(model_kind: str, tree: dict, jobs, leaf_model: str, nb_numeric: s
         leaf_options(params)
         model.set_params(leaf_model=leaf_model, leaf_params=params)
     return model
-
-
-def fdf_summary(model, dataset, output: str) -> str:
-    facts = model.facts()
-    return (f"trained FDF on {dataset.source}, target column '{dataset.target}': "
-            f"{dataset.X.shape[0]} rows, {dataset.X.shape[1]} features, "
-            f"{len(dataset.classes)} classes; {facts['n_trees']} trees, {facts['n_leaves']} "
-            f"rules, {facts['n_nodes']} nodes, longest rule {facts['depth']}; fit in "
-            f"{model.fit_seconds_:.3f} s" + ("" if output == "-" else f"; model written to {output}"))

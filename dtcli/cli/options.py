@@ -26,7 +26,8 @@ HELP_SECTIONS = (
     ("Forest", ("n_estimators", "no_bootstrap", "max_samples", "oob")),
     ("Cross-validation and random draws", ("cv", "repeats", "seed")),
     ("Tuning", ("grid_entries", "tune_cv", "inner_cv", "selection", "tune_metric")),
-    ("Report", ("metric", "base", "show_sd", "cd_diagram", "posthoc", "reference", "output_format")),
+    ("Report", ("metric", "base", "show_sd", "cd_diagram", "posthoc", "reference", "report_path",
+                "output_format")),
     ("Running and output", ("jobs", "results_path", "scheduler", "output", "quiet")),
 )
 

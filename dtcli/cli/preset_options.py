@@ -86,34 +86,3 @@ def tree_preset(preset: str | None, tree: dict, model_kind: str) -> None:
     if "ccp_alpha" in given:
         settings.pop("cp", None)
     tree.update({key: value for key, value in settings.items() if key not in given})
-
-
-def train_preset(model, data: str, output: str, quiet: bool, force: bool, reading: dict):
-    """Read DATA, fit the preset's model, write it (or show its tree at a terminal), and
-    sum it up on stderr."""
-    import sys
-
-    from dtcli.atomic import refuse_output_over_input
-    from dtcli.cli.options import refuse_unmarked_stdin, stderr_console
-    from dtcli.io import load_dataset
-    from dtcli.model import save_model
-
-    refuse_output_over_input(output, "--output", {"training data": data})
-    refuse_unmarked_stdin(data, reading["format"])
-    dataset = load_dataset(data, force=force, **reading)
-    console = stderr_console()
-    for warning in dataset.warnings:
-        console.print(f"warning: {warning}", style="yellow")
-    model.fit_dataset(dataset)
-    shown = output == "-" and sys.stdout.isatty()
-    if shown:
-        click.echo(model.text(), nl=False)
-    else:
-        save_model(model, output, target=dataset.target, source=data)
-    if quiet:
-        return
-    tree = model.tree_
-    console.print(f"trained {model.preset_} on {dataset.source}, target column "
-                  f"'{dataset.target}': {dataset.X.shape[0]} rows; {tree.node_count} nodes, "
-                  f"{tree.n_leaves} leaves; fit in {model.fit_seconds_:.3f} s"
-                  + ("" if output == "-" or shown else f"; model written to {output}"))

@@ -48,7 +48,8 @@ def reproduce(paper, quick, repeats, examples_dir, report_path, results_path, sc
     tsallis  Table 1: 10 x 10-fold CV, minimum leaf 5, q tuned over 0.1..10
              (inner 10-fold CV), 7 datasets; accuracy and node counts
     pidt     section 4.1: 5-fold CV, 6 tuned impurities and entropy, gini, with
-             and without S-pruning, minimum leaf 7, 4 datasets (no printed figures)
+             and without S-pruning, minimum leaf 7, 4 datasets (no printed
+             figures)
     fdf      Fig. 4: FDF against a forest of 1000 trees, log loss, 10 x 10-fold
              CV, 10 datasets (no printed figures)
 

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import click
 
-from dtcli.cli.forest_options import (forest_options, forest_summary, forest_title,
-                                      forest_trained, one_tree, shape_model)
+from dtcli.cli.forest_options import (forest_options, forest_summary, forest_title, one_tree,
+                                      shape_model)
 from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
                                force_option,
                                jobs_option, output_format_option, output_option,
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                stderr_console, target_options, tree_options)
 from dtcli.cli.model_choice import model_options
-from dtcli.cli.preset_options import preset_model, preset_options, train_preset, tree_preset
+from dtcli.cli.preset_options import preset_model, preset_options, tree_preset
 from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import tuning_options
 from dtcli.errors import ParameterError
@@ -71,132 +71,95 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     import sys
 
     from dtcli.atomic import refuse_output_over_input
-    from dtcli.cli.model_choice import fdf_summary, make_model
+    from dtcli.cli.model_choice import make_model
     from dtcli.cli.unused_options import refuse_unused
-    from dtcli.experiments import training
+    from dtcli.experiments.data import Reading
+    from dtcli.experiments.training import fit_model
     from dtcli.experiments.tuning import TrainingSearch
-    from dtcli.io import load_dataset
     from dtcli.pruning.methods import effective_ccp_alpha
 
-    preset_estimator = preset_model(preset, binary_splits)
-    if preset_estimator is not None:
-        return train_preset(preset_estimator, data, output, quiet, force,
-                            dict(target=target, drop=drop, format=data_format,
-                                 header=not no_header, delimiter=delimiter))
-    tree.update(pruning_params(tree))
-    tree_preset(preset, tree, model_kind)
-    if model_kind != "fdf":  # (make_model refuses every option FDF has no use for)
-        refuse_unused(click.get_current_context(), tree, model_kind=model_kind,
-                      leaf_model=leaf_model, pruning_path=pruning_path)
-    tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"], tree["cp"])
-    search = TrainingSearch.of(tree, grid_entries, tune_cv, seed)
-    if search is not None and (model_kind != "tree" or pruning_path):
-        raise click.UsageError("--param NAME=auto and --grid tune a single tree (--model tree)")
-    model = make_model(model_kind, tree if search is None else search.untuned(tree), jobs,
-                       leaf_model, nb_numeric, nb_min_samples, fdf_combine)
-    if model_kind != "fdf":
-        if pruning_path and model_kind == "forest":
-            raise click.UsageError("--pruning-path applies to --model tree only")
-        model = shape_model(model, model_kind, n_estimators, max_features, no_bootstrap,
-                            max_samples, oob, seed, scheduler)
+    reading = Reading(target, drop, data_format, not no_header, delimiter, force)
+    model, search = preset_model(preset, binary_splits), None
+    if model is None:
+        tree.update(pruning_params(tree))
+        tree_preset(preset, tree, model_kind)
+        if model_kind != "fdf":  # (make_model refuses every option FDF has no use for)
+            refuse_unused(click.get_current_context(), tree, model_kind=model_kind,
+                          leaf_model=leaf_model, pruning_path=pruning_path)
+        tree["ccp_alpha"] = effective_ccp_alpha(tree["pruning"], tree["ccp_alpha"], tree["cp"])
+        search = TrainingSearch.of(tree, grid_entries, tune_cv, seed)
+        if search is not None and (model_kind != "tree" or pruning_path):
+            raise click.UsageError("--param NAME=auto and --grid tune a single tree "
+                                   "(--model tree)")
+        model = make_model(model_kind, tree if search is None else search.untuned(tree), jobs,
+                           leaf_model, nb_numeric, nb_min_samples, fdf_combine)
+        if model_kind != "fdf":
+            if pruning_path and model_kind == "forest":
+                raise click.UsageError("--pruning-path applies to --model tree only")
+            model = shape_model(model, model_kind, n_estimators, max_features, no_bootstrap,
+                                max_samples, oob, seed, scheduler)
+        if plot_path is not None and not pruning_path:
+            raise click.UsageError("--plot draws the pruning path: add --pruning-path")
     refuse_output_over_input(output, "--output", {"training data": data})
-    if plot_path is not None and not pruning_path:
-        raise click.UsageError("--plot draws the pruning path: add --pruning-path")
     refuse_output_over_input(plot_path, "--plot", {"training data": data, "--output": output})
     refuse_unmarked_stdin(data, data_format)
-    dataset = load_dataset(data, format=data_format, target=target, drop=drop,
-                           header=not no_header, delimiter=delimiter, force=force)
+    tree_preset_name = preset if model.model_kind == "tree" else None
+    result = fit_model(data, model, search=search, scheduler=scheduler,
+                       pruning_path=pruning_path, jobs=jobs, quiet=quiet, reading=reading,
+                       preset=tree_preset_name)
     console = stderr_console()
-    for warning in dataset.warnings:
-        console.print(f"warning: {warning}", style="yellow")
-    if search is not None:
-        leaves = {k: model.get_params(deep=False)[k] for k in ("leaf_model", "leaf_params")}
-        model = search.tuned_tree(dataset, jobs, quiet).set_params(**leaves)
-    if preset is not None:
-        model.preset_ = preset
-    if model_kind == "tree":
-        training.load_kernels(model, dataset)
-    elif model_kind == "forest":
-        training.load_kernels(make_model("tree", tree, 1, "counts", nb_numeric, nb_min_samples),
-                              dataset)
-    if pruning_path:
-        _write_pruning_path(model, dataset, output, console if not quiet else None, plot_path)
+    if result.path is not None:
+        _write_pruning_path(result, output, plot_path)
+    else:
+        # JSON is for files and pipes; a person at a terminal gets the tree to read.
+        shown = output == "-" and sys.stdout.isatty()
+        _write_model(result, output, shown)
+        if quiet:
+            return
+        console.print(result.summary(None if output == "-" else output))
+        if shown and result.model.model_kind == "tree":
+            console.print("the model is not saved: add -o MODEL.json to save it (or send "
+                          "stdout to a file or pipe for its JSON); --target NAME chooses "
+                          "another class column")
         return
-    for warning in training.fit(model, dataset, scheduler):
-        console.print(f"warning: {warning}", style="yellow")
-    # JSON is for files and pipes; a person at a terminal gets the tree to read.
-    shown = output == "-" and sys.stdout.isatty()
-    _write_model(model, dataset, data, output, shown)
-    if quiet:
-        return
-    if model_kind == "fdf":
-        console.print(fdf_summary(model, dataset, output))
-        return
-    if model_kind == "forest":
-        console.print(forest_trained(model, dataset, output))
-        return
-    tree_ = model.tree_
-    accuracy = training.training_accuracy(model, dataset)
-    console.print(
-        f"trained {model.criterion} tree{f' (--preset {preset})' if preset else ''} on "
-        f"{dataset.source}, target column "
-        f"'{dataset.target}': {dataset.X.shape[0]} rows, "
-        f"{dataset.X.shape[1]} features, {len(dataset.classes)} classes; "
-        + (f"pruned ({model.pruning}): " if model.pruning else "")
-        + f"{tree_.node_count} nodes, {tree_.n_leaves} leaves, depth {tree_.max_depth}; "
-        f"training accuracy {accuracy:.4f}; fit in {model.fit_seconds_:.3f} s"
-        + ("" if output == "-" else f"; model written to {output}"))
-    if shown:
-        console.print("the model is not saved: add -o MODEL.json to save it (or send stdout "
-                      "to a file or pipe for its JSON); --target NAME chooses another class "
-                      "column")
+    if not quiet:
+        console.print(result.summary())
 
 
-def _write_pruning_path(model, dataset, output: str, console, plot_path: str | None) -> None:
-    """The weakest-link steps of the unpruned tree as CSV: alpha 0 first, then each step's
-    effective alpha, with the total leaf risk, the leaves left after it and the alpha in
-    rpart's units (cp: over the root's risk); and with `plot_path`, drawn as SVG."""
+def _write_pruning_path(result, output: str, plot_path: str | None) -> None:
+    """The pruning path as CSV to `output`; with `plot_path`, drawn as SVG."""
     from dtcli.atomic import open_output
-    from dtcli.pruning.cost_complexity import model_links
 
-    model.set_params(pruning=None).fit_dataset(dataset)
-    _, alphas, impurities, leaves = model_links(model)
-    root = impurities[-1]  # the risk of the root alone
-    cps = alphas / root if root > 0 else alphas
     with open_output(output) as handle:
-        handle.write("ccp_alpha,impurity,n_leaves,cp\n")
-        handle.writelines(f"{float(a)!r},{float(r)!r},{n},{float(c)!r}\n"
-                          for a, r, n, c in zip(alphas, impurities, leaves, cps))
+        handle.write(result.path.csv())
     if plot_path is not None:
-        from dtcli.export.plots import pruning_path
-
         with open_output(plot_path) as handle:
-            handle.write(pruning_path([float(a) for a in alphas], [float(r) for r in impurities],
-                                      [int(n) for n in leaves], f"pruning path of the unpruned "
-                                      f"{model.criterion} tree on {dataset.source}"))
-    if console is not None:
-        console.print(f"pruning path of the unpruned {model.criterion} tree on "
-                      f"{dataset.source} ({model.tree_.node_count} nodes): {len(alphas)} "
-                      f"steps, risk = {model.ccp_risk}")
+            handle.write(result.path.svg(f"pruning path of the unpruned "
+                                         f"{result.model.criterion} tree on "
+                                         f"{result.dataset.source}"))
 
 
-def _write_model(model, dataset, data: str, output: str, shown: bool) -> None:
+def _write_model(result, output: str, shown: bool) -> None:
     """The model's JSON to `output`, or its tree to the terminal when `shown`."""
-    from dtcli.model import model_to_dict, save_model
+    from dtcli.model import model_to_dict
 
     if not shown:
-        save_model(model, output, target=dataset.target, source=data)
+        result.save(output)
         return
     from dtcli.cli.preview import print_tree_preview
 
-    if getattr(model, "model_kind", None) == "fdf":
+    model = result.model
+    if model.model_kind == "c45":
+        click.echo(model.text(), nl=False)
+        return
+    if model.model_kind == "fdf":
         from rich.console import Console
 
         from dtcli.fdf import export
 
         Console(highlight=False).print(export.text(model))
         return
-    doc = model_to_dict(model, target=dataset.target, source=data)
+    doc = model_to_dict(model, target=result.dataset.target, source=result.source)
     if doc.get("kind") == "forest":
         click.echo(forest_summary(model, doc), nl=False)
         return
