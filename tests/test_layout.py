@@ -8,7 +8,7 @@ dtcli's first level (`dtcli.crossval`, `dtcli.engine`, ...; a top-level module s
 is no edge between packages.
 
 One import runs against the layers on purpose, and is allowed by name (UP_CALL): the
-engine's growth asks the compile manager before it compiles (`forms.before_compiling`),
+engine's growth asks the compile manager before it compiles (`warm.before_compiling`),
 and the compile manager compiles by running growth.
 """
 import ast
@@ -19,11 +19,7 @@ import dtcli
 ROOT = Path(dtcli.__file__).parent
 
 # (importer, imported): the one import allowed to close a circle, and why.
-UP_CALL = ("dtcli.engine.builder", "dtcli.engine.forms")
-# Left to issue 42 section 4 (one compile-ahead path), which moves compile_unit beside the
-# warm-up: until then forms.before_compiling runs warm.warm, and warm compiles by forms'
-# units. Delete this entry with that change.
-UNTIL_ONE_COMPILE_PATH = ("dtcli.engine.forms", "dtcli.engine.warm")
+UP_CALL = ("dtcli.engine.builder", "dtcli.engine.warm")
 
 
 def module_names(root: Path) -> dict[str, tuple[Path, bool]]:
@@ -139,9 +135,9 @@ def test_the_graph_sees_absolute_and_relative_imports(tmp_path):
 def dtcli_graph() -> dict[str, set[str]]:
     """dtcli's modules and what each imports anywhere in it, less the allowed up-call."""
     graph = top_level_imports(ROOT, inside_functions=True)
-    for importer, imported in (UP_CALL, UNTIL_ONE_COMPILE_PATH):
-        assert imported in graph[importer], f"{importer} no longer imports {imported}: drop it"
-        graph[importer] = graph[importer] - {imported}
+    importer, imported = UP_CALL
+    assert imported in graph[importer], f"{importer} no longer imports {imported}: drop it"
+    graph[importer] = graph[importer] - {imported}
     return graph
 
 

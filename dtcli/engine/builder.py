@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.engine.forms import before_compiling
+from dtcli.engine.warm import before_compiling
 from dtcli.engine.level import (NO_TEST, Columns, Level, Rows, Rules, SplitTest, Step,
                                can_split, grow_step, grow_step_calls)
 from dtcli.engine.nodes import compact, new_store, node_slots, write_leaf
@@ -157,7 +157,7 @@ def fit_searches(prepared: Prepared, criterion, use_tables: bool,
                  table_size: int) -> tuple[Searches, Searches | None]:
     """The searches of a registry.EngineCriterion and of its screening criterion (None
     without one) for a fit of `prepared` (searches.searches_for); on a cold cache,
-    forms.before_compiling compiles them and the drivers side by side first."""
+    warm.before_compiling compiles them and the drivers side by side first."""
     numeric, nominal = (bool(np.any(prepared.is_nominal == kind)) for kind in (0, 1))
     before_compiling(criterion, prepared.n_classes, nominal)
 

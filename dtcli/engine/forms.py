@@ -14,19 +14,16 @@ A fit compiles (or loads from the disk cache) units of two kinds:
 S-pruning adds its permutation test, compiled once for all criteria, and each
 bounded criterion's p-value bound (significance.py); they compile on first use.
 
-`units_for` lists the units of a configuration; `dtree warm` compiles the cold
-ones side by side (warm.py); a first fit compiles the drivers here while a second
-process compiles the criterion's searches (`before_compiling`), showing progress
-(jit/notice.py). Each compiled unit leaves a marker in the cache directory, so that what is
-warm is known without loading it.
+`units_for` lists the units of a configuration; warm.py compiles them (one
+function, `warm.compile_units`, for a first fit and for compiling ahead). Each
+compiled unit leaves a marker in the cache directory, so that what is warm is
+known without loading it.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
 _WARM_HERE: set = set()  # units known warm in this process: no file is looked at again
-_UNIT = {"compiling": False}  # inside compile_unit: its own fit announces nothing
-_CHECKED: set = set()  # the fits' configurations checked in this process (before_compiling)
 
 
 class Unit(NamedTuple):
@@ -94,66 +91,3 @@ class Part(NamedTuple):
     compile on first use: pruning/significance.py)."""
 
     name: str
-
-
-def compile_unit(unit: Unit) -> None:
-    """Compile `unit` in this process (or load it from the cache) and mark it warm."""
-    from dtcli.engine import searches
-
-    _UNIT["compiling"] = True
-    try:
-        if unit.kind == "drivers":
-            from dtcli.engine.folds import compile_drivers
-
-            compile_drivers(unit.nominal)
-        elif unit.kind == "presort":
-            from dtcli.engine.warm import presort_large
-
-            presort_large()
-        else:
-            for form in (unit.criterion, unit.criterion.screen):
-                if form is not None:
-                    searches.searches_for(form, unit.n_classes, True,
-                                          searches.WARM_TABLE_SIZE, True, unit.nominal)
-    finally:
-        _UNIT["compiling"] = False
-    mark(unit)
-
-
-def before_compiling(criterion, n_classes: int, nominal: bool) -> None:
-    """Before a fit's first compilation in this process: if some of its units are cold,
-    compile them now, showing progress (jit/notice.py); if the drivers are cold too,
-    compile the searches in a second process while this one compiles the drivers
-    (independent units), so that a first fit waits for the slower of the two rather
-    than for both."""
-    from dtcli.jit.cache import cache_root
-    from dtcli.jit.notice import compile_progress
-
-    key = (criterion.code, criterion.params.tobytes(), n_classes == 2, nominal)
-    if _UNIT["compiling"] or criterion.code is None or key in _CHECKED:
-        return
-    _CHECKED.add(key)
-    cold = [unit for unit in units_for(criterion, n_classes, nominal) if not is_warm(unit)]
-    if not cold or cache_root() is None:
-        return
-    what = ("the engine" if cold[0].kind == "drivers"
-            else f"the {criterion.code.name.lower().replace('_', '-')} search")
-    drivers = [unit for unit in cold if unit.kind == "drivers"]
-    search = [unit for unit in cold if unit.kind == "search"]
-    with compile_progress(len(cold), what, str(cache_root().parent)) as step:
-        if drivers and search:
-            from dtcli.processes import process_pool
-
-            with process_pool(compile_unit, search, 1) as futures:
-                for unit in drivers:
-                    compile_unit(unit)
-                    step(unit.name)
-                for future in futures:
-                    future.result()
-            for unit in search:
-                mark(unit)
-                step(unit.name)
-        else:
-            for unit in cold:
-                compile_unit(unit)
-                step(unit.name)

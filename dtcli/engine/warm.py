@@ -1,19 +1,25 @@
-"""Compile ahead: the units that fits will need, compiled on all cores at once.
+"""Compiling the units (forms.py lists them): for a first fit, and ahead on all cores.
 
 A fit compiles, the first time, the drivers (once for all criteria) and its
-criterion's searches (forms.py lists the units). `warm` compiles the cold units of
-every (criterion, form of data) asked for, each unit in one process of a pool
-(dtcli.processes: they die with dtree), so that the compilations run side by side
-and no two processes compile the same unit; the code lands in the disk cache
-(jit/cache.py), where the fits that follow, in this process or in workers, load it.
-A marker per unit in the cache directory makes a second `warm` free.
+criterion's searches. One function compiles any list of units (`compile_units`),
+showing progress (jit/notice.py): some in this process, the others side by side
+in a pool (dtcli.processes: they die with dtree) so that no two processes compile
+the same unit; the code lands in the disk cache (jit/cache.py), where the fits
+that follow, in this process or in workers, load it. A first fit asks before it
+compiles (`before_compiling`: the engine's growth calls up to here, the one
+deliberate up-call of the layout); `warm` compiles the cold units of every
+(criterion, form of data) asked for. A marker per unit in the cache directory
+makes a second `warm` free.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from typing import NamedTuple
 
 import numpy as np
+
+from dtcli.engine.forms import Unit, is_warm, mark, units_for
 
 SMALL_ROWS = 64
 # Features of the warming data: two numeric and, for the nominal forms, one nominal.
@@ -35,7 +41,6 @@ class WarmTask(NamedTuple):
         """The units (forms.Unit) a fit of this task compiles; a form with nodes large
         enough for the level driver adds the presort of large data."""
         from dtcli import criteria
-        from dtcli.engine.forms import Unit, units_for
 
         engine = criteria.get(self.criterion).engine(dict(self.params))
         units = units_for(engine, 2 if self.form.two_classes else 3, self.form.nominal)
@@ -105,16 +110,85 @@ def run_task(task: WarmTask) -> None:
                   [np.flatnonzero(~even), np.flatnonzero(even)])
 
 
-def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
-    """Compile the cold units of `tasks`, in up to `jobs` processes (default: all
-    cores), showing progress (jit/notice.py); return how many were cold. Nothing to do
-    (all marked) costs no process and says nothing."""
+_UNIT = {"compiling": False}  # inside compile_unit: its own fit compiles nothing more
+_CHECKED: set = set()  # the fits' configurations checked in this process (before_compiling)
+
+
+def compile_unit(unit: Unit) -> None:
+    """Compile `unit` in this process (or load it from the cache) and mark it warm."""
+    from dtcli.engine import searches
+
+    _UNIT["compiling"] = True
+    try:
+        if unit.kind == "drivers":
+            from dtcli.engine.folds import compile_drivers
+
+            compile_drivers(unit.nominal)
+        elif unit.kind == "presort":
+            presort_large()
+        else:
+            for form in (unit.criterion, unit.criterion.screen):
+                if form is not None:
+                    searches.searches_for(form, unit.n_classes, True,
+                                          searches.WARM_TABLE_SIZE, True, unit.nominal)
+    finally:
+        _UNIT["compiling"] = False
+    mark(unit)
+
+
+def compile_units(units: Sequence[Unit], what: str, jobs: int = 1,
+                  here: Sequence[Unit] = ()) -> None:
+    """Compile `units`, saying so with progress (`what` they are): those in `here` in this
+    process (which then has them loaded), the others side by side in up to `jobs`
+    processes, meanwhile. Needs a disk cache (what a process compiles reaches the others
+    through it)."""
     from concurrent.futures import as_completed
 
-    from dtcli.engine.forms import compile_unit, is_warm, mark
     from dtcli.jit.cache import cache_root
     from dtcli.jit.notice import compile_progress
-    from dtcli.processes import available_cores, process_pool
+    from dtcli.processes import process_pool
+
+    away = [unit for unit in units if unit not in here]
+    pool = (process_pool(compile_unit, away, max(1, min(jobs, len(away)))) if away
+            else nullcontext({}))
+    with compile_progress(len(units), what, str(cache_root().parent)) as step, \
+            pool as futures:
+        for unit in here:
+            compile_unit(unit)
+            step(unit.name)
+        for future in as_completed(futures):
+            future.result()
+            unit = away[futures[future]]
+            mark(unit)
+            step(unit.name)
+
+
+def before_compiling(criterion, n_classes: int, nominal: bool) -> None:
+    """Before a fit's first compilation in this process: compile its cold units, if any;
+    if the drivers are cold too, the searches in a second process while this one
+    compiles the drivers (independent units), so that a first fit waits for the slower
+    of the two rather than for both."""
+    from dtcli.jit.cache import cache_root
+
+    key = (criterion.code, criterion.params.tobytes(), n_classes == 2, nominal)
+    if _UNIT["compiling"] or criterion.code is None or key in _CHECKED:
+        return
+    _CHECKED.add(key)
+    cold = [unit for unit in units_for(criterion, n_classes, nominal) if not is_warm(unit)]
+    if not cold or cache_root() is None:
+        return
+    what = ("the engine" if cold[0].kind == "drivers"
+            else f"the {criterion.code.name.lower().replace('_', '-')} search")
+    drivers = [unit for unit in cold if unit.kind == "drivers"]
+    compile_units(cold, what, here=drivers or cold)
+
+
+def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
+    """Compile the cold units of `tasks`, in up to `jobs` processes (default: all
+    cores); return how many were cold. Nothing to do (all marked) costs no process and
+    says nothing."""
+    from dtcli.jit.cache import cache_root
+    from dtcli.processes import available_cores
 
     if cache_root() is None:
         return 0  # no disk cache: what other processes compile is lost to this one
@@ -123,15 +197,7 @@ def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
         for unit in task.units():
             units.setdefault(unit.name, unit)
     pending = [unit for name, unit in sorted(units.items()) if not is_warm(unit)]
-    if not pending:
-        return 0
-    workers = min(jobs or available_cores(), len(pending))
-    with compile_progress(len(pending), "the engine's kernels, side by side",
-                          str(cache_root().parent)) as step, \
-            process_pool(compile_unit, pending, workers) as futures:
-        for future in as_completed(futures):
-            future.result()
-            unit = pending[futures[future]]
-            mark(unit)
-            step(unit.name)
+    if pending:
+        compile_units(pending, "the engine's kernels, side by side",
+                      jobs or available_cores())
     return len(pending)
