@@ -52,32 +52,28 @@ def statistics_options(func):
     return func
 
 
-def write_comparison(doc: dict, output: str, output_format: str, show_sd: bool,
+def write_comparison(result, output: str, output_format: str, show_sd: bool,
                      report_path: str | None) -> None:
-    """compare's and rank's report: the HTML page if asked, then the tables."""
+    """compare's and rank's report (a Comparison): the HTML page if asked, then the
+    tables."""
     from dtcli.atomic import open_output
-    from dtcli.reporting.comparison import render_comparison
 
     if report_path is not None:
         from dtcli.export.compare_report import write_report
 
-        write_report(doc, report_path)
+        write_report(result.document, report_path)
     with open_output(output) as handle:
-        render_comparison(doc, output_format, handle, show_sd=show_sd)
-        if "tuning" in doc and output_format in ("table", "markdown"):
-            from dtcli.tuning.report import render_tuning
-
-            render_tuning(doc["tuning"], output_format, handle)
+        result.render(handle, output_format, show_sd=show_sd)
 
 
 def rank_table(table_path: str, *, lower_is_better: bool, base, posthoc: str, reference,
                cd_diagram, report_path, output: str, output_format: str, show_sd: bool):
     from dtcli.experiments.comparison import compare_scores
 
-    doc = compare_scores(table_path, lower_is_better=lower_is_better, base=base,
-                         posthoc=posthoc, reference=reference, cd_diagram=cd_diagram,
-                         outputs={"--output": output, "--report": report_path}).document
-    write_comparison(doc, output, output_format, show_sd, report_path)
+    result = compare_scores(table_path, lower_is_better=lower_is_better, base=base,
+                            posthoc=posthoc, reference=reference, cd_diagram=cd_diagram,
+                            outputs={"--output": output, "--report": report_path})
+    write_comparison(result, output, output_format, show_sd, report_path)
 
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)

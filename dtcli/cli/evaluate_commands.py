@@ -76,8 +76,8 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
                "applies to cross-validating DATA; a saved MODEL is evaluated as it is")
         from dtcli.experiments.evaluation import score_model
 
-        doc = score_model(*inputs, target=target, input_format=data_format,
-                          header=not no_header, delimiter=delimiter).document
+        result = score_model(*inputs, target=target, input_format=data_format,
+                             header=not no_header, delimiter=delimiter)
     else:
         from dtcli.crossval.method_syntax import command_method
         from dtcli.experiments.evaluation import evaluate as run_evaluation
@@ -87,20 +87,15 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
         tree.update(pruning_params(tree))
         refuse_unused(ctx, tree)
         method = command_method(tree.pop("criterion"), dict(tree.pop("criterion_params")))
-        doc = run_evaluation(inputs[0], method, cv=cv, repeats=repeats, seed=seed, jobs=jobs,
-                             results=results_path, scheduler=scheduler, target=target,
-                             drop=drop, input_format=data_format, header=not no_header,
-                             delimiter=delimiter, force=force, quiet=quiet, **tuning,
-                             **tree).document
+        result = run_evaluation(inputs[0], method, cv=cv, repeats=repeats, seed=seed,
+                                jobs=jobs, results=results_path, scheduler=scheduler,
+                                target=target, drop=drop, input_format=data_format,
+                                header=not no_header, delimiter=delimiter, force=force,
+                                quiet=quiet, **tuning, **tree)
     from dtcli.atomic import open_output
-    from dtcli.reporting.report import render_evaluation
 
     with open_output(output) as handle:
-        render_evaluation(doc, output_format, handle)
-        if "tuning" in doc and output_format in ("table", "markdown"):
-            from dtcli.tuning.report import render_tuning
-
-            render_tuning(doc["tuning"], output_format, handle)
+        result.render(handle, output_format)
 
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
@@ -197,15 +192,15 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     refuse(ctx, ("lower_is_better",), "applies to --table; a --metric knows its direction")
     tree.update(pruning_params(tree))
     refuse_unused(ctx, tree, entries_prune=any("pruning=" in entry for entry in criteria_entries))
-    doc = run_comparison(list(data), ",".join(criteria_entries), spec=spec_path, cv=cv,
-                         repeats=repeats, seed=seed, metric=metric, base=base, jobs=jobs,
-                         results=results_path, scheduler=scheduler, reference=reference,
-                         posthoc=posthoc, cd_diagram=cd_diagram, target=target, drop=drop,
-                         input_format=data_format, header=not no_header, delimiter=delimiter,
-                         force=force, quiet=quiet,
-                         outputs={"--output": output, "--report": report_path}, **tuning,
-                         **tree).document
-    write_comparison(doc, output, output_format, show_sd, report_path)
+    result = run_comparison(list(data), ",".join(criteria_entries), spec=spec_path, cv=cv,
+                            repeats=repeats, seed=seed, metric=metric, base=base, jobs=jobs,
+                            results=results_path, scheduler=scheduler, reference=reference,
+                            posthoc=posthoc, cd_diagram=cd_diagram, target=target, drop=drop,
+                            input_format=data_format, header=not no_header,
+                            delimiter=delimiter, force=force, quiet=quiet,
+                            outputs={"--output": output, "--report": report_path}, **tuning,
+                            **tree)
+    write_comparison(result, output, output_format, show_sd, report_path)
 
 
 def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str, str | None]):

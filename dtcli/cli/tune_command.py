@@ -79,7 +79,6 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
     from dtcli.crossval.method_syntax import command_method
     from dtcli.experiments.tuning import grid_of, tune as run_tuning
     from dtcli.tuning.grid import auto_options
-    from dtcli.tuning.report import render_search
 
     refuse_unmarked_stdin(data, data_format)
     tree.update(pruning_params(tree))
@@ -97,7 +96,7 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
                         header=not no_header, delimiter=delimiter, force=force, quiet=quiet,
                         outputs={"--output": output, "--plot": plot_path}, **tree)
     with open_output(output) as handle:
-        render_search(result.document, output_format, handle)
+        result.render(handle, output_format)
     if plot_path is not None:
         from dtcli.export.plots import search_plot
 
