@@ -26,6 +26,8 @@ TABLE_COMMANDS = {
                                 "q=0.5,2", "--cv", 2, "--inner-cv", 2, "-j", 1],
     "tune": ["tune", IRIS, "-c", "tsallis", "--grid", "q=0.5,2", "--cv", 2, "-j", 1],
     "reproduce": ["reproduce", "ihd", "--quick"],
+    "pruning frontier": ["compare", THYROID, "--criteria", "gini", "--frontier", "--cv", 2,
+                         "-j", 1],
 }
 
 
