@@ -13,7 +13,7 @@ import numpy as np
 from dtcli.errors import ParameterError
 from dtcli.io.columns import column_from_cells, is_missing, shown
 from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
-from dtcli.validation import _is_missing, as_2d_array
+from dtcli.validation import as_2d_array, is_missing_value
 
 
 def default_names(n: int) -> list[str]:
@@ -50,7 +50,8 @@ def columns_of(X) -> list[np.ndarray]:
         return [_checked_dtype(_frame_column(X.iloc[:, j]), names[j])
                 for j in range(len(names))]
     array = as_2d_array(X)
-    return [_checked_dtype(array[:, j], name) for j, name in enumerate(default_names(array.shape[1]))]
+    return [_checked_dtype(array[:, j], name)
+            for j, name in enumerate(default_names(array.shape[1]))]
 
 
 def declared_nominal(X) -> set[int]:
@@ -95,7 +96,7 @@ def _cell_text(value, name: str, row: int) -> str | None:
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
     try:
-        if value is None or _is_missing(value):
+        if value is None or is_missing_value(value):
             return None
         if isinstance(value, (numbers.Real, decimal.Decimal)):  # int, float, numpy's, Fraction
             return _number_text(float(value))
@@ -112,16 +113,21 @@ def _number_text(number: float) -> str:
     return str(int(number)) if number.is_integer() and abs(number) < 2**53 else repr(number)
 
 
-def _read_cells(column: np.ndarray, name: str, source: str) -> tuple[np.ndarray, Feature]:
+def _read_cells(column: np.ndarray, name: str) -> tuple[np.ndarray, Feature]:
     """A column of objects read by the files' rules (dtcli.io.columns): numbers, or
     categories, or the error a file's column of mostly numbers with a text gets."""
     cells = [_cell_text(value, name, row) for row, value in enumerate(column)]
-    read = column_from_cells(name, cells, source, lambda row: f"row {row}")
+    read = column_from_cells(name, cells, "X", _row)
     if read.problem is not None:
         raise read.problem
     if read.kind == NUMERIC:
         return read.values, Feature(name, NUMERIC)
     return read.values, Feature(name, NOMINAL, tuple(sorted(set(cells) - {None})))
+
+
+def _row(row: int) -> str:
+    """Where a cell of X is, in messages (a file's cells are at lines)."""
+    return f"row {row}"
 
 
 def _nominal_indices(selector, names: list[str] | None, n: int) -> set[int]:
@@ -154,10 +160,10 @@ def _label(value) -> str | None:
         return str(value)
 
 
-def encode_training(columns, names, nominal_selector, nominal_dtypes=(), source: str = "X"):
+def encode_training(columns, names, nominal_selector, nominal_dtypes=()):
     """(features, matrix) of training columns: numbers numeric, `nominal_selector`'s and
     `nominal_dtypes`' columns nominal, a column of objects (text, Decimal, ...) read by
-    the rules of a file's column (`_read_cells`); `source` names the data in messages."""
+    the rules of a file's column (`_read_cells`)."""
     n = len(columns)
     if n == 0:
         raise ParameterError("X has no feature columns")
@@ -174,12 +180,12 @@ def encode_training(columns, names, nominal_selector, nominal_dtypes=(), source:
         elif _is_numeric(column):
             features.append(Feature(names[j], NUMERIC))
         else:
-            columns[j], feature = _read_cells(column, names[j], source)
+            columns[j], feature = _read_cells(column, names[j])
             features.append(feature)
     return features, encode_columns(columns, features)
 
 
-def encode_columns(columns, features, source: str = "X") -> np.ndarray:
+def encode_columns(columns, features) -> np.ndarray:
     """Float64 matrix for the engine: nominal values become category indices (NaN if unseen);
     a numeric feature's column of objects is read as a file's numeric column is."""
     matrix = np.empty((len(columns[0]) if columns else 0, len(features)), dtype=np.float64)
@@ -191,6 +197,6 @@ def encode_columns(columns, features, source: str = "X") -> np.ndarray:
             matrix[:, j] = column
         else:
             cells = [_cell_text(value, feature.name, row) for row, value in enumerate(column)]
-            matrix[:, j] = column_from_cells(feature.name, cells, source,
-                                             lambda row: f"row {row}", as_number=True).values
+            matrix[:, j] = column_from_cells(feature.name, cells, "X", _row,
+                                             as_number=True).values
     return matrix
