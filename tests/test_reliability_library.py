@@ -183,6 +183,9 @@ def test_integer_column_names_are_names_and_predict_by_them():
     model = DecisionTreeClassifier(criterion="gini").fit(X, y)
     assert list(model.feature_names_in_) == ["0", "1"]
     assert (model.predict(X) == y).all()
+    class_named_0 = pd.DataFrame({0: frame[2], 1: frame[0]})  # a Series named 0 is no None
+    assert dtcli.evaluate(class_named_0, "gini", cv=3, jobs=1, quiet=True,
+                          target=0).document["target"] == "0"
     for target, drop in (("2", ["1"]), (2, [1])):  # by name, as text or as the integer
         picked = dtcli.evaluate(frame, "gini", cv=3, jobs=1, quiet=True, target=target,
                                 drop=drop)

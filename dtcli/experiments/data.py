@@ -121,7 +121,8 @@ def in_memory(value, name: str, force: bool = False) -> Dataset:
     except (TypeError, ValueError):
         raise TypeError(f"dataset '{name}': expected a path, a Dataset, an (X, y) pair "
                         f"or a DataFrame, got {type(value).__name__}") from None
-    target = str(getattr(y, "name", None) or "class")
+    named = getattr(y, "name", None)  # a Series' name, which may be the integer 0
+    target = "class" if named is None else str(named)
     try:
         if X is None or isinstance(X, (str, bytes, numbers.Number)):
             raise TypeError(f"X is {type(X).__name__}, not a 2-D array or DataFrame")
