@@ -70,6 +70,10 @@ KINDS = {
                             "*": (VALUE, r"give one dataset, not none")}),
     "an integer": (lambda: 5, {"fit": (VALUE, r"two-dimensional"),
                                "*": (TYPE, r"data must be a path.*not int")}),
+    "a path to no file": (lambda: "/nonexistent/d.csv", {"fit": (VALUE, r"two-dimensional"),
+                                                         "*": (VALUE, r"d.csv: no such file")}),
+    "bytes": (lambda: b"a,class", {"fit": (VALUE, r"two-dimensional"),
+                                   "*": (TYPE, r"data must be a path.*not bytes")}),
     "mostly numbers and one text": (_mostly_numbers, (
         VALUE, r"column 'b' holds 'oops', but 11 of its 12 values are numbers")),
     "numbers as text with missing words": (
@@ -88,7 +92,7 @@ KINDS = {
                          (TYPE, r"column 'b' holds a date in row 0")),
     "lists": (lambda: _objects([1, 2]), (TYPE, r"column 'b' holds a list in row 0")),
     "dicts": (lambda: _objects({"k": 1}), (TYPE, r"column 'b' holds a dict in row 0")),
-    "bytes": (lambda: _objects(b"x"), (TYPE, r"column 'b' holds a bytes in row 0")),
+    "bytes cells": (lambda: _objects(b"x"), (TYPE, r"column 'b' holds a bytes in row 0")),
     "complex objects": (lambda: _objects(1 + 2j), (TYPE, r"column 'b' holds a complex")),
     "infinity": (lambda: _frame(b=[np.inf] + [1.0] * (N - 1)), (VALUE, r"infinite")),
     "one class": (lambda: _frame().assign(**{"class": "p"}), (VALUE, r"one class")),
