@@ -1,6 +1,6 @@
 """Datasets an experiment takes: file paths (read as the commands read them), `Dataset`s,
-(X, y) pairs and DataFrames (encoded as the estimators encode them: text columns become
-nominal features, NaN or None is missing), alone, in a list, or in a dict by name."""
+(X, y) pairs and DataFrames (encoded as the estimators encode them, by the files' column
+rules: dtcli.io.arrays), alone, in a list, or in a dict by name."""
 from __future__ import annotations
 
 import numbers
