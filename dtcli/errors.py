@@ -7,8 +7,9 @@ class DtreeError(Exception):
     """A problem with the user's data, files or options (exit code 1)."""
 
 
-class DataError(DtreeError):
-    """An input table cannot be read; the message names the file and line/column."""
+class DataError(DtreeError, ValueError):
+    """An input table cannot be read; the message names the file and line/column (a
+    ValueError, as scikit-learn's for bad data, so that a library caller catches it so)."""
 
 
 class ModelError(DtreeError):

@@ -16,7 +16,8 @@ import numpy as np
 from dtcli import criteria
 from dtcli.errors import ParameterError
 from dtcli.fit_data import FitData
-from dtcli.io.arrays import column_names, columns_of, default_names, encode_columns, encode_training
+from dtcli.io.arrays import (column_names, columns_of, declared_nominal, default_names,
+                             encode_columns, encode_training)
 from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
 from dtcli.params import Parameters, count_or_fraction, integer_param
 from dtcli.validation import class_labels
@@ -51,7 +52,7 @@ class Classifier(Parameters):
         `nominal_features` says; sets `feature_names_in_` when X names its columns."""
         names = column_names(X)
         features, matrix = encode_training(columns_of(X), names, self.nominal_features,
-                                            text_may_be_numbers=names is None)
+                                            declared_nominal(X))
         classes, codes = class_labels(y, matrix.shape[0])
         if names is not None:
             self.feature_names_in_ = np.array(names, dtype=object)
@@ -137,10 +138,10 @@ class TreeEstimatorBase(Classifier):
             features = [Feature(name, NUMERIC) for name in default_names(X.shape[1])]
             matrix = np.ascontiguousarray(X, dtype=np.float64)  # nothing to encode
         else:
-            # A DataFrame column of non-numeric dtype (text, bool, category) is nominal;
-            # an object column of a numpy array is nominal unless its values are numbers.
+            # A DataFrame column of bools or categories is nominal; a column of objects
+            # is read as a file's column is (dtcli.io.columns): numbers, or categories.
             features, matrix = encode_training(columns_of(X), names, self.nominal_features,
-                                                text_may_be_numbers=names is None)
+                                                declared_nominal(X))
         classes, codes = class_labels(y, matrix.shape[0])
         return FitData(matrix, codes, features, classes, names)
 

@@ -93,7 +93,7 @@ def _reject_missing_labels(labels: np.ndarray) -> None:
     if labels.dtype.kind == "f":
         missing = np.isnan(labels)
     elif labels.dtype.kind == "O":
-        missing = np.fromiter((_is_missing(v) for v in labels), bool, labels.shape[0])
+        missing = np.fromiter((is_missing_value(v) for v in labels), bool, labels.shape[0])
     else:
         return
     if missing.any():
@@ -102,7 +102,7 @@ def _reject_missing_labels(labels: np.ndarray) -> None:
             f"{int(np.argmax(missing))}: drop those rows or give them a class")
 
 
-def _is_missing(value) -> bool:
+def is_missing_value(value) -> bool:
     """None, NaN or pandas' NA and NaT, without importing pandas."""
     if value is None:
         return True

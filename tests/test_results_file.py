@@ -73,6 +73,17 @@ def test_damage_before_the_last_line_is_refused_untouched(three, damaged):
     assert three.read_text() == text and not list(three.parent.glob("*.damaged*"))
 
 
+@pytest.mark.parametrize("metric", ["fit_seconds", "predict_seconds", "n_nodes"])
+def test_a_value_whose_square_overflows_is_damage(three, metric):
+    """1e308 seconds (or nodes) is no fold's: the line is refused as damaged when read,
+    never an OverflowError from the standard deviation over folds (issue 41)."""
+    lines = three.read_text().splitlines()
+    lines[1] = lines[1].replace(f'"{metric}": 0.0', f'"{metric}": 1e308')
+    three.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DtreeError, match=r"line 2 is damaged and is not the last"):
+        ResultStore(str(three))
+
+
 def test_two_damaged_lines_at_the_end_are_refused(three):
     text = three.read_text() + "garbage\nmore garbage\n"
     three.write_text(text)

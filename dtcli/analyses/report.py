@@ -230,11 +230,20 @@ def render_reproduction(doc: dict, fmt: str, stream) -> None:
                                      "" if theirs is None else repr(theirs),
                                      "" if theirs is None else repr(ours - theirs)])
         return
+    from dtcli.reporting.tables import console
+
     for i, table in enumerate(doc["tables"]):
         heading = f"{table['paper']}, {table['table']}"
-        stream.write(("\n" if i else "") + (f"## {heading}\n\n" if fmt == "markdown"
-                                            else f"{heading}\n"))
-        render_comparison(table["comparison"], fmt, stream)
         lines = reproduction_lines(table)
-        stream.write("".join(f"- {line}\n" if fmt == "markdown" else f"{line}\n"
-                             for line in lines))
+        if fmt == "markdown":
+            stream.write(("\n" if i else "") + f"## {heading}\n\n")
+            render_comparison(table["comparison"], fmt, stream)
+            stream.write("".join(f"- {line}\n" for line in lines))
+            continue
+        out = console(stream)  # sentences wrapped at the table's width
+        if i:
+            out.print()
+        out.print(heading, markup=False, highlight=False)
+        render_comparison(table["comparison"], fmt, stream)
+        for line in lines:
+            out.print(line, markup=False, highlight=False)

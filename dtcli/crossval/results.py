@@ -21,6 +21,9 @@ _PROPORTIONS = ("accuracy", "balanced_accuracy", "auc", "f1_macro")
 _COUNTS = ("n_nodes", "n_leaves", "depth")
 # A stored accuracy must equal the one its confusion matrix gives, up to rounding.
 _TOLERANCE = 1e-9
+# No fold takes 30,000 years or grows 10^12 nodes; a larger value is tampering, and its
+# square would overflow the standard deviation over folds.
+_LARGEST = 1e12
 
 
 def _none_if_nan(value):
@@ -58,7 +61,7 @@ def check_record(record) -> dict | None:
         value = metrics.get(name)
         if value is None and name == "auc" and classes_present < 2:
             continue
-        if not _is_number(value) or value < 0:
+        if not _is_number(value) or not 0 <= value <= _LARGEST:
             return None
         if name in _PROPORTIONS and value > 1 or name in _COUNTS and value != int(value):
             return None

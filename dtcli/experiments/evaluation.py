@@ -9,7 +9,7 @@ from __future__ import annotations
 from dtcli.errors import ParameterError
 from dtcli.crossval.methods import Forest, Tuned
 from dtcli.experiments.comparison import cross_validate
-from dtcli.experiments.data import Reading, refuse_outputs, sources
+from dtcli.experiments.data import Reading, one_source, refuse_outputs
 from dtcli.experiments.notes import Notes, open_store
 from dtcli.experiments.results import Evaluation
 from dtcli.experiments.tuning import run_tuned_methods, tree_options, tuning_document
@@ -34,7 +34,7 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
     method = one_method(method)
     options = tree_options(options)
     method = with_tuned_options(method, auto_options(options))
-    source = sources(data, Reading(target, tuple(drop), input_format, header, delimiter))[0]
+    source = one_source(data, Reading(target, tuple(drop), input_format, header, delimiter))
     refuse_outputs({"--results": results, **(outputs or {})}, {"data": source.path})
     protocol = Protocol(cv, repeats, seed)
     tuning = {"grid": grid, "inner_cv": inner_cv, "selection": selection,

@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 def stderr_console():
     """Where talk and progress go; rich is imported only when something is said."""
-    from rich.console import Console
+    from dtcli.reporting.tables import console_class
 
     # markup off: file names and class labels such as "[high]" or "[/x]" are printed as they are
-    return Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+    return console_class()(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
 class Notes:

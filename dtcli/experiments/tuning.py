@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dtcli.errors import ParameterError
 from dtcli.crossval.methods import Tree, Tuned
-from dtcli.experiments.data import Reading, refuse_outputs, sources
+from dtcli.experiments.data import Reading, one_source, refuse_outputs
 from dtcli.experiments.notes import Notes, open_store, saved
 from dtcli.experiments.results import Tuning
 
@@ -30,7 +30,7 @@ def tune(data, method="tsallis", grid=None, *, cv: int = 5, repeats: int = 1, se
 
     notes = Notes(quiet)
     criterion, params = _criterion_of(method)
-    source = sources(data, Reading(target, tuple(drop), input_format, header, delimiter))[0]
+    source = one_source(data, Reading(target, tuple(drop), input_format, header, delimiter))
     refuse_outputs({**(outputs or {}), "--results": results}, {"DATA": source.path})
     search = make_search({**tree_options(options), "criterion": criterion,
                           "criterion_params": params}, grid, metric)

@@ -23,7 +23,8 @@ import numpy as np
 from dtcli.errors import DataError
 from dtcli.io.dataset import NOMINAL, NUMERIC, Column
 
-LineOfRow = Callable[[int], int]  # 0-based data row -> 1-based line in the file
+# 0-based data row -> 1-based line in the file, or a text ("row 3") for data in memory
+LineOfRow = Callable[[int], int | str]
 
 MISSING_WORDS = ("", "?", "NA", "N/A")
 MISSING = re.compile(r"|\?|NA|N/A|[+-]?(?i:nan)")  # fullmatch of a stripped cell
@@ -82,6 +83,30 @@ def nominal_from_cells(cells: Iterable[str | None], name: str, categories: Seque
     return Column(name, NOMINAL, np.array(values, dtype=object), tuple(categories))
 
 
+def column_from_cells(name: str, cells: Sequence[str | None], source: str,
+                      line_of_row: LineOfRow, *, as_text: bool = False,
+                      as_number: bool = False) -> Column:
+    """A column whose type is inferred from its stripped cells (None: missing), as CSV's
+    are (and data in memory): numeric if every present cell is a number; nominal with a
+    `problem` (`stray_text`) if most are; nominal otherwise (or if `as_text`)."""
+    if not as_text:
+        texts = [i for i, cell in enumerate(cells)
+                 if cell is not None and not NUMBER.fullmatch(cell)]
+        if not texts:
+            values = np.array([np.nan if cell is None else parse_number(cell) for cell in cells],
+                              dtype=np.float64)
+            return numeric_column(name, values, source, line_of_row)
+        first = texts[0]
+        if as_number:
+            raise not_a_number(source, line_of_row(first), name, cells[first])
+        n_present = sum(cell is not None for cell in cells)
+        if mostly_numbers(n_present - len(texts), len(texts)):
+            return Column(name, NOMINAL, np.array(cells, dtype=object), problem=stray_text(
+                source, line_of_row(first), name, cells[first], n_present - len(texts),
+                n_present))
+    return Column(name, NOMINAL, np.array(cells, dtype=object))
+
+
 def numeric_column(name: str, values: np.ndarray, source: str, line_of_row: LineOfRow, *,
                    integer: bool = False) -> Column:
     """A float64 column. An infinite value, or a fraction in a column declared
@@ -90,7 +115,7 @@ def numeric_column(name: str, values: np.ndarray, source: str, line_of_row: Line
     if infinite.size:
         line = line_of_row(int(infinite[0]))
         raise DataError(
-            f"{source}:{line}: infinite value in column '{name}'; "
+            f"{place(source, line)}: infinite value in column '{name}'; "
             "dtree needs finite numbers (leave the cell empty for a missing value)"
         )
     if integer:
@@ -115,6 +140,11 @@ def check_unique_names(names: Sequence[str], lines: Sequence[int], source: str) 
         seen.add(name)
 
 
+def place(source: str, line: int | str) -> str:
+    """Where a cell is: "FILE:LINE" in a file, "X, row 3" in memory."""
+    return f"{source}:{line}" if isinstance(line, int) else f"{source}, {line}"
+
+
 def shown(text: str) -> str:
     """A cell as quoted in a message: one line, at most _TEXT_SHOWN characters."""
     text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
@@ -122,14 +152,14 @@ def shown(text: str) -> str:
 
 
 def not_a_number(source: str, line: int, column: str, text: str) -> DataError:
-    return DataError(f"{source}:{line}: column '{column}' holds '{shown(text)}', which is "
+    return DataError(f"{place(source, line)}: column '{column}' holds '{shown(text)}', which is "
                      f"neither a number nor a missing value ({MISSING_SHOWN})")
 
 
 def stray_text(source: str, line: int, column: str, text: str, n_numbers: int,
                n_present: int) -> DataError:
     """A text in a column of mostly numbers (see the module docstring)."""
-    return DataError(f"{source}:{line}: column '{column}' holds '{shown(text)}', but "
+    return DataError(f"{place(source, line)}: column '{column}' holds '{shown(text)}', but "
                      f"{n_numbers} of its {n_present} values are numbers; correct the cell "
                      f"or write a missing value as {MISSING_SHOWN}")
 

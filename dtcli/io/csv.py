@@ -30,22 +30,11 @@ import io
 import re
 from collections.abc import Collection, Iterator
 
-import numpy as np
 
 from dtcli.errors import DataError, ParameterError
-from dtcli.io.columns import (
-    MISSING,
-    NUMBER,
-    check_unique_names,
-    mostly_numbers,
-    no_data_rows,
-    not_a_number,
-    numeric_column,
-    parse_number,
-    ragged_row,
-    stray_text,
-)
-from dtcli.io.dataset import NOMINAL, Column, Table
+from dtcli.io.columns import (MISSING, check_unique_names, column_from_cells, no_data_rows,
+                               ragged_row)
+from dtcli.io.dataset import Column, Table
 from dtcli.io.source import FileContent, decode_utf8
 
 DELIMITERS = (",", ";", "\t", "|")
@@ -118,29 +107,10 @@ def _read_small(data: FileContent, source: str, names: list[str], delimiter: str
         rows.append(fields)
     if not rows:
         raise no_data_rows(source)
-    return [_small_column(name, [_cell(fields[j]) for fields in rows], source, lines,
-                          as_text=name in as_text, as_number=name in as_number)
+    return [column_from_cells(name, [_cell(fields[j]) for fields in rows], source,
+                              lines.__getitem__, as_text=name in as_text,
+                              as_number=name in as_number)
             for j, name in enumerate(names)]
-
-
-def _small_column(name: str, cells: list[str | None], source: str, lines: list[int], *,
-                  as_text: bool, as_number: bool) -> Column:
-    """Numeric if every present cell is a number, nominal if most are not (or as_text)."""
-    if not as_text:
-        texts = [i for i, cell in enumerate(cells)
-                 if cell is not None and not NUMBER.fullmatch(cell)]
-        if not texts:
-            values = np.array([np.nan if cell is None else parse_number(cell) for cell in cells],
-                              dtype=np.float64)
-            return numeric_column(name, values, source, lines.__getitem__)
-        first = texts[0]
-        if as_number:
-            raise not_a_number(source, lines[first], name, cells[first])
-        n_present = sum(cell is not None for cell in cells)
-        if mostly_numbers(n_present - len(texts), len(texts)):
-            return Column(name, NOMINAL, np.array(cells, dtype=object), problem=stray_text(
-                source, lines[first], name, cells[first], n_present - len(texts), n_present))
-    return Column(name, NOMINAL, np.array(cells, dtype=object))
 
 
 def _cell(text: str) -> str | None:

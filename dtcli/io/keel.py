@@ -42,6 +42,11 @@ class _Attribute:
     categories: tuple[str, ...] = ()
 
 
+# A .dat file of bare data rows (KEEL's header cut off, or another tool's .dat)
+_NO_HEADER_HINT = ("; if the file is data rows without a KEEL header, read it as CSV: "
+                   "--input-format csv --no-header (input_format='csv', header=False)")
+
+
 def read_keel(text: str, source: str) -> Table:
     """Parse the text of a KEEL .dat file into a Table, in one pass over its lines."""
     attributes: list[_Attribute] = []
@@ -75,7 +80,8 @@ def read_keel(text: str, source: str) -> Table:
         elif keyword != "@relation":
             raise DataError(
                 f"{source}:{number}: expected @relation, @attribute, @inputs, @outputs or @data, "
-                f"found '{line[:40]}'"
+                f"found '{line[:40]}'" + (_NO_HEADER_HINT if not attributes
+                                          and not line.startswith("@") else "")
             )
     if not in_data:
         raise DataError(f"{source}: no @data line; is this a KEEL .dat file?")

@@ -4,28 +4,50 @@ A table wider than the console is split into column groups that each repeat
 the first column (the dataset or class names); when not even one column
 beside the first fits, the rows are printed plainly, one cell a line. Cells
 are never wrapped or cut: a number or a dataset name cut to "0.83…" or
-"ecoli…" is worse than no table. rich is imported inside the functions: the
-CLI imports the report modules to build `dtree --help`.
+"ecoli…" is worse than no table. The console is the terminal's width, or, in a
+pipe or a file, `COLUMNS` (as the shell exports it) else 80 columns, so that
+`dtree compare ... > table.txt` reads as it does on a terminal. rich is imported
+inside the functions: the CLI imports the report modules to build `dtree --help`.
 """
 from __future__ import annotations
 
+import functools
 import io
+import os
 from collections.abc import Sequence
 
 MARK = " *"  # a cell ending in it is the best of its row, shown in bold
-_UNLIMITED = 10_000  # columns of a console that is not a terminal: one line per row
+PIPE_WIDTH = 80  # columns of a console that is not a terminal, unless COLUMNS says
+_UNLIMITED = 10_000  # the width at which a table is measured unsqueezed
 
 
 def console(stream, width: int | None = None):
-    """A console on `stream`: the terminal's width and colour, plain unwrapped lines
-    when it is not a terminal, or exactly `width` columns."""
-    from rich.console import Console
-
+    """A console on `stream`: the terminal's width and colour; plain text in
+    `piped_width()` columns when it is not a terminal; or exactly `width` columns."""
     terminal = hasattr(stream, "isatty") and stream.isatty()
     if width is None and not terminal:
-        width = _UNLIMITED
-    return Console(file=stream, highlight=False, force_terminal=terminal, width=width,
-                   soft_wrap=width == _UNLIMITED)
+        width = piped_width()
+    return console_class()(file=stream, highlight=False, force_terminal=terminal, width=width)
+
+
+def piped_width() -> int:
+    """`COLUMNS` when it is a positive number, else PIPE_WIDTH."""
+    value = os.environ.get("COLUMNS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else PIPE_WIDTH
+
+
+@functools.cache
+def console_class():
+    """rich's Console, except that a closed pipe raises BrokenPipeError: rich would exit
+    the process with code 1 (and point stdout at /dev/null, even in a library call);
+    the command line ends quietly with 0 for it (dtcli.cli)."""
+    from rich.console import Console
+
+    class PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            raise  # the BrokenPipeError rich is handling
+
+    return PipeConsole
 
 
 def _rich_table(header, rows, columns: Sequence[int], footer_rows: int):
