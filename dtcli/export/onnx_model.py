@@ -1,0 +1,234 @@
+"""`-f onnx`: the model as an ONNX-ML graph, built with the `onnx` package's helpers.
+
+Input `input`: one row per sample, the features in the model's order, numbers as they
+are and a nominal feature as its category's code (the table in the model's metadata,
+`category_table`, and in `dtree export -f onnx --describe`); NaN where a value is
+missing, and any unlisted code (-1) for a category the model never saw: such a row
+goes where the tree sends missing values. Outputs: `label` (the class label, the first
+class of highest probability) and `probabilities` (one column per class, in
+`classes` order).
+
+- opset 5 (the default): ai.onnx.ml `TreeEnsemble`, double input and thresholds
+  (dtree's own doubles), `BRANCH_MEMBER` category sets, missing values tracked per
+  node. A leaf carries one target, so each dtree tree is written once per class
+  (tree t's copy for class k), the copies' leaves summed, then divided by the
+  number of dtree trees.
+- opset 3 (`--onnx-opset 3`): ai.onnx.ml `TreeEnsembleClassifier`, float32 input and
+  thresholds. Each threshold t becomes the largest float32 not above t, so that
+  every float32 input goes the side it goes in dtree (x <= t exactly when x <= t32);
+  a double that is not a float32 can still change side when the caller rounds it
+  to float32 (docs/export.md). A category set is a chain of equality tests that
+  share their target subtree. Leaf probabilities are float32 (about 1e-7 apart
+  from dtree's).
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from dtcli._version import __version__
+from dtcli.errors import DtreeError
+from dtcli.export.flat import FlatModel, FlatTree
+
+OPSETS = (5, 3)
+_LEQ, _EQ, _MEMBER = 0, 4, 6  # TreeEnsemble's node modes
+
+
+def require_onnx():
+    """The onnx package, or one DtreeError line saying what to install."""
+    try:
+        import onnx
+    except ImportError:
+        raise DtreeError('-f onnx needs the onnx package: pip install "dtcli[onnx]"') from None
+    return onnx
+
+
+def build(model: FlatModel, opset: int = 5):
+    """The onnx.ModelProto of `model`."""
+    onnx = require_onnx()
+    from onnx import TensorProto, helper
+
+    n_features, n_classes = len(model.features), len(model.classes)
+    floats = TensorProto.DOUBLE if opset == 5 else TensorProto.FLOAT
+    scores = "scores"
+    nodes = (_tree_ensemble(model, helper, onnx.numpy_helper, scores) if opset == 5
+             else _tree_ensemble_classifier(model, helper, scores))
+    classes = helper.make_tensor("classes", TensorProto.STRING, [n_classes],
+                                 [c.encode("utf-8") for c in model.classes])
+    if opset == 5:
+        divisor = helper.make_tensor("n_trees", floats, [], [float(len(model.trees))])
+        nodes.append(helper.make_node("Div", [scores, "n_trees"], ["probabilities"]))
+        initializers = [classes, divisor]
+    else:
+        nodes.append(helper.make_node("Identity", [scores], ["probabilities"]))
+        initializers = [classes]
+    nodes += [helper.make_node("ArgMax", ["probabilities"], ["class_index"], axis=1,
+                               keepdims=0, select_last_index=0),
+              helper.make_node("Gather", ["classes", "class_index"], ["label"], axis=0)]
+    graph = helper.make_graph(
+        nodes, "dtree_" + model.kind,
+        [helper.make_tensor_value_info("input", floats, [None, n_features])],
+        [helper.make_tensor_value_info("label", TensorProto.STRING, [None]),
+         helper.make_tensor_value_info("probabilities", floats, [None, n_classes])],
+        initializer=initializers)
+    proto = helper.make_model(
+        graph, producer_name="dtree", producer_version=__version__,
+        opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx.ml", opset)])
+    proto.ir_version = 8  # ONNX Runtime 1.10 and later read it
+    helper.set_model_props(proto, metadata(model, opset))
+    onnx.checker.check_model(proto)
+    return proto
+
+
+def metadata(model: FlatModel, opset: int) -> dict[str, str]:
+    """The model's metadata_props: what the input's columns are."""
+    return {"features": json.dumps([f.name for f in model.features]),
+            "category_table": json.dumps(model.category_table()),
+            "classes": json.dumps(model.classes),
+            "dtree_kind": model.kind, "dtree_opset": str(opset)}
+
+
+def describe(model: FlatModel, opset: int) -> str:
+    """`--describe`: the input's columns, the category codes and the outputs, as text."""
+    float_type = "double" if opset == 5 else "float"
+    lines = [f"ONNX ai.onnx.ml opset {opset}: "
+             + ("TreeEnsemble" if opset == 5 else "TreeEnsembleClassifier")
+             + f", {len(model.trees)} tree(s)",
+             f"input 'input': {float_type} [N, {len(model.features)}], NaN = missing:"]
+    for j, feature in enumerate(model.features):
+        if feature.categories:
+            codes = ", ".join(f"{c}={v}" for c, v in enumerate(feature.categories))
+            lines.append(f"  {j}: {feature.name} (nominal; code: {codes}; "
+                         "any other code: unseen)")
+        else:
+            lines.append(f"  {j}: {feature.name}")
+    lines.append("output 'label': string [N]")
+    lines.append(f"output 'probabilities': {float_type} [N, {len(model.classes)}]: "
+                 + ", ".join(model.classes))
+    return "\n".join(lines) + "\n"
+
+
+def _tree_ensemble(model: FlatModel, helper, numpy_helper, output: str) -> list:
+    """ai.onnx.ml TreeEnsemble (opset 5): one copy of each tree per class, splits in
+    pre-order (the order in which runtimes read the membership sets)."""
+    n_classes = len(model.classes)
+    a = {name: [] for name in ("featureids", "modes", "splits", "true", "false", "trueleafs",
+                               "falseleafs", "missing", "members", "roots", "targets",
+                               "weights")}
+    for tree in model.trees:
+        for k in range(n_classes):
+            _append_tree(tree, k, a)
+    attrs = dict(
+        nodes_featureids=a["featureids"],
+        nodes_modes=numpy_helper.from_array(np.array(a["modes"], np.uint8), "nodes_modes"),
+        nodes_splits=numpy_helper.from_array(np.array(a["splits"], np.float64), "nodes_splits"),
+        nodes_truenodeids=a["true"], nodes_falsenodeids=a["false"],
+        nodes_trueleafs=a["trueleafs"], nodes_falseleafs=a["falseleafs"],
+        nodes_missing_value_tracks_true=a["missing"],
+        leaf_targetids=a["targets"],
+        leaf_weights=numpy_helper.from_array(np.array(a["weights"], np.float64), "leaf_weights"),
+        tree_roots=a["roots"], aggregate_function=1, post_transform=0, n_targets=n_classes)
+    if a["members"]:
+        attrs["membership_values"] = numpy_helper.from_array(
+            np.array(a["members"], np.float64), "membership_values")
+    return [helper.make_node("TreeEnsemble", ["input"], [output], domain="ai.onnx.ml",
+                             **attrs)]
+
+
+def _append_tree(tree: FlatTree, k: int, a: dict) -> None:
+    """Tree `tree`'s copy for class k, appended to the attribute lists `a`."""
+    split_id, leaf_id = {}, {}
+    base_split, base_leaf = len(a["modes"]), len(a["weights"])
+    for i in range(tree.node_count):
+        if tree.is_leaf(i):
+            leaf_id[i] = base_leaf + len(leaf_id)
+        else:
+            split_id[i] = base_split + len(split_id)
+    for i in range(tree.node_count):
+        if tree.is_leaf(i):
+            a["targets"].append(k)
+            a["weights"].append(float(tree.proba[i, k]))
+    if not split_id:  # a tree that is one leaf: a split whose both sides are that leaf
+        a["roots"].append(base_split)
+        _append_split(a, 0, _LEQ, 0.0, (leaf_id[0], 1), (leaf_id[0], 1), 0)
+        return
+    a["roots"].append(split_id[0])
+    for i in split_id:
+        sides = [(leaf_id[c], 1) if tree.is_leaf(c) else (split_id[c], 0)
+                 for c in (int(tree.true_child[i]), int(tree.false_child[i]))]
+        if tree.codes[i]:
+            _append_split(a, int(tree.feature[i]), _MEMBER, 0.0, *sides, 0)
+            a["members"].extend([float(c) for c in tree.codes[i]] + [np.nan])
+        else:
+            _append_split(a, int(tree.feature[i]), _LEQ, float(tree.threshold[i]), *sides,
+                          int(tree.missing_true[i]))
+
+
+def _append_split(a, feature, mode, split, true_side, false_side, missing_true) -> None:
+    a["featureids"].append(feature)
+    a["modes"].append(mode)
+    a["splits"].append(split)
+    a["true"].append(true_side[0])
+    a["trueleafs"].append(true_side[1])
+    a["false"].append(false_side[0])
+    a["falseleafs"].append(false_side[1])
+    a["missing"].append(missing_true)
+
+
+def float32_threshold(t: float) -> float:
+    """The largest float32 not above t: a float32 x has x <= t exactly when x <= it."""
+    t32 = np.float32(t)
+    if float(t32) > t:
+        t32 = np.nextafter(t32, np.float32(-np.inf))
+    return float(t32)
+
+
+def _tree_ensemble_classifier(model: FlatModel, helper, output: str) -> list:
+    """ai.onnx.ml TreeEnsembleClassifier (opset 3): float32 thresholds (float32_threshold),
+    category sets as chains of BRANCH_EQ nodes, leaf weights divided by the number of
+    trees (the operator sums them)."""
+    a = {name: [] for name in ("treeids", "nodeids", "featureids", "modes", "values", "true",
+                               "false", "missing", "c_tree", "c_node", "c_id", "c_weight")}
+    n_trees = len(model.trees)
+    for t, tree in enumerate(model.trees):
+        ids, chains = {}, {}
+        for i in range(tree.node_count):  # ids: a node's own, then its chain's extra links
+            ids[i] = len(ids) + sum(len(c) for c in chains.values())
+            if tree.codes[i]:
+                chains[i] = [ids[i] + j + 1 for j in range(len(tree.codes[i]) - 1)]
+        for i in range(tree.node_count):
+            if tree.is_leaf(i):
+                _v3_node(a, t, ids[i], 0, "LEAF", 0.0, 0, 0, 0)
+                for k, p in enumerate(tree.proba[i]):
+                    a["c_tree"].append(t)
+                    a["c_node"].append(ids[i])
+                    a["c_id"].append(k)
+                    a["c_weight"].append(float(p) / n_trees)
+                continue
+            true_id, false_id = ids[int(tree.true_child[i])], ids[int(tree.false_child[i])]
+            if tree.codes[i]:  # code 1 equal -> true, else next code ... else false
+                links = [ids[i]] + chains[i]
+                for j, code in enumerate(tree.codes[i]):
+                    otherwise = links[j + 1] if j + 1 < len(links) else false_id
+                    _v3_node(a, t, links[j], int(tree.feature[i]), "BRANCH_EQ", float(code),
+                             true_id, otherwise, 0)
+            else:
+                _v3_node(a, t, ids[i], int(tree.feature[i]), "BRANCH_LEQ",
+                         float32_threshold(tree.threshold[i]), true_id, false_id,
+                         int(tree.missing_true[i]))
+    return [helper.make_node(
+        "TreeEnsembleClassifier", ["input"], ["onnx_label", output], domain="ai.onnx.ml",
+        nodes_treeids=a["treeids"], nodes_nodeids=a["nodeids"], nodes_featureids=a["featureids"],
+        nodes_modes=a["modes"], nodes_values=a["values"], nodes_truenodeids=a["true"],
+        nodes_falsenodeids=a["false"], nodes_missing_value_tracks_true=a["missing"],
+        class_treeids=a["c_tree"], class_nodeids=a["c_node"], class_ids=a["c_id"],
+        class_weights=a["c_weight"], classlabels_int64s=list(range(len(model.classes))),
+        post_transform="NONE")]
+
+
+def _v3_node(a, tree, node, feature, mode, value, true_id, false_id, missing) -> None:
+    for key, item in (("treeids", tree), ("nodeids", node), ("featureids", feature),
+                      ("modes", mode), ("values", value), ("true", true_id),
+                      ("false", false_id), ("missing", missing)):
+        a[key].append(item)
