@@ -89,6 +89,7 @@ class FlatModel:
 def flatten(model, fmt: str) -> FlatModel:
     """The FlatModel of a fitted DecisionTreeClassifier or RandomForestClassifier;
     ExportRefused for what `fmt` cannot carry."""
+    model._check_fitted()
     refuse_unless_exportable(model, fmt)
     if model.model_kind == "forest":
         trees = [_flat_tree(e.tree_, e.tree_.node_proba, model.features_)

@@ -28,11 +28,18 @@ import json
 import numpy as np
 
 from dtcli._version import __version__
-from dtcli.errors import DtreeError
+from dtcli.errors import DtreeError, ParameterError
 from dtcli.export.flat import FlatModel, FlatTree
 
 OPSETS = (5, 3)
 _LEQ, _EQ, _MEMBER = 0, 4, 6  # TreeEnsemble's node modes
+
+
+def check_opset(opset) -> int:
+    if opset not in OPSETS:
+        raise ParameterError(f"--onnx-opset must be 5 (TreeEnsemble) or 3 "
+                             f"(TreeEnsembleClassifier), got {opset!r}")
+    return opset
 
 
 def require_onnx():
@@ -46,6 +53,7 @@ def require_onnx():
 
 def build(model: FlatModel, opset: int = 5):
     """The onnx.ModelProto of `model`."""
+    check_opset(opset)
     onnx = require_onnx()
     from onnx import TensorProto, helper
 

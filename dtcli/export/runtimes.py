@@ -10,6 +10,7 @@ and SQL read; the ONNX model and the C header get codes, -1 for an unseen catego
 """
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import os
 import re
@@ -84,10 +85,11 @@ def score(kind: str, path: str, rows: Rows, classes: list[str], engine: str | No
 
 
 def _python(path: str, rows: Rows, classes: list[str]):
-    spec = importlib.util.spec_from_file_location("dtree_exported_model", path)
-    module = importlib.util.module_from_spec(spec)
+    # by its loader: the file need not end in .py
+    loader = importlib.machinery.SourceFileLoader("dtree_exported_model", path)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
     try:
-        spec.loader.exec_module(module)
+        loader.exec_module(module)
     except Exception as exc:  # a damaged module: say so in one line
         raise DtreeError(f"{path}: the Python module does not load ({exc})") from None
     proba = np.array([[p[c] for c in classes] for p in map(module.predict_proba, rows.dicts())])
