@@ -186,7 +186,8 @@ def _append_split(a, feature, mode, split, true_side, false_side, missing_true) 
 
 def float32_threshold(t: float) -> float:
     """The largest float32 not above t: a float32 x has x <= t exactly when x <= it."""
-    t32 = np.float32(t)
+    with np.errstate(over="ignore"):  # beyond float32's range: inf, then the largest float32
+        t32 = np.float32(t)
     if float(t32) > t:
         t32 = np.nextafter(t32, np.float32(-np.inf))
     return float(t32)
