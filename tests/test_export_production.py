@@ -49,6 +49,7 @@ RUNTIMES = [
     ("c", {}, None if HAS_CC else "no C compiler"),
     ("onnx", {"onnx_opset": 5}, None if HAS_ONNX else "onnx and onnxruntime not installed"),
     ("onnx", {"onnx_opset": 3}, None if HAS_ONNX else "onnx and onnxruntime not installed"),
+    ("pmml", {}, None),
 ]
 
 
@@ -111,6 +112,8 @@ def test_artifact_scores_every_row_as_dtree(fitted, scoring_files, tmp_path, nam
                                             options, skip):
     if skip:
         pytest.skip(skip)
+    if fmt == "pmml" and name == "forest":
+        pytest.skip("PMML is written for single trees (a forest is refused)")
     from dtcli.export.production import ExportOptions
 
     model = fitted[name]
@@ -122,7 +125,8 @@ def test_artifact_scores_every_row_as_dtree(fitted, scoring_files, tmp_path, nam
     assert rows.matrix.shape[0] > n_train + 5  # the threshold, unseen and missing rows too
     certificates = certify(model, str(path), rows)
     expected_runtimes = {"python": ["python"], "c": ["cc"], "onnx": ["onnxruntime"],
-                         "sql": ["sqlite"] + (["duckdb"] if HAS_DUCKDB else [])}[fmt]
+                         "sql": ["sqlite"] + (["duckdb"] if HAS_DUCKDB else []),
+                         "pmml": ["pmml-reader"]}[fmt]
     assert [c.runtime for c in certificates] == expected_runtimes
     for certificate in certificates:
         assert certificate.n_rows == rows.matrix.shape[0]
@@ -336,3 +340,77 @@ def test_flat_view_sends_every_row_where_the_tree_does(fitted):
             node = tree.true_child[node] if goes else tree.false_child[node]
         assert struct.pack("<%dd" % len(expected), *tree.proba[node]) == \
             struct.pack("<%dd" % len(expected), *expected)
+
+
+# --- PMML: J48's multiway trees, and an independent PMML engine where one is installed ------
+
+@pytest.fixture(scope="module")
+def j48_models():
+    from dtcli.c45.estimator import J48Classifier
+
+    dataset = load_dataset(str(DATA))
+    return {"multiway": J48Classifier().fit_dataset(dataset),
+            "laplace-unpruned": J48Classifier(pruning=None, leaf_estimate="laplace")
+            .fit_dataset(dataset),
+            "binary-splits": J48Classifier(binary_splits=True).fit_dataset(dataset)}
+
+
+@pytest.mark.parametrize("name", ["multiway", "laplace-unpruned", "binary-splits"])
+def test_j48_pmml_keeps_fractional_missing_routing(j48_models, tmp_path, name):
+    """weightedConfidence (PMML 4.4's TreeModel) reproduces J48's probabilities on rows
+    with missing values, which go down every branch weighted by its training share."""
+    model = j48_models[name]
+    path = tmp_path / "j48.pmml"
+    path.write_text(model.to_pmml())
+    text = path.read_text()
+    assert 'missingValueStrategy="weightedConfidence"' in text
+    if name != "binary-splits":
+        assert 'operator="equal"' in text and 'operator="notEqual"' not in text
+    rows = read_rows(model, str(DATA))
+    assert np.isnan(rows.matrix).any(axis=1).sum() > 40  # rows with missing values
+    (certificate,) = certify(model, str(path), rows)
+    assert certificate.passed, certificate.line()
+
+
+def test_pmml_structure_of_a_binary_tree(fitted):
+    import xml.etree.ElementTree as ElementTree
+
+    model = fitted["hddt-pruned-laplace"]
+    root = ElementTree.fromstring(model.to_pmml())
+    ns = "{http://www.dmg.org/PMML-4_4}"
+    assert root.get("version") == "4.4"
+    tree_model = root.find(f"{ns}TreeModel")
+    assert tree_model.get("splitCharacteristic") == "binarySplit"
+    nodes = list(tree_model.iter(f"{ns}Node"))
+    assert len(nodes) == model.tree_.node_count  # no one-way split in this tree
+    leaves = [n for n in nodes if n.find(f"{ns}Node") is None]
+    assert len(leaves) == model.tree_.n_leaves
+    for leaf in leaves:  # Laplace probabilities: (n_k + 1) / (n + K), from recordCount
+        counts = [float(d.get("recordCount")) for d in leaf.findall(f"{ns}ScoreDistribution")]
+        probabilities = [float(d.get("probability")) for d in leaf.findall(f"{ns}ScoreDistribution")]
+        assert probabilities == pytest.approx([(c + 1) / (sum(counts) + 2) for c in counts])
+
+
+def test_binary_tree_pmml_in_jpmml(fitted, scoring_files, tmp_path):
+    """JPMML-Evaluator (Java), where installed, scores dtree's binary trees as dtree does
+    (it does not implement weightedConfidence, so J48's trees are not checked in it)."""
+    if importlib.util.find_spec("jpmml_evaluator") is None or shutil.which("java") is None:
+        pytest.skip("jpmml_evaluator or java not installed")
+    from jpmml_evaluator import make_evaluator
+    from jpmml_evaluator.py4j import Py4JBackend
+
+    backend = Py4JBackend()
+    try:
+        for name in ("hddt-pruned-laplace", "gini-m-estimate"):
+            model = fitted[name]
+            path = tmp_path / f"{name}.pmml"
+            path.write_text(model.to_pmml())
+            evaluator = make_evaluator(str(path), backend=backend).verify()
+            rows = read_rows(model, scoring_files[name])
+            expected = model.proba_from_matrix(rows.matrix)
+            for row, want in zip(rows.dicts(), expected):
+                got = evaluator.evaluate({k: v for k, v in row.items() if v is not None})
+                assert [got[f"probability({c})"] for c in model.classes_] == \
+                    pytest.approx(want, abs=1e-12)
+    finally:
+        Py4JBackend.destroyGateway()

@@ -63,7 +63,7 @@ def certify(model, path: str, rows: Rows) -> list[Certificate]:
     kind = kind_of(path)
     classes = [str(c) for c in model.classes_]
     runtimes = {"onnx": ["onnxruntime"], "python": ["python"], "c": ["cc"],
-                "pmml": ["pmml"], "sql": ["sqlite"] + (["duckdb"] if duckdb_available() else [])}
+                "pmml": ["pmml-reader"], "sql": ["sqlite"] + (["duckdb"] if duckdb_available() else [])}
     out = []
     for runtime in runtimes[kind]:
         labels, proba = score(kind, path, rows, classes, runtime)

@@ -56,6 +56,7 @@ class FlatTree:
     codes: tuple  # per node: tuple of category codes (nominal splits), else ()
     missing_true: np.ndarray  # bool: a missing value goes to true_child
     proba: np.ndarray  # float64 (node_count, n_classes): leaves' probabilities (0 elsewhere)
+    counts: np.ndarray  # float64 (node_count, n_classes): the nodes' weighted class counts
 
     @property
     def node_count(self) -> int:
@@ -134,8 +135,8 @@ def _leaf_proba(model) -> np.ndarray:
 
 def _flat_tree(tree, node_proba: np.ndarray, features) -> FlatTree:
     """`tree` (tree.py's arrays) as a FlatTree, one-way splits replaced by their child."""
-    true_child, false_child, feature, threshold, codes, missing_true, proba = \
-        [], [], [], [], [], [], []
+    true_child, false_child, feature, threshold, codes, missing_true, proba, counts = \
+        [], [], [], [], [], [], [], []
     n_classes = node_proba.shape[1]
     # (original node, slot of the parent's child pointer to fill: (list, index) or None)
     stack = [(0, None)]
@@ -151,6 +152,7 @@ def _flat_tree(tree, node_proba: np.ndarray, features) -> FlatTree:
         codes.append(())
         missing_true.append(False)
         proba.append(np.zeros(n_classes))
+        counts.append(tree.counts[node])
         if split is None:
             proba[here] = np.asarray(node_proba[node], dtype=np.float64)
             continue
@@ -160,7 +162,8 @@ def _flat_tree(tree, node_proba: np.ndarray, features) -> FlatTree:
         stack.append((to_true, (true_child, here)))  # popped first: pre-order
     return FlatTree(np.array(true_child, np.int64), np.array(false_child, np.int64),
                     np.array(feature, np.int64), np.array(threshold, np.float64),
-                    tuple(codes), np.array(missing_true, bool), np.array(proba))
+                    tuple(codes), np.array(missing_true, bool), np.array(proba),
+                    np.array(counts, np.float64).reshape(-1, n_classes))
 
 
 def _through_one_way(tree, node: int, features):

@@ -1,7 +1,8 @@
 """Score rows with an exported artifact in the runtime that serves it: the Python module
 imported from its file, the SQL in SQLite (and DuckDB when installed), the C header
 compiled with the system's C compiler through a small generated driver, the ONNX
-model in ONNX Runtime. Each returns (labels, probabilities) for `Rows`.
+model in ONNX Runtime, the PMML document in dtree's own reader of the PMML 4.4
+specification (pmml_eval.py; JPMML does not implement weightedConfidence). Each returns (labels, probabilities) for `Rows`.
 
 `Rows` holds the data twice: `matrix`, as dtree encodes it (NaN for a missing value
 and for a category the model never saw), and `raw`, as the data has it (numbers,
