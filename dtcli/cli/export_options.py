@@ -6,7 +6,8 @@ import sys
 
 import click
 
-from dtcli.cli.options import CONTEXT, SectionedCommand, data_options, quiet_option
+from dtcli.cli.options import (CONTEXT, SectionedCommand, data_options, output_option,
+                               quiet_option)
 
 PRODUCTION_FORMATS = ("onnx", "sql", "c", "python", "pmml")
 
@@ -40,12 +41,15 @@ def production_options(func):
 
 def export_production(model, output_format, output, check_data, sql_table, keep, c_name,
                       onnx_opset, describe, quiet, tree_index=None) -> None:
+    from dtcli.atomic import refuse_output_over_input
     from dtcli.export.production import ExportOptions, describe as describe_onnx, \
         export_and_check
 
     if tree_index is not None:
         raise click.UsageError(f"--tree draws one tree; -f {output_format} exports the whole "
                                "model")
+    if check_data is not None:
+        refuse_output_over_input(output, "--output", {"--check data": check_data})
     options = ExportOptions(sql_table=sql_table, keep=tuple(keep), name=c_name,
                             onnx_opset=int(onnx_opset))
     if describe:
@@ -69,10 +73,15 @@ def refuse_production_options(output_format, check_data, sql_table, keep, c_name
                                f"not -f {output_format}")
 
 
-def _report(certificates, err: bool, quiet: bool = False) -> None:
-    for certificate in certificates:
-        if not quiet or not certificate.passed:
-            click.echo(certificate.line(), err=err)
+def _report(certificates, err: bool, quiet: bool = False, output: str = "-") -> None:
+    from dtcli.atomic import open_output
+
+    lines = [c.line() + "\n" for c in certificates if not quiet or not c.passed]
+    if err:
+        click.echo("".join(lines), err=True, nl=False)
+    else:
+        with open_output(output) as handle:
+            handle.write("".join(lines))
     if not all(c.passed for c in certificates):
         sys.stdout.flush()
         sys.exit(1)  # the FAIL line says why
@@ -83,8 +92,9 @@ def _report(certificates, err: bool, quiet: bool = False) -> None:
 @click.argument("artifact")
 @click.argument("data")
 @data_options
+@output_option("Write the certificate lines here (- for stdout).")
 @quiet_option("No PASS lines (a FAIL line is still written).")
-def verify(model_path, artifact, data, data_format, no_header, delimiter, quiet):
+def verify(model_path, artifact, data, data_format, no_header, delimiter, output, quiet):
     """Check an exported ARTIFACT (onnx, sql, c, python, pmml) against its MODEL on DATA.
 
     Scores every row of DATA with the artifact in its own runtime (ONNX Runtime;
@@ -99,9 +109,12 @@ def verify(model_path, artifact, data, data_format, no_header, delimiter, quiet)
       dtree export crx.json -f onnx -o crx.onnx
       dtree verify crx.json crx.onnx examples/crx.csv
     """
+    from dtcli.atomic import refuse_output_over_input
     from dtcli.export.production import verify as verify_artifact
     from dtcli.model import load_model
 
+    refuse_output_over_input(output, "--output", {"model": model_path, "artifact": artifact,
+                                                  "data": data})
     model, _ = load_model(model_path)
     _report(verify_artifact(model, artifact, data, format=data_format, header=not no_header,
-                            delimiter=delimiter), err=False, quiet=quiet)
+                            delimiter=delimiter), err=False, quiet=quiet, output=output)
