@@ -191,8 +191,10 @@ def _onnx(path: str, rows: Rows):
     try:
         session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
     except Exception as exc:  # ONNX Runtime's own errors: one line
-        raise DtreeError(f"{path}: ONNX Runtime cannot load it "
-                         f"({str(exc).splitlines()[0]})") from None
+        hint = ("; ONNX Runtime before 1.21 has no TreeEnsemble (opset 5): export with "
+                "--onnx-opset 3" if "TreeEnsemble(5)" in str(exc) else "")
+        raise DtreeError(f"{path}: ONNX Runtime {onnxruntime.__version__} cannot load it "
+                         f"({str(exc).splitlines()[0]}){hint}") from None
     dtype = np.float32 if "float)" in session.get_inputs()[0].type else np.float64
     label, proba = session.run(["label", "probabilities"],
                                {"input": rows.codes().astype(dtype)})
