@@ -50,20 +50,21 @@ def render(model: FlatModel, name: str = "dtree") -> str:
               f"#define {name.upper()}_N_FEATURES {len(model.features)}",
               f"#define {name.upper()}_N_CLASSES {n_classes}", ""]
     nodes, members, offsets, leaves, roots = [], [], [0], [], []
-    for tree in model.trees:
+    for flat in model.trees:
+        tree = flat.lists()
         base = len(nodes)
         roots.append(base)
-        for i in range(tree.node_count):
-            if tree.is_leaf(i):
+        for i, leaf in enumerate(tree.is_leaf):
+            if leaf:
                 nodes.append(f"{{-1, -1, -1, 0.0, 0, {len(leaves)}}}")
                 leaves.append(", ".join(_double(p) for p in tree.proba[i]))
-            else:
-                kind = 2 if tree.codes[i] else int(tree.missing_true[i])
-                nodes.append(f"{{{base + tree.true_child[i]}, {base + tree.false_child[i]}, "
-                             f"{tree.feature[i]}, {_double(tree.threshold[i]) if not kind == 2 else '0.0'}, "
-                             f"{kind}, {len(offsets) - 1}}}")
-                members.extend(str(c) for c in tree.codes[i])
-                offsets.append(len(members))
+                continue
+            kind = 2 if tree.codes[i] else int(tree.missing_true[i])
+            threshold = "0.0" if kind == 2 else _double(tree.threshold[i])
+            nodes.append(f"{{{base + tree.true_child[i]}, {base + tree.false_child[i]}, "
+                         f"{tree.feature[i]}, {threshold}, {kind}, {len(offsets) - 1}}}")
+            members.extend(str(c) for c in tree.codes[i])
+            offsets.append(len(members))
     lines += [
         "/* one split or leaf: children (-1 on a leaf), feature, x <= threshold goes true;",
         " * kind 0: numeric, missing false; 1: numeric, missing true; 2: category in",

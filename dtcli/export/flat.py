@@ -29,6 +29,7 @@ What a format cannot carry is refused here in one line (`refuse_unless_exportabl
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -64,6 +65,25 @@ class FlatTree:
 
     def is_leaf(self, node: int) -> bool:
         return self.true_child[node] == LEAF
+
+    def lists(self) -> "FlatLists":
+        """The arrays as Python lists, for writers that visit every node (a list item
+        is read several times faster than a numpy scalar)."""
+        return FlatLists(self.true_child.tolist(), self.false_child.tolist(),
+                         self.feature.tolist(), self.threshold.tolist(), self.codes,
+                         self.missing_true.tolist(), self.proba.tolist(),
+                         (self.true_child == LEAF).tolist())
+
+
+class FlatLists(NamedTuple):
+    true_child: list
+    false_child: list
+    feature: list
+    threshold: list
+    codes: tuple
+    missing_true: list
+    proba: list
+    is_leaf: list
 
 
 @dataclass(frozen=True)
@@ -134,60 +154,57 @@ def _leaf_proba(model) -> np.ndarray:
 
 
 def _flat_tree(tree, node_proba: np.ndarray, features) -> FlatTree:
-    """`tree` (tree.py's arrays) as a FlatTree, one-way splits replaced by their child."""
-    true_child, false_child, feature, threshold, codes, missing_true, proba, counts = \
-        [], [], [], [], [], [], [], []
-    n_classes = node_proba.shape[1]
-    # (original node, slot of the parent's child pointer to fill: (list, index) or None)
+    """`tree` (tree.py's arrays) as a FlatTree, one-way splits replaced by their child.
+    Python lists, not numpy scalars, in the walk: a 100-tree forest has millions of nodes."""
+    left, right = tree.children_left.tolist(), tree.children_right.tolist()
+    feature, threshold = tree.feature.tolist(), tree.threshold.tolist()
+    missing_left = tree.missing_left.tolist()
+    offsets, all_codes = tree.category_offsets.tolist(), tree.category_codes.tolist()
+    goes_left = tree.category_goes_left.tolist()
+    nominal = [f.kind == NOMINAL for f in features]
+    order, splits = [], []  # original ids in pre-order; per position its split or None
+    slots = []  # per position: (parent position, 0 true / 1 false), or None for the root
     stack = [(0, None)]
     while stack:
         node, slot = stack.pop()
-        node, split = _through_one_way(tree, node, features)
-        here = len(true_child)
-        if slot is not None:
-            slot[0][slot[1]] = here
-        for column in (true_child, false_child, feature):
-            column.append(LEAF)
-        threshold.append(np.nan)
-        codes.append(())
-        missing_true.append(False)
-        proba.append(np.zeros(n_classes))
-        counts.append(tree.counts[node])
-        if split is None:
-            proba[here] = np.asarray(node_proba[node], dtype=np.float64)
-            continue
-        to_true, to_false, feature[here], threshold[here], codes[here], missing_true[here] = \
-            split
-        stack.append((to_false, (false_child, here)))
-        stack.append((to_true, (true_child, here)))  # popped first: pre-order
-    return FlatTree(np.array(true_child, np.int64), np.array(false_child, np.int64),
-                    np.array(feature, np.int64), np.array(threshold, np.float64),
-                    tuple(codes), np.array(missing_true, bool), np.array(proba),
-                    np.array(counts, np.float64).reshape(-1, n_classes))
-
-
-def _through_one_way(tree, node: int, features):
-    """(node, split) where node is the first node from `node` down whose rows do not all
-    go one way, and split = (true child, false child, feature, threshold, codes,
-    missing_true) in the original ids, or None for a leaf."""
-    while not tree.is_leaf(node):
-        left, right = int(tree.children_left[node]), int(tree.children_right[node])
-        f = int(tree.feature[node])
-        missing_left = bool(tree.missing_left[node])
-        if features[f].kind == NOMINAL:
-            listed, goes_left = tree.categories_at(node)
-            # the listed side that missing values do not take
-            side = listed[goes_left == (0 if missing_left else 1)]
-            if side.shape[0] == 0:
-                node = left if missing_left else right
+        split = None
+        while left[node] != LEAF:  # through the one-way splits
+            f, to_left = feature[node], missing_left[node]
+            if nominal[f]:
+                lo, hi = offsets[node], offsets[node + 1]
+                # the listed side that missing values do not take
+                side = tuple(all_codes[i] for i in range(lo, hi) if goes_left[i] != to_left)
+                if not side:
+                    node = left[node] if to_left else right[node]
+                    continue
+                split = ((right[node], left[node]) if to_left else (left[node], right[node]),
+                         f, np.nan, side, False)
+            elif threshold[node] == np.inf and to_left:
+                node = left[node]
                 continue
-            codes = tuple(int(c) for c in side)
-            if missing_left:  # the set goes right; everything else left
-                return node, (right, left, f, np.nan, codes, False)
-            return node, (left, right, f, np.nan, codes, False)
-        t = float(tree.threshold[node])
-        if t == np.inf and missing_left:
-            node = left
-            continue
-        return node, (left, right, f, t, (), missing_left)
-    return node, None
+            else:
+                split = ((left[node], right[node]), f, threshold[node], (), bool(to_left))
+            break
+        here = len(order)
+        order.append(node)
+        splits.append(split)
+        slots.append(slot)
+        if split is not None:
+            stack.append((split[0][1], (here, 1)))
+            stack.append((split[0][0], (here, 0)))  # popped first: pre-order
+    n = len(order)
+    children = np.full((n, 2), LEAF, np.int64)
+    for here, slot in enumerate(slots):
+        if slot is not None:
+            children[slot] = here
+    is_split = np.array([s is not None for s in splits], bool)
+    order = np.array(order, np.int64)
+    proba = np.where(is_split[:, None], 0.0, node_proba[order])
+    return FlatTree(
+        true_child=children[:, 0].copy(), false_child=children[:, 1].copy(),
+        feature=np.array([LEAF if s is None else s[1] for s in splits], np.int64),
+        threshold=np.array([np.nan if s is None else s[2] for s in splits], np.float64),
+        codes=tuple(() if s is None else s[3] for s in splits),
+        missing_true=np.array([False if s is None else s[4] for s in splits], bool),
+        proba=np.ascontiguousarray(proba, dtype=np.float64),
+        counts=np.asarray(tree.counts, np.float64)[order])

@@ -121,67 +121,72 @@ def _tree_ensemble(model: FlatModel, helper, numpy_helper, output: str) -> list:
     """ai.onnx.ml TreeEnsemble (opset 5): one copy of each tree per class, splits in
     pre-order (the order in which runtimes read the membership sets)."""
     n_classes = len(model.classes)
-    a = {name: [] for name in ("featureids", "modes", "splits", "true", "false", "trueleafs",
-                               "falseleafs", "missing", "members", "roots", "targets",
-                               "weights")}
+    parts = {name: [] for name in ("featureids", "modes", "splits", "true", "false",
+                                   "trueleafs", "falseleafs", "missing", "members", "roots",
+                                   "targets", "weights")}
+    n_splits = n_leaves = 0
     for tree in model.trees:
+        shape = _tree_arrays(tree)
         for k in range(n_classes):
-            _append_tree(tree, k, a)
+            for name in ("featureids", "modes", "splits", "trueleafs", "falseleafs", "missing"):
+                parts[name].append(shape[name])
+            for side in ("true", "false"):
+                leafs = shape[side + "leafs"] == 1
+                parts[side].append(shape[side] + np.where(leafs, n_leaves, n_splits))
+            parts["members"].append(shape["members"])
+            parts["roots"].append(np.array([n_splits]))
+            parts["targets"].append(np.full(shape["leaves"].shape[0], k))
+            parts["weights"].append(tree.proba[shape["leaves"], k])
+            n_splits += shape["modes"].shape[0]
+            n_leaves += shape["leaves"].shape[0]
+    a = {name: np.concatenate(arrays) for name, arrays in parts.items()}
+
+    def ints(name):
+        return a[name].astype(np.int64).tolist()
+
     attrs = dict(
-        nodes_featureids=a["featureids"],
-        nodes_modes=numpy_helper.from_array(np.array(a["modes"], np.uint8), "nodes_modes"),
-        nodes_splits=numpy_helper.from_array(np.array(a["splits"], np.float64), "nodes_splits"),
-        nodes_truenodeids=a["true"], nodes_falsenodeids=a["false"],
-        nodes_trueleafs=a["trueleafs"], nodes_falseleafs=a["falseleafs"],
-        nodes_missing_value_tracks_true=a["missing"],
-        leaf_targetids=a["targets"],
-        leaf_weights=numpy_helper.from_array(np.array(a["weights"], np.float64), "leaf_weights"),
-        tree_roots=a["roots"], aggregate_function=1, post_transform=0, n_targets=n_classes)
-    if a["members"]:
+        nodes_featureids=ints("featureids"),
+        nodes_modes=numpy_helper.from_array(a["modes"].astype(np.uint8), "nodes_modes"),
+        nodes_splits=numpy_helper.from_array(a["splits"].astype(np.float64), "nodes_splits"),
+        nodes_truenodeids=ints("true"), nodes_falsenodeids=ints("false"),
+        nodes_trueleafs=ints("trueleafs"), nodes_falseleafs=ints("falseleafs"),
+        nodes_missing_value_tracks_true=ints("missing"),
+        leaf_targetids=ints("targets"),
+        leaf_weights=numpy_helper.from_array(a["weights"].astype(np.float64), "leaf_weights"),
+        tree_roots=ints("roots"), aggregate_function=1, post_transform=0, n_targets=n_classes)
+    if a["members"].shape[0]:
         attrs["membership_values"] = numpy_helper.from_array(
-            np.array(a["members"], np.float64), "membership_values")
+            a["members"].astype(np.float64), "membership_values")
     return [helper.make_node("TreeEnsemble", ["input"], [output], domain="ai.onnx.ml",
                              **attrs)]
 
 
-def _append_tree(tree: FlatTree, k: int, a: dict) -> None:
-    """Tree `tree`'s copy for class k, appended to the attribute lists `a`."""
-    split_id, leaf_id = {}, {}
-    base_split, base_leaf = len(a["modes"]), len(a["weights"])
-    for i in range(tree.node_count):
-        if tree.is_leaf(i):
-            leaf_id[i] = base_leaf + len(leaf_id)
-        else:
-            split_id[i] = base_split + len(split_id)
-    for i in range(tree.node_count):
-        if tree.is_leaf(i):
-            a["targets"].append(k)
-            a["weights"].append(float(tree.proba[i, k]))
-    if not split_id:  # a tree that is one leaf: a split whose both sides are that leaf
-        a["roots"].append(base_split)
-        _append_split(a, 0, _LEQ, 0.0, (leaf_id[0], 1), (leaf_id[0], 1), 0)
-        return
-    a["roots"].append(split_id[0])
-    for i in split_id:
-        sides = [(leaf_id[c], 1) if tree.is_leaf(c) else (split_id[c], 0)
-                 for c in (int(tree.true_child[i]), int(tree.false_child[i]))]
-        if tree.codes[i]:
-            _append_split(a, int(tree.feature[i]), _MEMBER, 0.0, *sides, 0)
-            a["members"].extend([float(c) for c in tree.codes[i]] + [np.nan])
-        else:
-            _append_split(a, int(tree.feature[i]), _LEQ, float(tree.threshold[i]), *sides,
-                          int(tree.missing_true[i]))
-
-
-def _append_split(a, feature, mode, split, true_side, false_side, missing_true) -> None:
-    a["featureids"].append(feature)
-    a["modes"].append(mode)
-    a["splits"].append(split)
-    a["true"].append(true_side[0])
-    a["trueleafs"].append(true_side[1])
-    a["false"].append(false_side[0])
-    a["falseleafs"].append(false_side[1])
-    a["missing"].append(missing_true)
+def _tree_arrays(tree: FlatTree) -> dict:
+    """One tree's TreeEnsemble arrays, its split and leaf ids counted from 0: a split's
+    children are leaf ids where *leafs is 1, split ids elsewhere; `leaves`: the flat
+    tree's leaf nodes in leaf-id order. A tree that is one leaf is a split whose both
+    sides are that leaf."""
+    is_leaf = tree.true_child < 0
+    if is_leaf.all():
+        zero = np.zeros(1, np.int64)
+        return {"featureids": zero, "modes": np.full(1, _LEQ), "splits": np.zeros(1),
+                "true": zero, "false": zero, "trueleafs": np.ones(1, np.int64),
+                "falseleafs": np.ones(1, np.int64), "missing": zero,
+                "members": np.zeros(0), "leaves": zero}
+    split_id = np.cumsum(~is_leaf) - 1
+    leaf_id = np.cumsum(is_leaf) - 1
+    splits = np.flatnonzero(~is_leaf)
+    out = {"featureids": tree.feature[splits],
+           "modes": np.array([_MEMBER if tree.codes[i] else _LEQ for i in splits.tolist()]),
+           "splits": np.where(np.isnan(tree.threshold[splits]), 0.0, tree.threshold[splits]),
+           "missing": tree.missing_true[splits].astype(np.int64),
+           "leaves": np.flatnonzero(is_leaf)}
+    for side, child in (("true", tree.true_child[splits]), ("false", tree.false_child[splits])):
+        out[side + "leafs"] = is_leaf[child].astype(np.int64)
+        out[side] = np.where(is_leaf[child], leaf_id[child], split_id[child])
+    sets = [list(tree.codes[i]) + [np.nan] for i in splits.tolist() if tree.codes[i]]
+    out["members"] = np.array([v for s in sets for v in s], np.float64)
+    return out
 
 
 def float32_threshold(t: float) -> float:

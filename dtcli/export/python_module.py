@@ -70,26 +70,24 @@ def render(model: FlatModel) -> str:
     return "\n".join(lines) + _WALK
 
 
-def _tree(tree: FlatTree, model: FlatModel) -> str:
-    n = tree.node_count
-    columns = [None if tree.is_leaf(i) else model.features[tree.feature[i]].name
-               for i in range(n)]
-    members = []
-    for i in range(n):
-        if tree.codes[i]:
+def _tree(flat: FlatTree, model: FlatModel) -> str:
+    tree = flat.lists()
+    names = [f.name for f in model.features]
+    columns = [None if leaf else names[f] for leaf, f in zip(tree.is_leaf, tree.feature)]
+    members, thresholds, leaves = [], [], []
+    for i, leaf in enumerate(tree.is_leaf):
+        codes = tree.codes[i]
+        if codes:
             categories = model.features[tree.feature[i]].categories
-            members.append("frozenset(" + repr(sorted(categories[c] for c in tree.codes[i]))
-                           + ")")
+            members.append("frozenset(" + repr(sorted(categories[c] for c in codes)) + ")")
         else:
             members.append("None")
-    thresholds = ["None" if tree.is_leaf(i) or tree.codes[i] else _float(tree.threshold[i])
-                  for i in range(n)]
-    leaves = ["None" if not tree.is_leaf(i) else "(" + "".join(
-        _float(p) + ", " for p in tree.proba[i]) + ")" for i in range(n)]
-    return ("(" + repr(tree.true_child.tolist()) + ", " + repr(tree.false_child.tolist())
-            + ", " + repr(columns) + ", [" + ", ".join(thresholds) + "], ["
-            + ", ".join(members) + "], " + repr(tree.missing_true.tolist()) + ", ["
-            + ", ".join(leaves) + "])")
+        thresholds.append("None" if leaf or codes else _float(tree.threshold[i]))
+        leaves.append("(" + "".join(_float(p) + ", " for p in tree.proba[i]) + ")" if leaf
+                      else "None")
+    return ("(" + repr(tree.true_child) + ", " + repr(tree.false_child) + ", " + repr(columns)
+            + ", [" + ", ".join(thresholds) + "], [" + ", ".join(members) + "], "
+            + repr(tree.missing_true) + ", [" + ", ".join(leaves) + "])")
 
 
 def _float(x: float) -> str:

@@ -16,10 +16,8 @@ the same way.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from dtcli._version import __version__
-from dtcli.export.flat import FlatModel, FlatTree
+from dtcli.export.flat import FlatLists, FlatModel, FlatTree
 
 LEVEL_DEPTH = 8  # splits per query level (class _Walk)
 
@@ -50,7 +48,7 @@ def render(model: FlatModel, table: str = "data", keep: tuple = ()) -> str:
         steps.append(f"{_level(level)} AS (\n  SELECT\n    {columns}\n  FROM {source}\n)")
         source = _level(level)
     last = n_levels - 1
-    sums = ",\n    ".join(kept + [f"{_class_sum(model, k, last)} AS {probas[k]}"
+    sums = ",\n    ".join(kept + [f"{_class_sum(model, walks, k, last)} AS {probas[k]}"
                                   for k in range(len(model.classes))])
     steps.append(f'"_dtree_proba" AS (\n  SELECT\n    {sums}\n  FROM {source}\n)')
     outer = ", ".join(kept + [f"{_argmax(model, probas)} AS \"prediction\""] + probas)
@@ -73,21 +71,22 @@ class _Walk:
     on (a CASE on the node reached, then nested CASE WHEN), so no CASE nests deeper than
     LEVEL_DEPTH (SQLite's parser refuses about 20)."""
 
-    def __init__(self, tree: FlatTree, model: FlatModel):
-        self.tree, self.model = tree, model
-        depth = np.zeros(tree.node_count, np.int64)
-        for i in range(tree.node_count):  # pre-order: parents first
-            if not tree.is_leaf(i):
+    def __init__(self, flat: FlatTree, model: FlatModel):
+        self.tree, self.model = flat.lists(), model
+        tree = self.tree
+        depth = [0] * len(tree.is_leaf)
+        for i, leaf in enumerate(tree.is_leaf):  # pre-order: parents first
+            if not leaf:
                 depth[tree.true_child[i]] = depth[tree.false_child[i]] = depth[i] + 1
         self.depth = depth
-        self.n_levels = max(1, -(-int(depth.max()) // LEVEL_DEPTH))
+        self.n_levels = max(1, -(-max(depth) // LEVEL_DEPTH))
 
     def step(self, index: int, level: int) -> str:
         if level == 0:
             return self._nest(0, LEVEL_DEPTH, 4)
         here = _node(index, level - 1)
-        starts = [i for i in range(self.tree.node_count)
-                  if self.depth[i] == level * LEVEL_DEPTH and not self.tree.is_leaf(i)]
+        starts = [i for i, leaf in enumerate(self.tree.is_leaf)
+                  if self.depth[i] == level * LEVEL_DEPTH and not leaf]
         if not starts:
             return here
         cases = " ".join(f"WHEN {i} THEN {self._nest(i, LEVEL_DEPTH, 4)}" for i in starts)
@@ -95,15 +94,15 @@ class _Walk:
 
     def _nest(self, node: int, levels: int, indent: int) -> str:
         tree = self.tree
-        if tree.is_leaf(node) or levels == 0:
+        if tree.is_leaf[node] or levels == 0:
             return str(node)
         pad = " " * (indent + 2)
         return (f"CASE WHEN {_condition(tree, self.model, node)}\n{pad}THEN "
-                f"{self._nest(int(tree.true_child[node]), levels - 1, indent + 2)}\n{pad}ELSE "
-                f"{self._nest(int(tree.false_child[node]), levels - 1, indent + 2)} END")
+                f"{self._nest(tree.true_child[node], levels - 1, indent + 2)}\n{pad}ELSE "
+                f"{self._nest(tree.false_child[node], levels - 1, indent + 2)} END")
 
 
-def _condition(tree: FlatTree, model: FlatModel, node: int) -> str:
+def _condition(tree: FlatLists, model: FlatModel, node: int) -> str:
     """The SQL condition under which a row goes to `node`'s true child."""
     feature = model.features[tree.feature[node]]
     column = quote_identifier(feature.name)
@@ -115,18 +114,18 @@ def _condition(tree: FlatTree, model: FlatModel, node: int) -> str:
     return f"({present} OR {column} IS NULL)" if tree.missing_true[node] else present
 
 
-def _leaf_value(tree: FlatTree, column: str, k: int) -> str:
-    leaves = [i for i in range(tree.node_count) if tree.is_leaf(i)]
+def _leaf_value(tree: FlatLists, column: str, k: int) -> str:
+    leaves = [i for i, leaf in enumerate(tree.is_leaf) if leaf]
     if len(leaves) == 1:
-        return number(tree.proba[leaves[0], k])
-    cases = " ".join(f"WHEN {i} THEN {number(tree.proba[i, k])}" for i in leaves)
+        return number(tree.proba[leaves[0]][k])
+    cases = " ".join(f"WHEN {i} THEN {number(tree.proba[i][k])}" for i in leaves)
     return f"(CASE {column} {cases} END)"
 
 
-def _class_sum(model: FlatModel, k: int, level: int) -> str:
+def _class_sum(model: FlatModel, walks: list, k: int, level: int) -> str:
     """Class k's probability: the trees' leaf values added in dtree's order, left to right
     (no nesting: SQLite's parser limits it)."""
-    groups = ["(" + " + ".join(_leaf_value(model.trees[t], _node(t, level), k) for t in group)
+    groups = ["(" + " + ".join(_leaf_value(walks[t].tree, _node(t, level), k) for t in group)
               + ")" for group in model.tree_groups()]
     return f"({' + '.join(groups)}) / {number(len(model.trees))}"
 
