@@ -15,7 +15,7 @@ import re
 
 from dtcli._version import __version__
 from dtcli.errors import ParameterError
-from dtcli.export.flat import FlatModel
+from dtcli.export.flat import FlatModel, float_literal
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -131,12 +131,7 @@ def render(model: FlatModel, name: str = "dtree") -> str:
 
 
 def _double(x: float) -> str:
-    x = float(x)
-    if x == float("inf"):
-        return "INFINITY"
-    if x == float("-inf"):
-        return "-INFINITY"
-    return repr(x)
+    return float_literal(x, "INFINITY")
 
 
 def _comment(text: str) -> str:

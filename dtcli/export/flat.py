@@ -107,6 +107,15 @@ class FlatModel:
         return {f.name: list(f.categories) for f in self.features if f.kind == NOMINAL}
 
 
+def float_literal(x: float, infinity: str) -> str:
+    """A literal reading back as the same double (repr: the shortest that does), with
+    `infinity` (and its negation) for the infinities."""
+    x = float(x)
+    if x in (np.inf, -np.inf):
+        return infinity if x > 0 else "-" + infinity
+    return repr(x)
+
+
 def flatten(model, fmt: str) -> FlatModel:
     """The FlatModel of a fitted DecisionTreeClassifier or RandomForestClassifier;
     ExportRefused for what `fmt` cannot carry."""

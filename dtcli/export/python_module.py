@@ -8,7 +8,7 @@ arithmetic is dtree's (flat.py), so probabilities equal `dtree predict --proba`'
 from __future__ import annotations
 
 from dtcli._version import __version__
-from dtcli.export.flat import FlatModel, FlatTree
+from dtcli.export.flat import FlatModel, FlatTree, float_literal
 
 _WALK = '''
 
@@ -91,10 +91,4 @@ def _tree(flat: FlatTree, model: FlatModel) -> str:
 
 
 def _float(x: float) -> str:
-    """A float literal that reads back as the same double (inf included)."""
-    x = float(x)
-    if x == float("inf"):
-        return "float('inf')"
-    if x == float("-inf"):
-        return "-float('inf')"
-    return repr(x)
+    return float_literal(x, "float('inf')")
