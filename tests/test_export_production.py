@@ -414,3 +414,13 @@ def test_binary_tree_pmml_in_jpmml(fitted, scoring_files, tmp_path):
                     pytest.approx(want, abs=1e-12)
     finally:
         Py4JBackend.destroyGateway()
+
+
+def test_sql_check_with_kept_columns_and_a_table_name(saved_models, tmp_path):
+    sql = tmp_path / "kept.sql"
+    result = CliRunner().invoke(cli, ["export", saved_models["ihdw-unpruned"], "-f", "sql",
+                                      "--keep", "class", "--keep", "a2", "--sql-table",
+                                      "crx 'applicants'", "-o", str(sql), "--check", str(DATA)])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("PASS") == 1 + HAS_DUCKDB
+    assert '-- kept columns: ["class", "a2"]' in sql.read_text()

@@ -21,7 +21,7 @@ def production_options(func):
                           "probability by more than 1e-9 (1e-6 for --onnx-opset 3)."),
         click.option("--sql-table", default="data", show_default=True, metavar="NAME",
                      help="sql: the table the SELECT reads."),
-        click.option("--keep", metavar="COL", multiple=True,
+        click.option("--keep", "sql_keep", metavar="COL", multiple=True,
                      help="sql: copy this column of the table to the result, before the "
                           "prediction (as predict --keep); repeatable."),
         click.option("--name", "c_name", default="dtree", show_default=True, metavar="NAME",
@@ -39,7 +39,7 @@ def production_options(func):
     return func
 
 
-def export_production(model, output_format, output, check_data, sql_table, keep, c_name,
+def export_production(model, output_format, output, check_data, sql_table, sql_keep, c_name,
                       onnx_opset, describe, quiet, tree_index=None) -> None:
     from dtcli.atomic import refuse_output_over_input
     from dtcli.export.production import ExportOptions, describe as describe_onnx, \
@@ -50,7 +50,7 @@ def export_production(model, output_format, output, check_data, sql_table, keep,
                                "model")
     if check_data is not None:
         refuse_output_over_input(output, "--output", {"--check data": check_data})
-    options = ExportOptions(sql_table=sql_table, keep=tuple(keep), name=c_name,
+    options = ExportOptions(sql_table=sql_table, keep=tuple(sql_keep), name=c_name,
                             onnx_opset=int(onnx_opset))
     if describe:
         if output_format != "onnx":
@@ -61,11 +61,11 @@ def export_production(model, output_format, output, check_data, sql_table, keep,
             quiet=quiet)
 
 
-def refuse_production_options(output_format, check_data, sql_table, keep, c_name, onnx_opset,
-                              describe) -> None:
+def refuse_production_options(output_format, check_data, sql_table, sql_keep, c_name,
+                              onnx_opset, describe) -> None:
     """Export's production options given with another -f: a usage error."""
     given = [name for name, value, default in (
-        ("--check", check_data, None), ("--sql-table", sql_table, "data"), ("--keep", keep, ()),
+        ("--check", check_data, None), ("--sql-table", sql_table, "data"), ("--keep", sql_keep, ()),
         ("--name", c_name, "dtree"), ("--onnx-opset", onnx_opset, "5"),
         ("--describe", describe, False)) if value != default]
     if given:

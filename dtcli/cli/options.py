@@ -29,6 +29,8 @@ HELP_SECTIONS = (
     ("Report", ("metric", "base", "show_sd", "cd_diagram", "posthoc", "reference", "report_path",
                 "output_format")),
     ("Running and output", ("jobs", "results_path", "scheduler", "output", "quiet")),
+    ("Production formats", ("check_data", "sql_table", "sql_keep", "c_name", "onnx_opset",
+                            "describe")),
 )
 
 

@@ -12,6 +12,7 @@ and SQL read; the ONNX model and the C header get codes, -1 for an unseen catego
 from __future__ import annotations
 
 import importlib.machinery
+import json
 import importlib.util
 import os
 import re
@@ -98,23 +99,31 @@ def _python(path: str, rows: Rows, classes: list[str]):
     return labels, proba.reshape(-1, len(classes))
 
 
-def sql_table(sql: str) -> str:
-    """The table the exported SELECT reads (its innermost FROM)."""
-    found = re.search(r'^-- input table: ("(?:[^"]|"")*")$', sql, re.MULTILINE)
-    if not found:
+def sql_inputs(sql: str) -> tuple[str, list[str]]:
+    """The table the exported SELECT reads and the columns it keeps (its header lines)."""
+    table = re.search(r'^-- input table: ("(?:[^"]|"")*")$', sql, re.MULTILINE)
+    kept = re.search(r"^-- kept columns: (.*)$", sql, re.MULTILINE)
+    if not table or not kept:
         raise DtreeError("the SQL is not a SELECT of dtree export -f sql (no '-- input table:' "
-                         "line)")
-    return found.group(1)
+                         "and '-- kept columns:' lines)")
+    try:
+        return table.group(1), [str(name) for name in json.loads(kept.group(1))]
+    except ValueError:
+        raise DtreeError("the SQL's '-- kept columns:' line is not a JSON list") from None
 
 
 def _sql(path: str, rows: Rows, classes: list[str], engine: str):
+    """The SQL run on a table of the rows' features (and, empty, the columns it keeps)."""
     with open(path, encoding="utf-8") as handle:
         sql = handle.read()
-    table = sql_table(sql)
-    columns = ", ".join('"' + f.name.replace('"', '""') + '" '
-                        + ("TEXT" if f.categories else "DOUBLE") for f in rows.features)
-    values = [tuple(r) for r in zip(*rows.raw)] if rows.raw else []
-    marks = ", ".join("?" for _ in rows.features)
+    table, kept = sql_inputs(sql)
+    names = [f.name for f in rows.features]
+    types = ["TEXT" if f.categories else "DOUBLE" for f in rows.features]
+    extra = [k for k in dict.fromkeys(kept) if k not in names]
+    columns = ", ".join('"' + name.replace('"', '""') + '" ' + kind
+                        for name, kind in zip(names + extra, types + ["TEXT"] * len(extra)))
+    values = [tuple(r) + (None,) * len(extra) for r in zip(*rows.raw)] if rows.raw else []
+    marks = ", ".join("?" for _ in names + extra)
     if engine == "duckdb":
         import duckdb
 
@@ -122,7 +131,7 @@ def _sql(path: str, rows: Rows, classes: list[str], engine: str):
         connection.execute(f"CREATE TABLE {table} ({columns})")
         if values:
             connection.executemany(f"INSERT INTO {table} VALUES ({marks})", values)
-        result = connection.execute(sql.rstrip().rstrip(";")).fetchall()
+        cursor = connection.execute(sql.rstrip().rstrip(";"))
     else:
         import sqlite3
 
@@ -130,12 +139,19 @@ def _sql(path: str, rows: Rows, classes: list[str], engine: str):
         connection.execute(f"CREATE TABLE {table} ({columns})")
         connection.executemany(f"INSERT INTO {table} VALUES ({marks})", values)
         try:
-            result = connection.execute(sql).fetchall()
+            cursor = connection.execute(sql)
         except sqlite3.Error as exc:
             raise DtreeError(f"{path}: SQLite cannot run the SQL ({exc})") from None
+    header = [d[0] for d in cursor.description]
+    result = cursor.fetchall()
     connection.close()
-    labels = np.array([r[0] for r in result], dtype=object)
-    proba = np.array([r[1:1 + len(classes)] for r in result], dtype=np.float64)
+    try:
+        at = [header.index("prediction")] + [header.index(f"proba_{c}") for c in classes]
+    except ValueError:
+        raise DtreeError(f"{path}: the SQL does not return prediction and proba_<class> for "
+                         f"the model's classes") from None
+    labels = np.array([r[at[0]] for r in result], dtype=object)
+    proba = np.array([[r[i] for i in at[1:]] for r in result], dtype=np.float64)
     return labels, proba.reshape(-1, len(classes))
 
 

@@ -16,6 +16,8 @@ the same way.
 """
 from __future__ import annotations
 
+import json
+
 from dtcli._version import __version__
 from dtcli.export.flat import FlatLists, FlatModel, FlatTree
 
@@ -54,6 +56,7 @@ def render(model: FlatModel, table: str = "data", keep: tuple = ()) -> str:
     outer = ", ".join(kept + [f"{_argmax(model, probas)} AS \"prediction\""] + probas)
     return (f"-- A {model.kind} exported by dtree {__version__} (dtree export -f sql)\n"
             f"-- input table: {quote_identifier(table)}\n"
+            f"-- kept columns: {json.dumps(list(keep))}\n"
             "WITH " + ",\n".join(steps) + f"\nSELECT {outer}\nFROM \"_dtree_proba\";\n")
 
 
