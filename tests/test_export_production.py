@@ -30,6 +30,9 @@ DATA = Path(__file__).resolve().parent / "data" / "export" / "crx_missing.csv"
 HAS_ONNX = all(importlib.util.find_spec(m) for m in ("onnx", "onnxruntime"))
 HAS_DUCKDB = importlib.util.find_spec("duckdb") is not None
 HAS_CC = shutil.which("cc") is not None or shutil.which("gcc") is not None
+# JPMML-Evaluator (PyPI's jpmml_evaluator and a Java runtime; not a test extra): where
+# installed, it scores dtree's binary trees beside dtree's own PMML reader
+HAS_JPMML = importlib.util.find_spec("jpmml_evaluator") is not None and bool(shutil.which("java"))
 
 # (name, estimator, data): the criteria, pruning, leaf estimates and model kinds of issue 43
 MODELS = {
@@ -126,7 +129,7 @@ def test_artifact_scores_every_row_as_dtree(fitted, scoring_files, tmp_path, nam
     certificates = certify(model, str(path), rows)
     expected_runtimes = {"python": ["python"], "c": ["cc"], "onnx": ["onnxruntime"],
                          "sql": ["sqlite"] + (["duckdb"] if HAS_DUCKDB else []),
-                         "pmml": ["pmml-reader"]}[fmt]
+                         "pmml": ["pmml-reader"] + (["jpmml"] if HAS_JPMML else [])}[fmt]
     assert [c.runtime for c in certificates] == expected_runtimes
     for certificate in certificates:
         assert certificate.n_rows == rows.matrix.shape[0]
@@ -342,7 +345,7 @@ def test_flat_view_sends_every_row_where_the_tree_does(fitted):
             struct.pack("<%dd" % len(expected), *expected)
 
 
-# --- PMML: J48's multiway trees, and an independent PMML engine where one is installed ------
+# --- PMML: J48's multiway trees ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def j48_models():
@@ -389,31 +392,6 @@ def test_pmml_structure_of_a_binary_tree(fitted):
         counts = [float(d.get("recordCount")) for d in leaf.findall(f"{ns}ScoreDistribution")]
         probabilities = [float(d.get("probability")) for d in leaf.findall(f"{ns}ScoreDistribution")]
         assert probabilities == pytest.approx([(c + 1) / (sum(counts) + 2) for c in counts])
-
-
-def test_binary_tree_pmml_in_jpmml(fitted, scoring_files, tmp_path):
-    """JPMML-Evaluator (Java), where installed, scores dtree's binary trees as dtree does
-    (it does not implement weightedConfidence, so J48's trees are not checked in it)."""
-    if importlib.util.find_spec("jpmml_evaluator") is None or shutil.which("java") is None:
-        pytest.skip("jpmml_evaluator or java not installed")
-    from jpmml_evaluator import make_evaluator
-    from jpmml_evaluator.py4j import Py4JBackend
-
-    backend = Py4JBackend()
-    try:
-        for name in ("hddt-pruned-laplace", "gini-m-estimate"):
-            model = fitted[name]
-            path = tmp_path / f"{name}.pmml"
-            path.write_text(model.to_pmml())
-            evaluator = make_evaluator(str(path), backend=backend).verify()
-            rows = read_rows(model, scoring_files[name])
-            expected = model.proba_from_matrix(rows.matrix)
-            for row, want in zip(rows.dicts(), expected):
-                got = evaluator.evaluate({k: v for k, v in row.items() if v is not None})
-                assert [got[f"probability({c})"] for c in model.classes_] == \
-                    pytest.approx(want, abs=1e-12)
-    finally:
-        Py4JBackend.destroyGateway()
 
 
 def test_sql_check_with_kept_columns_and_a_table_name(saved_models, tmp_path):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.export.runtimes import Rows, duckdb_available, kind_of, score
+from dtcli.export.runtimes import Rows, duckdb_available, jpmml_serves, kind_of, score
 
 TOLERANCE = 1e-9
 FLOAT32_TOLERANCE = 1e-6
@@ -59,11 +59,14 @@ def read_rows(model, data: str, **read_options) -> Rows:
 
 def certify(model, path: str, rows: Rows) -> list[Certificate]:
     """One Certificate per runtime that serves the artifact at `path` (SQL: SQLite, and
-    DuckDB when installed)."""
+    DuckDB when installed; PMML: dtree's reader of the specification, and JPMML when
+    installed, for the documents it reads)."""
     kind = kind_of(path)
     classes = [str(c) for c in model.classes_]
     runtimes = {"onnx": ["onnxruntime"], "python": ["python"], "c": ["cc"],
-                "pmml": ["pmml-reader"], "sql": ["sqlite"] + (["duckdb"] if duckdb_available() else [])}
+                "pmml": ["pmml-reader"] + (["jpmml"] if kind == "pmml" and jpmml_serves(path)
+                                           else []),
+                "sql": ["sqlite"] + (["duckdb"] if duckdb_available() else [])}
     out = []
     for runtime in runtimes[kind]:
         labels, proba = score(kind, path, rows, classes, runtime)

@@ -79,6 +79,8 @@ def score(kind: str, path: str, rows: Rows, classes: list[str], engine: str | No
         return _c(path, rows, classes)
     if kind == "onnx":
         return _onnx(path, rows)
+    if kind == "pmml" and engine == "jpmml":
+        return _jpmml(path, rows, classes)
     if kind == "pmml":
         from dtcli.export.pmml_eval import score as pmml_score
 
@@ -215,6 +217,35 @@ def _onnx(path: str, rows: Rows):
     label, proba = session.run(["label", "probabilities"],
                                {"input": rows.codes().astype(dtype)})
     return np.asarray(label, dtype=object), np.asarray(proba, dtype=np.float64)
+
+
+def _jpmml(path: str, rows: Rows, classes: list[str]):
+    """JPMML-Evaluator (Java, through the jpmml_evaluator package's Py4J gateway)."""
+    from jpmml_evaluator import make_evaluator
+    from jpmml_evaluator.py4j import Py4JBackend
+
+    backend = Py4JBackend()
+    try:
+        evaluator = make_evaluator(path, backend=backend).verify()
+        results = [evaluator.evaluate({k: v for k, v in row.items() if v is not None})
+                   for row in rows.dicts()]
+    except Exception as exc:  # JPMML's own errors: one line
+        raise DtreeError(f"{path}: JPMML cannot score it ({str(exc).splitlines()[0]})") from None
+    finally:
+        Py4JBackend.destroyGateway()
+    proba = np.array([[r.get(f"probability({c})", np.nan) for c in classes] for r in results],
+                     dtype=np.float64)
+    return np.array([r.get("class") for r in results], dtype=object), \
+        proba.reshape(-1, len(classes))
+
+
+def jpmml_serves(path: str) -> bool:
+    """Whether JPMML-Evaluator is installed (with java) and can read the document: it
+    does not implement missingValueStrategy="weightedConfidence" (J48's trees)."""
+    if importlib.util.find_spec("jpmml_evaluator") is None or shutil.which("java") is None:
+        return False
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return 'missingValueStrategy="weightedConfidence"' not in handle.read()
 
 
 def duckdb_available() -> bool:
