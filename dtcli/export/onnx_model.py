@@ -191,46 +191,30 @@ def _tree_arrays(tree: FlatTree) -> dict:
 
 def float32_threshold(t: float) -> float:
     """The largest float32 not above t: a float32 x has x <= t exactly when x <= it."""
+    return float(float32_thresholds(np.array([t], np.float64))[0])
+
+
+def float32_thresholds(t: np.ndarray) -> np.ndarray:
+    """float32_threshold of every element (as float64 holding float32 values)."""
     with np.errstate(over="ignore"):  # beyond float32's range: inf, then the largest float32
-        t32 = np.float32(t)
-    if float(t32) > t:
-        t32 = np.nextafter(t32, np.float32(-np.inf))
-    return float(t32)
+        t32 = t.astype(np.float32)
+    above = t32.astype(np.float64) > t
+    t32[above] = np.nextafter(t32[above], np.float32(-np.inf))
+    return t32.astype(np.float64)
+
+
+_V3_NODE_ARRAYS = ("treeids", "nodeids", "featureids", "modes", "values", "true", "false",
+                   "missing")
+_V3_CLASS_ARRAYS = ("c_tree", "c_node", "c_id", "c_weight")
 
 
 def _tree_ensemble_classifier(model: FlatModel, helper, output: str) -> list:
     """ai.onnx.ml TreeEnsembleClassifier (opset 3): float32 thresholds (float32_threshold),
     category sets as chains of BRANCH_EQ nodes, leaf weights divided by the number of
     trees (the operator sums them)."""
-    a = {name: [] for name in ("treeids", "nodeids", "featureids", "modes", "values", "true",
-                               "false", "missing", "c_tree", "c_node", "c_id", "c_weight")}
-    n_trees = len(model.trees)
-    for t, tree in enumerate(model.trees):
-        ids, chains = {}, {}
-        for i in range(tree.node_count):  # ids: a node's own, then its chain's extra links
-            ids[i] = len(ids) + sum(len(c) for c in chains.values())
-            if tree.codes[i]:
-                chains[i] = [ids[i] + j + 1 for j in range(len(tree.codes[i]) - 1)]
-        for i in range(tree.node_count):
-            if tree.is_leaf(i):
-                _v3_node(a, t, ids[i], 0, "LEAF", 0.0, 0, 0, 0)
-                for k, p in enumerate(tree.proba[i]):
-                    a["c_tree"].append(t)
-                    a["c_node"].append(ids[i])
-                    a["c_id"].append(k)
-                    a["c_weight"].append(float(p) / n_trees)
-                continue
-            true_id, false_id = ids[int(tree.true_child[i])], ids[int(tree.false_child[i])]
-            if tree.codes[i]:  # code 1 equal -> true, else next code ... else false
-                links = [ids[i]] + chains[i]
-                for j, code in enumerate(tree.codes[i]):
-                    otherwise = links[j + 1] if j + 1 < len(links) else false_id
-                    _v3_node(a, t, links[j], int(tree.feature[i]), "BRANCH_EQ", float(code),
-                             true_id, otherwise, 0)
-            else:
-                _v3_node(a, t, ids[i], int(tree.feature[i]), "BRANCH_LEQ",
-                         float32_threshold(tree.threshold[i]), true_id, false_id,
-                         int(tree.missing_true[i]))
+    parts = [_v3_tree(tree, t, len(model.trees)) for t, tree in enumerate(model.trees)]
+    a = {name: np.concatenate([p[name] for p in parts]).tolist()
+         for name in _V3_NODE_ARRAYS + _V3_CLASS_ARRAYS}
     return [helper.make_node(
         "TreeEnsembleClassifier", ["input"], ["onnx_label", output], domain="ai.onnx.ml",
         nodes_treeids=a["treeids"], nodes_nodeids=a["nodeids"], nodes_featureids=a["featureids"],
@@ -241,8 +225,40 @@ def _tree_ensemble_classifier(model: FlatModel, helper, output: str) -> list:
         post_transform="NONE")]
 
 
-def _v3_node(a, tree, node, feature, mode, value, true_id, false_id, missing) -> None:
-    for key, item in (("treeids", tree), ("nodeids", node), ("featureids", feature),
-                      ("modes", mode), ("values", value), ("true", true_id),
-                      ("false", false_id), ("missing", missing)):
-        a[key].append(item)
+def _v3_tree(tree: FlatTree, t: int, n_trees: int) -> dict:
+    """Tree t's rows of TreeEnsembleClassifier's node and class arrays. A category set
+    {c1, ..., cm} is m BRANCH_EQ nodes: x == c1 goes true, else to the next, the last's
+    else to the false child; the chain's extra links take the ids after the node's own."""
+    extra = np.array([max(len(c) - 1, 0) for c in tree.codes], np.int64)
+    ids = np.arange(tree.node_count) + np.cumsum(extra) - extra
+    is_leaf = tree.true_child < 0
+    numeric = ~is_leaf & (extra == 0) & np.array([not c for c in tree.codes])
+    leaves, splits = np.flatnonzero(is_leaf), np.flatnonzero(numeric)
+    rows = {"nodeids": [ids[leaves], ids[splits]],
+            "featureids": [np.zeros(leaves.shape[0], np.int64), tree.feature[splits]],
+            "modes": [np.full(leaves.shape[0], "LEAF"), np.full(splits.shape[0], "BRANCH_LEQ")],
+            "values": [np.zeros(leaves.shape[0]), float32_thresholds(tree.threshold[splits])],
+            "true": [np.zeros(leaves.shape[0], np.int64), ids[tree.true_child[splits]]],
+            "false": [np.zeros(leaves.shape[0], np.int64), ids[tree.false_child[splits]]],
+            "missing": [np.zeros(leaves.shape[0], np.int64),
+                        tree.missing_true[splits].astype(np.int64)]}
+    for i in np.flatnonzero(~is_leaf & ~numeric).tolist():  # the category sets' chains
+        codes = tree.codes[i]
+        links = ids[i] + np.arange(len(codes))
+        otherwise = np.append(links[1:], ids[tree.false_child[i]])
+        for name, values in (("nodeids", links), ("featureids", np.full(len(codes), tree.feature[i])),
+                             ("modes", np.full(len(codes), "BRANCH_EQ")),
+                             ("values", np.array(codes, np.float64)),
+                             ("true", np.full(len(codes), ids[tree.true_child[i]])),
+                             ("false", otherwise), ("missing", np.zeros(len(codes), np.int64))):
+            rows[name].append(values)
+    out = {name: np.concatenate(values) for name, values in rows.items()}
+    order = np.argsort(out["nodeids"], kind="stable")  # ONNX Runtime takes the first as root
+    out = {name: values[order] for name, values in out.items()}
+    out["treeids"] = np.full(out["nodeids"].shape[0], t, np.int64)
+    n_classes = tree.proba.shape[1]
+    out["c_tree"] = np.full(leaves.shape[0] * n_classes, t, np.int64)
+    out["c_node"] = np.repeat(ids[leaves], n_classes)
+    out["c_id"] = np.tile(np.arange(n_classes), leaves.shape[0])
+    out["c_weight"] = (tree.proba[leaves] / n_trees).ravel()
+    return out

@@ -4,6 +4,8 @@ each reads the model's flat view (flat.py) and writes one artifact; docs/export.
 Nothing here loads the numba engine."""
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from dtcli.export.flat import FORMATS, flatten
@@ -19,6 +21,25 @@ class ExportOptions:
 
 def render(model, fmt: str, options: ExportOptions = ExportOptions()):
     """The artifact of `model` in format `fmt`: text, or bytes for ONNX."""
+    with _collection_paused():
+        return _render(model, fmt, options)
+
+
+@contextmanager
+def _collection_paused():
+    """No cyclic garbage collection while the writers build millions of small lists and
+    tuples (none of them cyclic): a 127k-node forest's python, c and onnx exports took
+    1.8, 2.0, 1.2 s with it and 1.2, 1.4, 0.85 s without (shared machine, one run)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _render(model, fmt: str, options: ExportOptions):
     if fmt == "pmml":
         from dtcli.export import pmml
 
