@@ -6,12 +6,7 @@
   goes; the second child is `True`. missingValueStrategy="none": the surrogate
   decides. Leaves hold the probabilities dtree predicts (frequency, Laplace or
   m-estimate) in `ScoreDistribution probability`.
-- J48's multiway trees (c45/tree.py): one child per branch (`lessOrEqual` /
-  `greaterThan`, `equal` per category, or `equal` / `notEqual` for a binary
-  nominal split), missingValueStrategy="weightedConfidence": a row missing the
-  split's value goes down every branch and the branches' confidences are weighted
-  by their recordCount, C4.5's fractional routing. A branch that received no
-  training weight holds what J48 predicts there (its parent's class frequencies).
+- J48's multiway trees: dtcli/c45/pmml.py, with `document` and `node` from here.
 
 A category the model never saw is treated as missing (invalidValueTreatment=
 "asMissing"), as dtree treats it. Forests are refused: PMML would need a MiningModel.
@@ -29,18 +24,18 @@ NAMESPACE = "http://www.dmg.org/PMML-4_4"
 
 
 def render(model) -> str:
-    """The PMML document of a fitted DecisionTreeClassifier or J48Classifier."""
+    """The PMML document of a fitted DecisionTreeClassifier (J48Classifier.to_pmml
+    writes J48's: dtcli/c45/pmml.py)."""
     if getattr(model, "model_kind", None) == "forest":
         raise ExportRefused("-f pmml writes single trees (a TreeModel); a forest: -f onnx, "
                             "sql, c or python")
-    if getattr(model, "model_kind", None) == "c45":
-        model._check_fitted()
-        body, strategy, split = _j48_nodes(model), "weightedConfidence", "multiSplit"
-        classes = [str(c) for c in model.classes_]
-    else:
-        flat = flatten(model, "pmml")
-        body, strategy, split = _binary_nodes(flat), "none", "binarySplit"
-        classes = flat.classes
+    flat = flatten(model, "pmml")
+    return document(model, flat.classes, _binary_nodes(flat), "none", "binarySplit")
+
+
+def document(model, classes: list[str], body: str, strategy: str, split: str) -> str:
+    """The PMML document around a TreeModel's nodes (`body`): the data dictionary of
+    the model's features and classes, the mining schema, the probabilities' Output."""
     target = _target_name(model)
     fields = [_data_field(f) for f in model.features_]
     fields.append(f'    <DataField name={quoteattr(target)} optype="categorical" '
@@ -84,20 +79,20 @@ def _data_field(feature) -> str:
             + "    </DataField>\n")
 
 
-def _number(x: float) -> str:
+def number(x: float) -> str:
     return repr(float(x))
 
 
-def _distribution(classes, counts, proba, pad: str) -> str:
+def distribution(classes, counts, proba, pad: str) -> str:
     return "".join(f"{pad}<ScoreDistribution value={quoteattr(c)} recordCount="
-                   f"\"{_number(n)}\" probability=\"{_number(p)}\" confidence=\"{_number(p)}\"/>\n"
+                   f"\"{number(n)}\" probability=\"{number(p)}\" confidence=\"{number(p)}\"/>\n"
                    for c, n, p in zip(classes, counts, proba))
 
 
-def _node(node_id, score: str, record_count: float, predicate: str, inner: str,
+def node_element(node_id, score: str, record_count: float, predicate: str, inner: str,
           pad: str) -> str:
     return (f"{pad}<Node id=\"{node_id}\" score={quoteattr(score)} "
-            f"recordCount=\"{_number(record_count)}\">\n{pad}  {predicate}\n{inner}"
+            f"recordCount=\"{number(record_count)}\">\n{pad}  {predicate}\n{inner}"
             f"{pad}</Node>\n")
 
 
@@ -117,8 +112,8 @@ def _binary(flat: FlatModel, tree, node: int, predicate: str, pad: str) -> str:
     proba, counts = tree.proba[node], tree.counts[node]
     score = flat.classes[int(np.argmax(proba if tree.is_leaf(node) else counts))]
     if tree.is_leaf(node):
-        inner = _distribution(flat.classes, counts, proba, pad + "  ")
-        return _node(node, score, counts.sum(), predicate, inner, pad)
+        inner = distribution(flat.classes, counts, proba, pad + "  ")
+        return node_element(node, score, counts.sum(), predicate, inner, pad)
     feature = flat.features[tree.feature[node]]
     name = quoteattr(feature.name)
     if tree.codes[node]:
@@ -129,59 +124,9 @@ def _binary(flat: FlatModel, tree, node: int, predicate: str, pad: str) -> str:
         test = f'<SimplePredicate field={name} operator="isNotMissing"/>'
     else:
         test = (f'<SimplePredicate field={name} operator="lessOrEqual" '
-                f'value="{_number(tree.threshold[node])}"/>')
+                f'value="{number(tree.threshold[node])}"/>')
     missing = "<True/>" if tree.missing_true[node] else "<False/>"
     first = f'<CompoundPredicate booleanOperator="surrogate">{test}{missing}</CompoundPredicate>'
     inner = (_binary(flat, tree, int(tree.true_child[node]), first, pad + "  ")
              + _binary(flat, tree, int(tree.false_child[node]), "<True/>", pad + "  "))
-    return _node(node, score, counts.sum(), predicate, inner, pad)
-
-
-# --- J48's multiway trees -------------------------------------------------------------------
-
-def _j48_nodes(model) -> str:
-    from dtcli.c45.tree import _probs
-
-    tree = model.tree_
-    classes = [str(c) for c in model.tree_classes_]
-    laplace = model.leaf_estimate == "laplace"
-    features = model.features_
-
-    def walk(node: int, predicate: str, record_count: float, probs, pad: str) -> str:
-        if probs is not None or tree.feature[node] < 0:  # an empty branch, or a leaf
-            probs = _probs(tree.counts[node], laplace) if probs is None else probs
-            score = classes[int(np.argmax(probs))]
-            return _node(node, score, record_count, predicate,
-                         _distribution(classes, tree.counts[node], probs, pad + "  "), pad)
-        start = tree.child_offsets[node]
-        kids = tree.branches(node)
-        bags = tree.branch_counts[start:start + kids.shape[0]]
-        own = _probs(bags.sum(axis=0), laplace)
-        feature = features[tree.feature[node]]
-        inner = ""
-        for b, child in enumerate(kids):
-            empty = None
-            if tree.empty[child]:
-                empty = _probs(bags[b], laplace) if bags[b].sum() > 1e-6 else own
-            inner += walk(int(child), _j48_predicate(tree, node, b, feature),
-                          float(bags[b].sum()), empty, pad + "  ")
-        score = classes[int(np.argmax(tree.counts[node]))]
-        return _node(node, score, record_count, predicate, inner, pad)
-
-    return walk(0, "<True/>", float(tree.counts[0].sum()), None, "    ")
-
-
-def _j48_predicate(tree, node: int, branch: int, feature) -> str:
-    from dtcli.c45.split import MULTIWAY, NUMERIC
-
-    name = quoteattr(feature.name)
-    kind, threshold = int(tree.kind[node]), float(tree.threshold[node])
-    if kind == NUMERIC:
-        operator = "lessOrEqual" if branch == 0 else "greaterThan"
-        return f'<SimplePredicate field={name} operator="{operator}" value="{_number(threshold)}"/>'
-    if kind == MULTIWAY:
-        value = feature.categories[branch]
-        return f'<SimplePredicate field={name} operator="equal" value={quoteattr(value)}/>'
-    operator = "equal" if branch == 0 else "notEqual"
-    value = feature.categories[int(threshold)]
-    return f'<SimplePredicate field={name} operator="{operator}" value={quoteattr(value)}/>'
+    return node_element(node, score, counts.sum(), predicate, inner, pad)

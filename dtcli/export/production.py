@@ -40,6 +40,8 @@ def _collection_paused():
 
 
 def _render(model, fmt: str, options: ExportOptions):
+    if fmt == "pmml" and getattr(model, "model_kind", None) == "c45":
+        return model.to_pmml()  # dtcli/c45/pmml.py: export does not import c45
     if fmt == "pmml":
         from dtcli.export import pmml
 
