@@ -90,7 +90,7 @@ def distribution(classes, counts, proba, pad: str) -> str:
 
 
 def node_element(node_id, score: str, record_count: float, predicate: str, inner: str,
-          pad: str) -> str:
+                 pad: str) -> str:
     return (f"{pad}<Node id=\"{node_id}\" score={quoteattr(score)} "
             f"recordCount=\"{number(record_count)}\">\n{pad}  {predicate}\n{inner}"
             f"{pad}</Node>\n")
