@@ -402,3 +402,17 @@ def test_sql_check_with_kept_columns_and_a_table_name(saved_models, tmp_path):
     assert result.exit_code == 0, result.output
     assert result.output.count("PASS") == 1 + HAS_DUCKDB
     assert '-- kept columns: ["class", "a2"]' in sql.read_text()
+
+
+def test_forest_sums_follow_dtree_order_bit_for_bit(fitted, scoring_files, tmp_path):
+    """Python adds a forest's trees in dtree's groups (flat.TREES_PER_GROUP, growth's):
+    its probabilities are dtree's doubles, not only within 1e-9."""
+    from dtcli.ensemble.growth import TREES_PER_GROUP
+    from dtcli.export import flat
+
+    assert flat.TREES_PER_GROUP == TREES_PER_GROUP
+    model = fitted["forest"]
+    path = tmp_path / "forest.py"
+    path.write_text(model.to_python())
+    (certificate,) = certify(model, str(path), read_rows(model, scoring_files["forest"]))
+    assert certificate.max_difference == 0.0
