@@ -228,10 +228,10 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("model_path", metavar="MODEL")
 @output_format_option(["text", "json", "dot", "rules", "svg", "html", *PRODUCTION_FORMATS],
-                      "text", "What to write: svg, a picture; html, a page to explore it in "
-                      "a browser; onnx, sql, c, python, pmml: the model for production "
-                      "(docs/export.md). --format is its old, deprecated name.",
-                      old_names=("--format",))
+                      "text", "What to write: text, json, dot, rules; svg, a picture; html, a "
+                      "page to explore it in a browser; onnx, sql, c, python, pmml: the model "
+                      "for production (docs/export.md). --format is its old, deprecated name.",
+                      old_names=("--format",), metavar="FORMAT")
 @output_option("Write here (- for stdout).")
 @click.option("--max-depth", type=click.IntRange(min=0), metavar="N",
               help="Text, svg and html: show N levels below the root; a deeper subtree is "
