@@ -15,6 +15,7 @@ import numpy as np
 
 from dtcli import criteria
 from dtcli.errors import ParameterError
+from dtcli.export.production import Exportable
 from dtcli.fit_data import FitData
 from dtcli.io.arrays import (column_names, columns_of, declared_nominal, default_names,
                              encode_columns, encode_training)
@@ -23,10 +24,11 @@ from dtcli.params import Parameters, count_or_fraction, integer_param
 from dtcli.validation import class_labels
 
 
-class Classifier(Parameters):
+class Classifier(Parameters, Exportable):
     """Prediction from input encoded as in training, shared by the estimators: a
     subclass defines `_check_fitted` and `proba_from_matrix` and, once fitted, has
-    `features_`, `n_features_in_` and `classes_`."""
+    `features_`, `n_features_in_` and `classes_`. Exportable: to_onnx, to_sql, to_c,
+    to_python, to_pmml (dtcli/export/production.py)."""
 
     def _matrix(self, X) -> np.ndarray:
         self._check_fitted()

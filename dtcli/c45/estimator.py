@@ -128,6 +128,13 @@ class J48Classifier(Classifier):
     def predict(self, X) -> np.ndarray:
         return self.classes_[weka_argmax(self.predict_proba(X))]
 
+    def to_pmml(self) -> str:
+        """A PMML 4.4 TreeModel keeping J48's fractional routing of missing values
+        (dtcli/c45/pmml.py); J48's trees have no other production format."""
+        from dtcli.c45.pmml import render
+
+        return render(self)
+
     def text(self) -> str:
         """The tree as J48 prints it."""
         from dtcli.c45.text import render

@@ -15,8 +15,8 @@ import sys
 import click
 
 from dtcli._version import __version__
-from dtcli.cli import (analysis_commands, evaluate_commands, reproduce_command, tree_commands,
-                       tune_command, warm_command)
+from dtcli.cli import (analysis_commands, evaluate_commands, export_options, reproduce_command,
+                       tree_commands, tune_command, warm_command)
 from dtcli.cli.options import CONTEXT
 from dtcli.errors import (DtreeError, Interrupted, ParameterError, interrupt_exit_code,
                           signals_as_interrupts)
@@ -131,7 +131,8 @@ def cli():
 for command in (tree_commands.train, tree_commands.predict, tree_commands.export,
                 tree_commands.criteria, evaluate_commands.evaluate, evaluate_commands.compare,
                 analysis_commands.rank, analysis_commands.sweep, analysis_commands.frontier,
-                tune_command.tune, warm_command.warm, reproduce_command.reproduce):
+                tune_command.tune, warm_command.warm, reproduce_command.reproduce,
+                export_options.verify):
     cli.add_command(command)
 
 

@@ -29,6 +29,8 @@ HELP_SECTIONS = (
     ("Report", ("metric", "base", "show_sd", "cd_diagram", "posthoc", "reference", "report_path",
                 "output_format")),
     ("Running and output", ("jobs", "results_path", "scheduler", "output", "quiet")),
+    ("Production formats", ("check_data", "sql_table", "sql_keep", "c_name", "onnx_opset",
+                            "describe")),
 )
 
 
@@ -179,11 +181,12 @@ def output_option(help_text: str, formats=()):
                         metavar="FILE", callback=refuse_format, help=help_text)
 
 
-def output_format_option(choices, default: str, help_text: str, old_names=()):
-    """-f/--output-format: what to write, in every command that offers a choice."""
+def output_format_option(choices, default: str, help_text: str, old_names=(), metavar=None):
+    """-f/--output-format: what to write, in every command that offers a choice (`metavar`
+    instead of the list of choices where the list is too long for one help line)."""
     return click.option("--output-format", "-f", *old_names, "output_format",
                         type=click.Choice(choices), default=default, show_default=True,
-                        help=help_text)
+                        metavar=metavar, help=help_text)
 
 
 def _quiet_compiling(ctx, param, quiet):

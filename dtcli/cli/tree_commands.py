@@ -10,6 +10,8 @@ from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, d
                                jobs_option, output_format_option, output_option,
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                stderr_console, target_options, tree_options)
+from dtcli.cli.export_options import (PRODUCTION_FORMATS, export_production,
+                                      production_options, refuse_production_options)
 from dtcli.cli.model_choice import model_options
 from dtcli.cli.preset_options import preset_model, preset_options, tree_preset
 from dtcli.cli.pruning_options import pruning_options, pruning_params
@@ -225,19 +227,22 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("model_path", metavar="MODEL")
-@output_format_option(["text", "json", "dot", "rules", "svg", "html"], "text",
-                      "What to write: svg, a picture; html, a page to explore it in a "
-                      "browser. --format is its old, deprecated name.",
-                      old_names=("--format",))
+@output_format_option(["text", "json", "dot", "rules", "svg", "html", *PRODUCTION_FORMATS],
+                      "text", "What to write: text, json, dot, rules; svg, a picture; html, a "
+                      "page to explore it in a browser; onnx, sql, c, python, pmml: the model "
+                      "for production (docs/export.md). --format is its old, deprecated name.",
+                      old_names=("--format",), metavar="FORMAT")
 @output_option("Write here (- for stdout).")
 @click.option("--max-depth", type=click.IntRange(min=0), metavar="N",
               help="Text, svg and html: show N levels below the root; a deeper subtree is "
                    "one '...' line (a dashed box) giving its size.")
 @click.option("--tree", "tree_index", type=click.IntRange(min=0), metavar="I",
               help="A forest: show its tree I (from 0) instead of the forest's summary.")
+@production_options
 @quiet_option("No notes on stderr (errors are still reported; export writes none).")
-def export(model_path, output_format, output, max_depth, tree_index, quiet):
-    """Show a saved MODEL as a tree diagram, JSON, Graphviz DOT, if-then rules or a picture.
+def export(model_path, output_format, output, max_depth, tree_index, quiet, **production):
+    """Show a saved MODEL as a tree diagram, JSON, Graphviz DOT, if-then rules or a picture,
+    or write it for production: ONNX, SQL, C, Python or PMML (docs/export.md).
 
     \b
     Example:
@@ -246,6 +251,8 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet):
       dtree export iris.json -f dot | dot -Tsvg -o iris.svg
       dtree export forest.json --tree 3          # a forest's fourth tree
       dtree export iris.json -f html -o iris.html  # fold subtrees in a browser
+      dtree export iris.json -f onnx -o iris.onnx --check examples/iris.csv
+      dtree export iris.json -f sql --sql-table flowers -o iris.sql
     """
     import json
 
@@ -256,6 +263,10 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet):
         raise click.UsageError("--max-depth applies to -f text, svg and html only")
     refuse_output_over_input(output, "--output", {"model": model_path})
     model, doc = load_model(model_path)
+    if output_format in PRODUCTION_FORMATS:
+        return export_production(model, output_format, output, quiet=quiet,
+                                 tree_index=tree_index, **production)
+    refuse_production_options(output_format, **production)
     if getattr(model, "model_kind", None) == "fdf":
         from dtcli.fdf.export import write
 
