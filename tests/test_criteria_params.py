@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from dtcli import DecisionTreeClassifier
 from dtcli.cli import cli
-from dtcli.criteria import CRITERIA, get, resolve
+from dtcli.criteria import CRITERIA, get
 from dtcli.errors import ParameterError
 from dtcli.model import model_to_dict
 
@@ -68,7 +68,7 @@ def test_each_code_is_alone_in_a_class_that_carries_its_entrys_kernel():
 def test_out_of_range_values_name_the_valid_range(name, param):
     for value in REJECTED[param] + [math.inf, math.nan]:
         with pytest.raises(ParameterError) as error:
-            resolve(name, {param: value})
+            get(name).param_vector({param: value})
         message = str(error.value)
         assert name in message and param in message and RANGES[param] in message
 
@@ -76,8 +76,7 @@ def test_out_of_range_values_name_the_valid_range(name, param):
 @pytest.mark.parametrize("name,param", PARAMETERS)
 def test_in_range_values_are_accepted(name, param):
     for value in ACCEPTED[param]:
-        code, vector = resolve(name, {param: value})
-        assert code == CRITERIA[name].code
+        vector = get(name).param_vector({param: value})
         assert vector[[p.name for p in CRITERIA[name].params].index(param)] == value
 
 
@@ -95,13 +94,13 @@ def test_defaults_reproduce_the_classic_criteria():
 
 def test_unknown_parameter_and_criterion_name_the_choices():
     with pytest.raises(ParameterError, match=r"no parameter 'gamma' \(parameters: q\)"):
-        resolve("tsallis", {"gamma": 2.0})
+        get("tsallis").param_vector({"gamma": 2.0})
     with pytest.raises(ParameterError, match=r"parameters: none"):
-        resolve("ihdw", {"q": 2.0})
+        get("ihdw").param_vector({"q": 2.0})
     with pytest.raises(ParameterError, match=r"ihdw"):
         get("ihd-w")
     with pytest.raises(ParameterError, match=r"not a number"):
-        resolve("pe", {"alpha": "half"})
+        get("pe").param_vector({"alpha": "half"})
 
 
 def test_python_api_takes_a_params_dict_and_clones(load_example):

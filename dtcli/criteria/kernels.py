@@ -107,7 +107,7 @@ def _kernel(code_type, which):
     of one member, made by the registry, carrying its kernel)."""
     if not isinstance(code_type, types.IntEnumMember) or not hasattr(code_type.instance_class,
                                                                      "kernel"):
-        raise TypingError(f"a criterion code must be a registry code (registry.resolve "
+        raise TypingError(f"a criterion code must be a registry code (registry.get(name).code "
                           f"gives it), not {code_type}")
     return getattr(code_type.instance_class.kernel, which)
 

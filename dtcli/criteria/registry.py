@@ -349,12 +349,6 @@ def get(name: str) -> Criterion:
             f"unknown criterion '{name}'; choose from {', '.join(CRITERIA)}") from None
 
 
-def resolve(name: str, params: Mapping[str, float] | None = None) -> tuple[int, np.ndarray]:
-    """Kernel code and validated parameter vector for a criterion name."""
-    criterion = get(name)
-    return criterion.code, criterion.param_vector(params)
-
-
 def score(name: str, parent, left, right, params: Mapping[str, float] | None = None) -> float:
     """Score one split from count vectors as the engine does: through the classic
     criterion at its special parameters, and with the count tables, as in an

@@ -114,11 +114,6 @@ def _decode(word, shifts):
 
 
 @inline_njit
-def _rank(word, shifts):
-    return np.int64(word >> shifts.key_shift)
-
-
-@inline_njit
 def _weight(row, weights, unit_weight):
     return 1.0 if unit_weight else weights[row]
 
