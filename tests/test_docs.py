@@ -7,9 +7,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_command_reference_is_the_commands_help():
-    made = runpy.run_path(str(ROOT / "tools" / "command_reference.py"))["reference"]()
+    made = runpy.run_path(str(ROOT / "docs" / "command_reference.py"))["reference"]()
     assert (ROOT / "docs" / "commands.md").read_text() == made, (
-        "docs/commands.md is out of date: run tools/command_reference.py")
+        "docs/commands.md is out of date: run docs/command_reference.py")
     for command in ("train", "rank", "sweep", "frontier", "reproduce"):
         assert f"\n## dtree {command}\n" in made
 

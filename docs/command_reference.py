@@ -2,7 +2,7 @@
 each command's `--help` as an 80-column terminal shows it. tests/test_docs.py fails
 when the file and the commands differ; run this after changing an option:
 
-    .venv/bin/python tools/command_reference.py
+    .venv/bin/python docs/command_reference.py
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def help_text(command: str | None) -> str:
 def reference() -> str:
     """The whole reference: dtree's own --help, then each command's, in --help's order."""
     parts = ["# Command reference\n\n",
-             "Generated from the commands by `tools/command_reference.py`; do not edit by hand.\n",
+             "Generated from the commands by `docs/command_reference.py`; do not edit by hand.\n",
              "What each command does, by task and with examples: [usage.md](usage.md).\n\n",
              "## dtree\n\n```text\n", help_text(None), "```\n"]
     for name in sorted(cli.commands):
