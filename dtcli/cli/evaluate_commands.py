@@ -86,7 +86,7 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
         from dtcli.experiments.evaluation import score_model
 
         result = score_model(*inputs, target=target, input_format=data_format,
-                             header=not no_header, delimiter=delimiter)
+                             header=not no_header, delimiter=delimiter, positive=positive)
     else:
         from dtcli.crossval.method_syntax import command_method
         from dtcli.experiments.evaluation import evaluate as run_evaluation
@@ -100,7 +100,8 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
                                 jobs=jobs, results=results_path, scheduler=scheduler,
                                 target=target, drop=drop, input_format=data_format,
                                 header=not no_header, delimiter=delimiter, force=force,
-                                quiet=quiet, **tuning, **tree)
+                                quiet=quiet, positive=positive, **decisions, **tuning,
+                                **tree)
     from dtcli.atomic import open_output
 
     doc = result.document
