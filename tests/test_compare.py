@@ -217,7 +217,7 @@ def test_one_dataset_has_ranks_but_no_tests(tmp_path):
     (["--criteria", "gini:q=1"], 2, "has no parameter 'q'"),
     (["--criteria", "gini,entropy", "--base", "ihdw"], 2, "--base 'ihdw' is not one of"),
     (["--criteria", "gini"], 2, "at least two criteria"),
-    (["--metric", "precision"], 2, "--metric"),
+    (["--metric", "pr_auc"], 2, "--metric"),
     (["--cv", 300], 2, "more folds than dataset"),
     (["--criteria", "gini,tsallis:q=2"], 2, "'gini' and 'tsallis:q=2' are the same method"),
     (["--criteria", "renyi,entropy,pe:alpha=1"], 2, "'renyi' and 'entropy' are the same method"),

@@ -130,6 +130,7 @@ def cli():
 
 for command in (tree_commands.train, tree_commands.predict, tree_commands.export,
                 tree_commands.criteria, evaluate_commands.evaluate, evaluate_commands.compare,
+                evaluate_commands.metrics,
                 analysis_commands.rank, analysis_commands.sweep, analysis_commands.frontier,
                 tune_command.tune, warm_command.warm, reproduce_command.reproduce,
                 export_options.verify):

@@ -8,8 +8,10 @@ from dtcli.cli.analysis_commands import statistics_options
 from dtcli.cli.experiment_options import (cv_options, report_options, run_options,
                                           tree_options_without)
 from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
-                               force_option, quiet_option, refuse_unmarked_stdin,
-                               target_options, tree_options)
+                               decision_options, force_option, output_format_option,
+                               output_option, positive_option, quiet_option,
+                               refuse_unmarked_stdin, target_options, tree_options,
+                               DECISION_KEYS)
 from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import TUNING_KEYS, tuned_method_options, tuning_keywords
 from dtcli.cli.unused_options import refuse
@@ -38,46 +40,53 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @run_options
 @tuned_method_options
 @report_options
+@click.option("--plot", "plot_path", metavar="FILE.svg",
+              help="Write the reliability diagram of the pooled out-of-fold probabilities "
+                   "(accuracy against confidence in 15 equal-width bins, with their counts).")
+@positive_option
+@decision_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
 def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-             jobs, results_path, scheduler, output, output_format, force, quiet, **tree):
+             jobs, results_path, scheduler, output, output_format, plot_path, positive, force,
+             quiet, **tree):
     """Measure a tree on labelled DATA: cross-validate a criterion, or score a saved MODEL.
 
     With DATA alone, stratified k-fold cross-validation of the tree that
     `train` would grow with the same options; with MODEL DATA, the saved model's
     metrics on DATA (its class column is the model's target unless --target
-    names another). Metrics: accuracy, balanced_accuracy, auc (ROC AUC for two
-    classes, Hand & Till's M for more), log_loss (mean -ln p of the true class,
-    p clipped to at least 1e-15), f1_macro, n_nodes, n_leaves, depth,
-    fit_seconds, predict_seconds; mean and std (n - 1) over folds. Then, from
-    the confusion matrix summed over folds (as Weka reports them): precision,
-    recall, F1 and support per class, g_mean (geometric mean of the recalls of
-    the classes present), mcc (Matthews correlation) and kappa (Cohen's); and
-    the matrix itself, in every format (csv: four tables separated by an empty
-    line).
+    names another). Every measure of `dtree metrics` (accuracy, auc,
+    average_precision, mcc, brier, ece, precision/recall/f1 of the --positive
+    class, ...): mean and std (n - 1) over folds. Then, from the confusion
+    matrix summed over folds (as Weka reports them): precision, recall, F1 and
+    support per class, and pooled g_mean, mcc and kappa; and the matrix itself,
+    in every format (csv: four tables separated by an empty line). --plot: the
+    reliability diagram of the pooled out-of-fold probabilities.
 
     \b
     Example:
       dtree evaluate examples/ecoli2.dat --criterion entropy --cv 10 --repeats 3
       dtree evaluate examples/iris.csv -f json | jq .accuracy.mean
       dtree evaluate iris.json examples/iris.csv
+      dtree evaluate examples/ecoli2.dat --plot calibration.svg
     """
     if len(inputs) > 2:
         raise click.UsageError("expected DATA, or MODEL DATA", ctx)
     named = {"model": inputs[0], "data": inputs[1]} if len(inputs) == 2 else {"data": inputs[0]}
-    _refuse_outputs_over_inputs({"--results": results_path, "--output": output}, named)
+    _refuse_outputs_over_inputs({"--results": results_path, "--output": output,
+                                 "--plot": plot_path}, named)
     refuse_unmarked_stdin(inputs[-1], data_format)
     tuning = tuning_keywords({key: tree.pop(key) for key in TUNING_KEYS})
+    decisions = {key: tree.pop(key) for key in DECISION_KEYS}
     if len(inputs) == 2:
-        refuse(ctx, _tree_names() + _CV + TUNING_KEYS
+        refuse(ctx, _tree_names() + _CV + TUNING_KEYS + DECISION_KEYS
                + ("drop", "force", "results_path", "scheduler"),
                "applies to cross-validating DATA; a saved MODEL is evaluated as it is")
         from dtcli.experiments.evaluation import score_model
 
         result = score_model(*inputs, target=target, input_format=data_format,
-                             header=not no_header, delimiter=delimiter)
+                             header=not no_header, delimiter=delimiter, positive=positive)
     else:
         from dtcli.crossval.method_syntax import command_method
         from dtcli.experiments.evaluation import evaluate as run_evaluation
@@ -91,9 +100,14 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
                                 jobs=jobs, results=results_path, scheduler=scheduler,
                                 target=target, drop=drop, input_format=data_format,
                                 header=not no_header, delimiter=delimiter, force=force,
-                                quiet=quiet, **tuning, **tree)
+                                quiet=quiet, positive=positive, **decisions, **tuning,
+                                **tree)
     from dtcli.atomic import open_output
 
+    doc = result.document
+    if plot_path is not None:
+        with open_output(plot_path) as handle:
+            handle.write(result.calibration_plot())
     with open_output(output) as handle:
         result.render(handle, output_format)
 
@@ -115,8 +129,16 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
                    "CRITERION+nb-gaussian (trees with Naive Bayes leaves); docs/fdf.md.")
 @click.option("--metric", "-m", type=click.Choice(list(METRICS)), default="accuracy",
               show_default=True, metavar="NAME",
-              help=f"The score to rank criteria by: {', '.join(METRICS)}.")
+              help="The score to rank criteria by (`dtree metrics` lists them with their "
+                   "direction).")
 @statistics_options
+@click.option("--bayes", is_flag=True,
+              help="Add Bayesian comparisons of --base against each other method: the "
+                   "signed-rank test across datasets (Benavoli et al. 2017) and the correlated "
+                   "t-test per dataset (Corani and Benavoli 2015): P(better), P(equivalent), "
+                   "P(worse); seeded by --seed.")
+@click.option("--rope", type=click.FloatRange(min=0), default=0.01, show_default=True,
+              help="With --bayes: the region of practical equivalence, in --metric's units.")
 @click.option("--table", "table_path", hidden=True)  # deprecated: dtree rank TABLE
 @click.option("--lower-is-better", is_flag=True, hidden=True)
 @cv_options
@@ -129,13 +151,16 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
 @tuned_method_options
 @deprecated_analysis_options
 @report_options
+@positive_option
+@decision_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
 def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, posthoc,
-            report_path, reference, table_path, lower_is_better, cv, repeats, seed, jobs, results_path,
+            report_path, reference, table_path, lower_is_better, bayes, rope, cv, repeats, seed,
+            jobs, results_path,
             scheduler, target, drop, data_format, no_header, delimiter, output, output_format,
-            force, quiet, imbalance, minority, frontier, plot, **tree):
+            positive, force, quiet, imbalance, minority, frontier, plot, **tree):
     """Compare split criteria over datasets, with Demsar's rank statistics.
 
     Every criterion runs on the same stratified folds of every dataset (files
@@ -162,6 +187,10 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
         from dtcli.cli.analyses_options import run_deprecated_analysis
         from dtcli.experiments.data import Reading
 
+        refuse(ctx, ("positive", "bayes", "rope") + DECISION_KEYS,
+               "does not apply to --imbalance or --frontier")
+        for key in DECISION_KEYS:
+            tree.pop(key)
         return run_deprecated_analysis(
             ctx, data=data, spec_path=spec_path, criteria=criteria_entries, metric=metric,
             cv=cv, repeats=repeats, seed=seed, jobs=jobs, results_path=results_path,
@@ -170,13 +199,17 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
             output=output, output_format=output_format, quiet=quiet, imbalance=imbalance,
             minority=minority, frontier=frontier, plot=plot, tree=tree)
     refuse(ctx, ("minority", "plot"), "applies to --imbalance or --frontier")
+    decisions = {key: tree.pop(key) for key in DECISION_KEYS}
+    if not bayes:
+        refuse(ctx, ("rope",), "applies to --bayes")
     tuning = tuning_keywords({key: tree.pop(key) for key in TUNING_KEYS})
     if table_path is not None:
         from dtcli.cli.analysis_commands import deprecated, rank_table
 
         refuse(ctx, ("spec_path", "criteria_entries", "metric", "results_path", "scheduler",
-                     "target", "drop", "data_format", "no_header", "delimiter", "force")
-               + _CV + _tree_names() + TUNING_KEYS,
+                     "target", "drop", "data_format", "no_header", "delimiter", "force",
+                     "positive", "bayes", "rope") + DECISION_KEYS + _CV + _tree_names()
+               + TUNING_KEYS,
                "does not apply to --table, which compares the scores of the table")
         if data:
             raise ParameterError("--table compares a table of scores; give no DATA files")
@@ -198,7 +231,8 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
                             posthoc=posthoc, cd_diagram=cd_diagram, target=target, drop=drop,
                             input_format=data_format, header=not no_header,
                             delimiter=delimiter, force=force, quiet=quiet,
-                            outputs={"--output": output, "--report": report_path}, **tuning,
+                            outputs={"--output": output, "--report": report_path},
+                            positive=positive, bayes=bayes, rope=rope, **decisions, **tuning,
                             **tree)
     write_comparison(result, output, output_format, show_sd, report_path)
 
@@ -207,3 +241,32 @@ def _refuse_outputs_over_inputs(outputs: dict[str, str | None], inputs: dict[str
     from dtcli.experiments.data import refuse_outputs
 
     refuse_outputs(outputs, inputs)
+
+
+@click.command(cls=SectionedCommand, context_settings=CONTEXT)
+@output_format_option(["table", "json"], "table", "Table for people, JSON for scripts.")
+@output_option("Write here (- for stdout).", formats=("table", "json"))
+@quiet_option("No notes on stderr (metrics writes none).")
+def metrics(output_format, output, quiet):
+    """List the measures of a fold: what --metric, --tune-metric and the reports take.
+
+    Each with its direction (higher or lower is better: ranks, wins and the
+    CD diagram follow it) and definition; docs/measures.md has the references.
+
+    \b
+    Example:
+      dtree metrics
+      dtree compare examples/imbalanced/*.dat --metric average_precision
+    """
+    import json
+
+    from dtcli.atomic import open_output
+    from dtcli.measures import MEASURES, listing
+
+    with open_output(output) as handle:
+        if output_format == "json":
+            handle.write(json.dumps([{"name": m.name, "definition": m.definition,
+                                      "higher_is_better": m.higher_is_better}
+                                     for m in MEASURES], indent=1) + "\n")
+        else:
+            handle.write(listing())

@@ -76,6 +76,55 @@ def target_options(func):
                         help="Class column (default: KEEL @outputs, else the last column).")(func)
 
 
+def positive_option(func):
+    """The class of the positive-class measures (dtcli/measures.py)."""
+    return click.option("--positive", metavar="LABEL",
+                        help="The positive class of precision, recall, f1 and two-class "
+                             "average_precision (default: each dataset's rarest class; the "
+                             "report names it).")(func)
+
+
+def _threshold(ctx, param, value):
+    if value is None or value == "auto":
+        return value
+    try:
+        number = float(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not auto or a probability") from None
+    if not 0.0 <= number <= 1.0:
+        raise click.BadParameter(f"{value!r} is not a probability in [0, 1]")
+    return number
+
+
+DECISION_KEYS = ("cost", "cost_matrix", "threshold", "threshold_metric")
+
+
+def decision_options(func):
+    """--cost, --cost-matrix, --threshold, --threshold-metric (dtcli/thresholds.py), passed
+    to the library under their names (DECISION_KEYS)."""
+    from dtcli.measures import THRESHOLD_METRICS
+
+    options = [
+        click.option("--cost", metavar="FN=X,FP=Y",
+                     help="Costs of the two kinds of error (two classes; the positive class is "
+                          "--positive's): adds expected_cost, the mean cost per row."),
+        click.option("--cost-matrix", metavar="FILE.csv",
+                     help="Costs for many classes: a header of predicted classes, a row per "
+                          "true class (label first)."),
+        click.option("--threshold", callback=_threshold, metavar="auto|P",
+                     help="Two classes: predict the positive class when its probability is at "
+                          "least P; auto: the P of least expected cost (or best "
+                          "--threshold-metric), chosen by a 3-fold cross-validation inside "
+                          "each training fold."),
+        click.option("--threshold-metric", type=click.Choice(THRESHOLD_METRICS), metavar="NAME",
+                     help="With --threshold auto: the measure to maximise instead of the cost "
+                          f"({', '.join(THRESHOLD_METRICS)})."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 def force_option(func):
     """For the commands that train: accept a target that looks like regression data."""
     return click.option("--force", is_flag=True,

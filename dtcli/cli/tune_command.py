@@ -5,7 +5,9 @@ import click
 
 from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
                                force_option,
-                               jobs_option, output_format_option, output_option, quiet_option,
+                               jobs_option, output_format_option, output_option,
+                               decision_options, positive_option, quiet_option,
+                               DECISION_KEYS,
                                refuse_unmarked_stdin, target_options,
                                tree_options)
 from dtcli.cli.pruning_options import pruning_options, pruning_params
@@ -38,7 +40,7 @@ def grid_option(func):
               help="Seed of the folds, shared by every grid point.")
 @click.option("--metric", "-m", type=click.Choice(list(METRICS)), default="accuracy",
               show_default=True, metavar="NAME",
-              help=f"The score to choose by: {', '.join(METRICS)}.")
+              help="The score to choose by (`dtree metrics` lists them).")
 @jobs_option("one worker process per core (default: all, or one for a small search)")
 @click.option("--results", "results_path", metavar="FILE.jsonl",
               help="Append each finished fold to FILE and skip the folds already in it.")
@@ -49,11 +51,13 @@ def grid_option(func):
 @click.option("--plot", "plot_path", metavar="FILE.svg",
               help="Draw the score against the parameter, with a band of one std over folds "
                    "(a heat map for two parameters), as SVG.")
+@positive_option
+@decision_options
 @force_option
 @quiet_option("No progress bar or notes on stderr.")
 def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv, repeats, seed,
-         metric, jobs, results_path, scheduler, output, output_format, plot_path, force, quiet,
-         **tree):
+         metric, jobs, results_path, scheduler, output, output_format, plot_path, positive,
+         force, quiet, **tree):
     """Choose parameters by cross-validated grid search on DATA.
 
     Every grid point is scored on the same seeded stratified folds (Tsallis at
@@ -94,7 +98,8 @@ def tune(data, target, drop, data_format, no_header, delimiter, grid_entries, cv
                         results=results_path, scheduler=scheduler, target=target, drop=drop,
                         input_format=data_format,
                         header=not no_header, delimiter=delimiter, force=force, quiet=quiet,
-                        outputs={"--output": output, "--plot": plot_path}, **tree)
+                        outputs={"--output": output, "--plot": plot_path}, positive=positive,
+                        **{key: tree.pop(key) for key in DECISION_KEYS}, **tree)
     with open_output(output) as handle:
         result.render(handle, output_format)
     if plot_path is not None:

@@ -30,6 +30,7 @@ import numpy as np
 
 from dtcli.sampling.folds import Fold, repeat_folds
 from dtcli.crossval.scoring import score_predictions, tree_facts
+from dtcli.measures import positive_of
 from dtcli.crossval.tasks import Task, TreeOptions
 from dtcli.errors import DtreeError, ParameterError
 from dtcli.fit_data import FitData
@@ -168,7 +169,10 @@ def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterato
         data = PreparedDataset.of(data)
     resolved = _Resolved()
     X, y = data.dataset.X, data.dataset.y
-    together = _folds_together(data, tasks, resolved)
+    decision = data.dataset.decision
+    auto = decision is not None and decision.threshold == "auto"
+    together = {} if auto else _folds_together(data, tasks, resolved)
+    positive = positive_of(data.dataset)
     for i, task in enumerate(tasks):
         if task.trees or methods.is_method(task.criterion):
             yield run_method_task(data.dataset, task)
@@ -194,7 +198,12 @@ def run_tasks(data: PreparedDataset | Dataset, tasks: Sequence[Task]) -> Iterato
             predict_seconds = time.perf_counter() - start
             n_nodes, n_leaves, depth = tree.node_count, tree.n_leaves, tree.max_depth
         data.unpaid = 0.0
-        result = score_predictions(y[test], proba)
+
+        def fit_predict(inner_train, inner_test, task=task, model=model):
+            model.fit_prepared(data.data, _fold_weights(data, inner_train, task.options))
+            return model.proba_from_matrix(X[inner_test])
+
+        result = _scored(data.dataset, task, train, y[test], proba, positive, fit_predict)
         result["metrics"].update(n_nodes=int(n_nodes), n_leaves=int(n_leaves), depth=int(depth),
                                  fit_seconds=fit_seconds, predict_seconds=predict_seconds)
         yield result
@@ -219,10 +228,33 @@ def run_method_task(dataset: Dataset, task: Task) -> dict:
     start = time.perf_counter()
     proba = model.proba_from_matrix(np.ascontiguousarray(dataset.X[test]))
     predict_seconds = time.perf_counter() - start
-    result = score_predictions(dataset.y[test], proba)
+    def fit_predict(inner_train, inner_test):
+        inner = method_of(task.choice).estimator(task.options, task.seed)
+        inner.fit_dataset(subset(dataset, inner_train))
+        return inner.proba_from_matrix(np.ascontiguousarray(dataset.X[inner_test]))
+
+    result = _scored(dataset, task, train, dataset.y[test], proba, positive_of(dataset),
+                     fit_predict)
     result["metrics"].update(tree_facts(model), fit_seconds=model.fit_seconds_,
                              predict_seconds=predict_seconds)
     return result
+
+
+def _scored(dataset: Dataset, task: Task, train: np.ndarray, y_test: np.ndarray,
+            proba: np.ndarray, positive: int, fit_predict) -> dict:
+    """score_predictions under the dataset's Decision (dtcli/thresholds.py): its costs, its
+    threshold, or one chosen by an inner cross-validation of the training rows `train`
+    alone (`fit_predict(inner_train, inner_test)`: the probabilities of a fit)."""
+    decision = dataset.decision
+    if decision is None:
+        return score_predictions(y_test, proba, positive)
+    threshold = decision.threshold
+    if threshold == "auto":
+        from dtcli.thresholds import auto_threshold
+
+        threshold = auto_threshold(train, dataset.y, positive, decision, task.seed,
+                                   fit_predict)
+    return score_predictions(y_test, proba, positive, decision.costs, threshold)
 
 
 def task_failed(exc: BaseException, where: str) -> DtreeError:

@@ -14,11 +14,13 @@ import json
 import math
 
 from dtcli.errors import DtreeError
-from dtcli.reporting.report import METRICS
+from dtcli.measures import BY_NAME, COUNTS
 
-# Metrics that are proportions, counts, and all the others (non-negative numbers).
-_PROPORTIONS = ("accuracy", "balanced_accuracy", "auc", "f1_macro")
-_COUNTS = ("n_nodes", "n_leaves", "depth")
+# The measures of the first results files: every line has them. A line without a measure
+# added since is kept (the file stays ours) but not used: its task runs again and appends a
+# complete line under the same key.
+_FIRST = ("accuracy", "balanced_accuracy", "auc", "log_loss", "f1_macro", *COUNTS,
+          "fit_seconds", "predict_seconds")
 # A stored accuracy must equal the one its confusion matrix gives, up to rounding.
 _TOLERANCE = 1e-9
 # No fold takes 30,000 years or grows 10^12 nodes; a larger value is tampering, and its
@@ -48,8 +50,9 @@ def _confusion_matrix(value) -> list[list[int]] | None:
 
 def check_record(record) -> dict | None:
     """{"key", "metrics", "confusion_matrix"} of a line if it is one a task can produce,
-    else None: every metric present and in range, AUC null only for a fold with a single
-    class, and the accuracy the one the confusion matrix gives."""
+    else None: the first results files' measures present, every measure present in its
+    range (dtcli/measures.py), null only where a measure may be undefined (AUC only for a
+    fold with a single class), and the accuracy the one the confusion matrix gives."""
     if not isinstance(record, dict) or not isinstance(record.get("key"), str):
         return None
     metrics, matrix = record.get("metrics"), _confusion_matrix(record.get("confusion_matrix"))
@@ -57,19 +60,54 @@ def check_record(record) -> dict | None:
         return None
     total = sum(map(sum, matrix))
     classes_present = sum(1 for row in matrix if sum(row) > 0)
-    for name in METRICS:
-        value = metrics.get(name)
-        if value is None and name == "auc" and classes_present < 2:
+    if any(name not in metrics for name in _FIRST):
+        return None
+    for name, measure in BY_NAME.items():
+        if name not in metrics:
             continue
-        if not _is_number(value) or not 0 <= value <= _LARGEST:
+        value = metrics[name]
+        if value is None and measure.may_be_undefined and (name != "auc" or classes_present < 2):
+            continue
+        if (not _is_number(value) or not measure.low <= value <= measure.high
+                or abs(value) > _LARGEST):
             return None
-        if name in _PROPORTIONS and value > 1 or name in _COUNTS and value != int(value):
+        if name in COUNTS and value != int(value):
             return None
     if total == 0 or abs(metrics["accuracy"] - sum(matrix[i][i] for i in range(len(matrix)))
                          / total) > _TOLERANCE:
         return None
-    return {"key": record["key"], "metrics": {name: metrics[name] for name in METRICS},
-            "confusion_matrix": matrix}
+    checked = {"key": record["key"], "metrics": {name: metrics[name] for name in BY_NAME
+                                                 if name in metrics},
+               "confusion_matrix": matrix}
+    if "calibration" in record:
+        calibration = _calibration(record["calibration"], total)
+        if calibration is None:
+            return None
+        checked["calibration"] = calibration
+    if "threshold" in record:
+        if not _is_number(record["threshold"]) or not 0 <= record["threshold"] <= 1:
+            return None
+        checked["threshold"] = record["threshold"]
+    return checked
+
+
+def _calibration(value, total: int) -> dict | None:
+    """The reliability bins' sums of a line (scoring.score_predictions) if they are ones a
+    task gives: ECE_BINS counts adding up to the rows, sums within them; else None."""
+    from dtcli.metrics import ECE_BINS
+
+    if not isinstance(value, dict) or set(value) != {"count", "confidence", "correct"}:
+        return None
+    lists = [value[name] for name in ("count", "confidence", "correct")]
+    if not all(isinstance(v, list) and len(v) == ECE_BINS and all(map(_is_number, v))
+               for v in lists):
+        return None
+    count, confidence, correct = lists
+    if (any(c != int(c) or c < 0 for c in count) or sum(count) != total
+            or any(not 0 <= s <= c * (1 + _TOLERANCE) for s, c in zip(confidence, count))
+            or any(not 0 <= s <= c for s, c in zip(correct, count))):
+        return None
+    return value
 
 
 class ResultStore:
@@ -92,7 +130,9 @@ class ResultStore:
         if self._file is None:
             return
         for record in self._file.read(_parse_line):
-            self.cells[record.pop("key")] = record
+            key = record.pop("key")
+            if len(record["metrics"]) == len(BY_NAME):  # else an older line: run it again
+                self.cells[key] = record
         self.repaired = self._file.repaired
 
     def repair_note(self) -> str | None:
@@ -114,7 +154,9 @@ class ResultStore:
         A failed write (a full disk) is a DtreeError; the lines before it stay.
         """
         result = {"metrics": {k: _none_if_nan(v) for k, v in result["metrics"].items()},
-                  "confusion_matrix": result["confusion_matrix"]}
+                  "confusion_matrix": result["confusion_matrix"],
+                  **{name: result[name] for name in ("calibration", "threshold")
+                     if name in result}}
         self.cells[key] = result
         if self._file is None:
             return

@@ -261,7 +261,21 @@ def summarize(folds: Sequence[dict]) -> dict:
         summary[name] = {"mean": mean, "std": std, "values": values}
     summary["confusion_matrix"] = np.sum([fold["confusion_matrix"] for fold in folds],
                                          axis=0).astype(int).tolist()
+    if all("calibration" in fold for fold in folds):
+        summary["calibration"] = pooled_calibration(folds)
     return summary
+
+
+def pooled_calibration(folds: Sequence[dict]) -> dict:
+    """The reliability diagram of the folds' pooled out-of-fold probabilities: {bins, count,
+    confidence, accuracy} (metrics.calibration_of the bin sums added over the folds)."""
+    from dtcli.metrics import calibration_of
+
+    sums = {name: np.sum([fold["calibration"][name] for fold in folds], axis=0)
+            for name in ("count", "confidence", "correct")}
+    pooled = calibration_of(sums)
+    return {"bins": len(pooled["count"]), **{name: values.tolist()
+                                              for name, values in pooled.items()}}
 
 
 def repeat_means(folds: Sequence[dict], metric: str, cv: int) -> list[float]:

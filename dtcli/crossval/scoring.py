@@ -7,32 +7,35 @@ import time
 
 import numpy as np
 
-from dtcli import metrics
+from dtcli import measures, metrics
 from dtcli.errors import DataError
 
 
-def score_predictions(y_true: np.ndarray, proba: np.ndarray) -> dict:
-    """Metrics of class probabilities against true class indices.
+def score_predictions(y_true: np.ndarray, proba: np.ndarray, positive: int | None = None,
+                      costs=None, threshold: float | None = None) -> dict:
+    """Measures of class probabilities against true class indices.
 
-    Returns {"metrics": {accuracy, balanced_accuracy, auc, log_loss, f1_macro},
-    "confusion_matrix": K x K list}. The predicted class is the most probable
+    Returns {"metrics": every measure of `dtcli.measures` with a function,
+    "confusion_matrix": K x K list, "calibration": the reliability diagram's bin sums
+    (`metrics.calibration_sums`: they add up over folds)}. The predicted class is the most probable
     one (the first on ties, as `predict`). log_loss is the FDF paper's P_cost
     (eq. (4)) divided by the number of rows, in nats, with the true class's
     probability clipped to at least 1e-15 (so a confident mistake costs 34.5).
-    auc is NaN when the rows hold a single class.
+    auc is NaN when the rows hold a single class. `positive`: the class of
+    precision, recall, f1 and two-class average precision (default: the rarest of
+    y_true; a cross-validation passes the dataset's, `measures.positive_of`). `costs`:
+    the cost matrix of expected_cost (NaN without); `threshold`: the decisions' threshold
+    on the positive class's probability (dtcli/thresholds.py), kept as "threshold".
     """
-    y_pred = np.argmax(proba, axis=1)
-    matrix = metrics.confusion_matrix(y_true, y_pred, proba.shape[1])
-    return {
-        "metrics": {
-            "accuracy": metrics.accuracy(y_true, y_pred),
-            "balanced_accuracy": metrics.balanced_accuracy_of(matrix),
-            "auc": metrics.auc(y_true, proba),
-            "log_loss": metrics.log_loss(y_true, proba, normalize=True),
-            "f1_macro": metrics.f1_macro_of(matrix),
-        },
-        "confusion_matrix": matrix.tolist(),
-    }
+    if positive is None:
+        positive = measures.positive_class(y_true, proba.shape[1])
+    scores, matrix = measures.score(y_true, proba, positive, costs, threshold)
+    calibration = metrics.calibration_sums(y_true, proba)
+    result = {"metrics": scores, "confusion_matrix": matrix.tolist(),
+              "calibration": {name: values.tolist() for name, values in calibration.items()}}
+    if threshold is not None:
+        result["threshold"] = float(threshold)
+    return result
 
 
 def tree_facts(model) -> dict:
@@ -48,11 +51,12 @@ def tree_facts(model) -> dict:
 
 
 def evaluate_model(model, fit_seconds: float, X: np.ndarray, labels: np.ndarray,
-                   source: str) -> tuple[dict, int]:
+                   source: str, positive: str | None = None) -> tuple[dict, int]:
     """Score a saved model on rows whose true class labels (text, None = missing) are known.
 
     Returns (fold result as `run_task` gives it, number of rows scored). Rows
     without a label are left out; a label the model does not know is a DataError.
+    `positive`: the label of the positive class (default: the rarest of the rows).
     """
     classes = [str(c) for c in model.classes_]
     index = {label: i for i, label in enumerate(classes)}
@@ -69,7 +73,10 @@ def evaluate_model(model, fit_seconds: float, X: np.ndarray, labels: np.ndarray,
     start = time.perf_counter()
     proba = model.proba_from_matrix(rows)
     predict_seconds = time.perf_counter() - start
-    result = score_predictions(y, proba)
+    if positive is not None and str(positive) not in index:
+        raise DataError(f"--positive: the model has no class {str(positive)!r} (its classes: "
+                        f"{', '.join(classes)})")
+    result = score_predictions(y, proba, None if positive is None else index[str(positive)])
     result["metrics"].update(tree_facts(model), fit_seconds=fit_seconds,
                              predict_seconds=predict_seconds)
     return result, int(known.sum())

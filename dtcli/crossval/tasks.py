@@ -23,6 +23,7 @@ from dtcli.crossval.methods import CriterionChoice
 from dtcli.crossval.tree_options import TreeOptions
 from dtcli.errors import ParameterError
 from dtcli.io.dataset import Dataset
+from dtcli.measures import positive_class
 from dtcli.params import MAX_REPEATS, MAX_TREES
 
 RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a result changes
@@ -58,7 +59,9 @@ class Task:
 
 
 def dataset_digest(dataset: Dataset) -> str:
-    """Hash of what a tree sees of a dataset: X, y, feature kinds and categories, classes."""
+    """Hash of what a tree sees of a dataset: X, y, feature kinds and categories, classes;
+    and its positive class when one other than the rarest is named, and its costs and
+    decision threshold when given."""
     digest = hashlib.sha256()
     for array in (np.ascontiguousarray(dataset.X, dtype=np.float64),
                   np.ascontiguousarray(dataset.y, dtype=np.int64)):
@@ -66,6 +69,11 @@ def dataset_digest(dataset: Dataset) -> str:
         digest.update(array.tobytes())
     digest.update(json.dumps([[f.kind, len(f.categories)] for f in dataset.features]).encode())
     digest.update(str(len(dataset.classes)).encode())
+    if dataset.positive is not None and dataset.positive != positive_class(dataset.y,
+                                                                             len(dataset.classes)):
+        digest.update(f"positive {dataset.positive}".encode())  # a named one: other scores
+    if dataset.decision is not None:  # costs, a threshold: other decisions and scores
+        digest.update(f"decision {dataset.decision!r}".encode())
     return digest.hexdigest()[:32]
 
 

@@ -25,7 +25,9 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
             posthoc: str = "after-rejection",
             cd_diagram: str | None = None, target=None, drop=(), input_format=None,
             header: bool = True, delimiter=None, force: bool = False, quiet: bool = False,
-            outputs: dict | None = None, store=None, **options) -> Comparison:
+            outputs: dict | None = None, store=None, positive: str | None = None,
+            bayes: bool = False, rope: float = 0.01, cost=None, cost_matrix: str | None = None,
+            threshold=None, threshold_metric: str | None = None, **options) -> Comparison:
     """Every method of `methods` (objects or --criteria strings; default: every
     distinct criterion) on the same stratified folds of every dataset of `datasets`
     (and of the `spec` file), ranked by `metric`. Keywords as the command's options:
@@ -36,18 +38,33 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
     `posthoc` "always" to report the post-hoc tests even when the omnibus test does not
     reject (Demsar's procedure, the default, runs them after a rejection only); `store` a
     results.ResultStore shared by several calls, in place of `results` (dtree reproduce);
+    `positive` the class of the positive-class measures, which every dataset must have
+    (default: each one's rarest, named in document["positive"]); `bayes` adds the Bayesian
+    signed-rank test across datasets and the correlated t-test per dataset of the base
+    against each other method, with a region of practical equivalence of `rope` in the
+    metric's units (document["bayes"], `Comparison.bayes`; dtcli/reporting/bayes.py);
+    `cost` ("FN=10,FP=1") or `cost_matrix` (a CSV) the costs of the expected_cost measure,
+    `threshold` (a probability or "auto") and `threshold_metric` the decisions of two-class
+    datasets (dtcli/thresholds.py);
     `options`: every tree's options, named as the estimator's parameters
     (min_samples_leaf=5, class_weight="balanced", pruning="ccp", ...)."""
     from dtcli.reporting.comparison import comparison_document
+    from dtcli.measures import positive_label
+    from dtcli.thresholds import decision_about, with_decisions
     from dtcli.reporting.report import METRICS
 
+    _check_rope(rope)
     run = prepare_run(datasets, methods, spec=spec, cv=cv, repeats=repeats, seed=seed,
                       results=results, scheduler=scheduler, reading=Reading(
                           target, tuple(drop), input_format, header, delimiter),
                       force=force, quiet=quiet, outputs={"--cd-diagram": cd_diagram,
                                                          **(outputs or {})},
-                      inputs={"--reference": reference}, options=options, store=store)
+                      inputs={"--reference": reference}, options=options, store=store,
+                      positive=positive)
     notes, fixed, tuned, names, loaded, options, protocol, store, found = run
+    decisions = {"cost": cost, "cost_matrix": cost_matrix, "threshold": threshold,
+                 "threshold_metric": threshold_metric}
+    loaded = with_decisions(loaded, names, metric, **decisions)
     if not tuned and (grid or inner_cv):
         raise ParameterError("--grid and --inner-cv apply to --criteria entries with auto "
                              "parameters (tsallis:q=auto)")
@@ -86,7 +103,9 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
                 repeat_stds[d].append(repeat_std)
     about = {"metric": metric, "cv": cv, "repeats": repeats, "seed": seed,
              "options": options.estimator_params(),
-             "sources": {s.name: s.path or s.name for s in found}}
+             "sources": {s.name: s.path or s.name for s in found},
+             "positive": {name: positive_label(d) for name, d in zip(names, loaded)},
+             **decision_about(decisions)}
     doc = comparison_document(names, labels, means, stds, higher_is_better=METRICS[metric],
                               base=base, repeat_stds=repeat_stds if repeats > 1 else None,
                               about=about, posthoc=posthoc)
@@ -96,6 +115,16 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
                                  for label in labels} for name in names}
     if tuned:
         doc["tuning"] = tuning_document(names, tuned, nested, tuning, inner, metric)
+    if bayes:
+        from dtcli.reporting.bayes import bayes_document
+
+        doc["bayes"] = bayes_document(doc, doc["fold_scores"], cv, rope, seed)
+    if len(names) == 1 and all("calibration" in f for key in folds for f in folds[key]):
+        from dtcli.crossval.runner import pooled_calibration
+
+        # one dataset: each method's reliability diagram (the report draws them)
+        doc["calibration"] = {label: pooled_calibration(folds[names[0], label])
+                              for label in labels}
     return _finished(Comparison(doc, {key: folds[key] for key in
                                       ((d, m) for d in names for m in labels)}),
                      notes, reference, cd_diagram)
@@ -116,7 +145,7 @@ class Run(NamedTuple):
 
 
 def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, scheduler, reading,
-                force, quiet, outputs, inputs, options, store=None) -> Run:
+                force, quiet, outputs, inputs, options, store=None, positive=None) -> Run:
     """The methods (default: every distinct criterion), datasets, tree options, protocol
     and results store of a run over datasets (compare, and compare's analyses), checked
     before any tree grows."""
@@ -124,6 +153,7 @@ def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, schedule
     from dtcli.crossval.methods import check_distinct
     from dtcli.crossval.spec import default_criteria
     from dtcli.crossval.tasks import Protocol, TreeOptions, check_class_weight, check_protocol
+    from dtcli.measures import with_positive
 
     notes = Notes(quiet)
     if scheduler is not None:
@@ -146,8 +176,8 @@ def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, schedule
     refuse_outputs({"--results": results, **outputs},
                    {"--spec file": spec, **inputs,
                     **{f"data file of '{s.name}'": s.path for s in found}})
-    loaded = [s.load(force) for s in found]
     names = [s.name for s in found]
+    loaded = with_positive([s.load(force) for s in found], names, positive)
     check_class_weight(names, loaded, options)
     notes.warn([w for d in loaded for w in d.warnings] + check_protocol(names, loaded, protocol))
     return Run(notes, fixed, tuned, names, loaded, options, protocol,
@@ -156,9 +186,12 @@ def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, schedule
 
 def compare_scores(table: str, *, lower_is_better: bool = False, base: str | None = None,
                    reference: str | None = None, cd_diagram: str | None = None,
-                   posthoc: str = "after-rejection", outputs: dict | None = None) -> Comparison:
+                   posthoc: str = "after-rejection", outputs: dict | None = None,
+                   bayes: bool = False, rope: float = 0.01, seed: int = 0) -> Comparison:
     """The same statistics on a table of scores you bring (`dtree compare --table`): a CSV
-    with a header row, then one row per dataset, its name first, one score per method."""
+    with a header row, then one row per dataset, its name first, one score per method;
+    `bayes`: the Bayesian signed-rank test (no fold scores: no correlated t-test)."""
+    _check_rope(rope)
     from dtcli.reporting.comparison import comparison_document
     from dtcli.reporting.reference import read_score_table
 
@@ -167,7 +200,16 @@ def compare_scores(table: str, *, lower_is_better: bool = False, base: str | Non
     datasets, methods, values = read_score_table(table)
     doc = comparison_document(datasets, methods, values, higher_is_better=not lower_is_better,
                               base=base, about={"table": table}, posthoc=posthoc)
+    if bayes:
+        from dtcli.reporting.bayes import bayes_document
+
+        doc["bayes"] = bayes_document(doc, None, None, rope, seed)
     return _finished(Comparison(doc, {}), Notes(), reference, cd_diagram)
+
+
+def _check_rope(rope: float) -> None:
+    if not (isinstance(rope, (int, float)) and 0 <= rope < float("inf")):
+        raise ParameterError(f"--rope must be a non-negative number, got {rope!r}")
 
 
 def _finished(result: Comparison, notes: Notes, reference, cd_diagram) -> Comparison:

@@ -20,12 +20,18 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
              grid=None, inner_cv: int | None = None, selection: str = "nested",
              tune_metric: str = "accuracy", target=None, drop=(), input_format=None,
              header: bool = True, delimiter=None, force: bool = False, quiet: bool = False,
-             outputs: dict | None = None, **options) -> Evaluation:
+             outputs: dict | None = None, positive: str | None = None, cost=None,
+             cost_matrix: str | None = None, threshold=None,
+             threshold_metric: str | None = None, **options) -> Evaluation:
     """Stratified `cv`-fold cross-validation (`repeats` times, seeded) of `method` (an
     object or a --criteria string) on one dataset (a path, Dataset, (X, y) pair or
     DataFrame). A tuned method (`tsallis:q=auto`, or a tree option given as "auto") is
     scored by nested cross-validation (`selection="paper"`: the papers' protocol), with
-    both selections' report under document["tuning"]. Keywords as `compare`'s."""
+    both selections' report under document["tuning"]. Keywords as `compare`'s; the
+    positive class (`positive`, default the rarest) is named in document["positive"];
+    with `threshold`, each fold's decision threshold is in document["thresholds"]."""
+    from dtcli.measures import with_positive
+    from dtcli.thresholds import decision_about, with_decisions
     from dtcli.crossval.method_syntax import one_method, with_tuned_options
     from dtcli.crossval.tasks import Protocol, TreeOptions, check_class_weight, check_protocol
     from dtcli.tuning.grid import auto_options
@@ -39,8 +45,15 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
     protocol = Protocol(cv, repeats, seed)
     tuning = {"grid": grid, "inner_cv": inner_cv, "selection": selection,
               "tune_metric": tune_metric}
+    decisions = {"cost": cost, "cost_matrix": cost_matrix, "threshold": threshold,
+                 "threshold_metric": threshold_metric}
+
+    def load():
+        dataset = with_positive([source.load(force)], [source.name], positive)
+        return with_decisions(dataset, [source.name], tune_metric, **decisions)[0]
+
     if isinstance(method, Tuned):
-        dataset = source.load(force)
+        dataset = load()
         notes.warn(dataset.warnings + check_protocol([source.name], [dataset], protocol))
         return _evaluate_tuned(source, dataset, method, options, tuning, protocol, notes,
                                jobs=jobs, store=open_store(results, notes), scheduler=scheduler)
@@ -49,7 +62,7 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
     choice = method.choice
     params = choice.resolved()
     options = TreeOptions(**options).check()
-    dataset = source.load(force)
+    dataset = load()
     check_class_weight([source.name], [dataset], options)
     notes.warn(dataset.warnings + check_protocol([source.name], [dataset], protocol))
     if scheduler is not None:
@@ -64,7 +77,8 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
     about = {"dataset": source.name, "source": source.path or source.name,
              "target": dataset.target, "n_rows": int(len(dataset.y)),
              "criterion": {"name": choice.name, "params": params}, **forest,
-             "options": options.estimator_params(), "cv": cv, "repeats": repeats, "seed": seed}
+             "options": options.estimator_params(), "cv": cv, "repeats": repeats, "seed": seed,
+             **decision_about(decisions)}
     return _evaluation(run.cells[(0, 0)], dataset, about)
 
 
@@ -72,7 +86,13 @@ def _evaluation(folds: list[dict], dataset, about: dict) -> Evaluation:
     from dtcli.reporting.report import evaluation_document
     from dtcli.crossval.runner import summarize
 
-    return Evaluation(evaluation_document(summarize(folds), dataset.classes, about), folds)
+    from dtcli.measures import positive_label
+
+    about = {**about, "positive": positive_label(dataset)}
+    document = evaluation_document(summarize(folds), dataset.classes, about)
+    if all("threshold" in fold for fold in folds):
+        document["thresholds"] = [fold["threshold"] for fold in folds]
+    return Evaluation(document, folds)
 
 
 def _evaluate_tuned(source, dataset, method: Tuned, options: dict, tuning: dict, protocol,
@@ -103,15 +123,18 @@ def _evaluate_tuned(source, dataset, method: Tuned, options: dict, tuning: dict,
 
 
 def score_model(model_path: str, data: str, *, target: str | None = None, input_format=None,
-                header: bool = True, delimiter=None) -> Evaluation:
+                header: bool = True, delimiter=None, positive: str | None = None) -> Evaluation:
     """A saved model's metrics on labelled data (`dtree evaluate MODEL DATA`): one "fold",
-    the whole file; its class column is the model's target unless `target` names another."""
+    the whole file; its class column is the model's target unless `target` names another;
+    `positive` the class of the positive-class measures (default: the rarest of the rows)."""
+    from dtcli.measures import positive_class
     from dtcli.errors import DataError
     from dtcli.reporting.report import evaluation_document
     from dtcli.crossval.runner import summarize
     from dtcli.crossval.scoring import evaluate_model
     from dtcli.io import load_features
     from dtcli.model import load_model
+    import numpy as np
 
     model, meta = load_model(model_path)
     target = target or meta.get("target")
@@ -122,8 +145,14 @@ def score_model(model_path: str, data: str, *, target: str | None = None, input_
         raise DataError(f"{data}: no class column '{target}' to evaluate against; "
                         "name it with --target")
     fit_seconds = float(meta.get("training", {}).get("fit_seconds") or 0.0)
-    result, n_rows = evaluate_model(model, fit_seconds, X, labels, data)
+    result, n_rows = evaluate_model(model, fit_seconds, X, labels, data, positive)
+    matrix = result["confusion_matrix"]
+    chosen = (str(positive) if positive is not None else
+              model.classes_[positive_class(np.repeat(np.arange(len(matrix)),
+                                                      [sum(row) for row in matrix]),
+                                            len(matrix))])
     about = {"model": model_path, "dataset": data, "target": target, "n_rows": n_rows,
+             "positive": str(chosen),
              "criterion": meta.get("criterion", {"name": meta.get("kind"), "params": {}}),
              "options": meta["options"]}
     return Evaluation(evaluation_document(summarize([result]), model.classes_, about), [result])

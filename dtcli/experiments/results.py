@@ -14,6 +14,8 @@ import html
 import io
 import math
 
+from dtcli.errors import ParameterError
+
 
 class _Result:
     document: dict
@@ -87,6 +89,14 @@ class Evaluation(_Result):
         from dtcli.reporting.report import METRICS
 
         return {name: self.document[name]["values"] for name in METRICS}
+
+    def calibration_plot(self) -> str:
+        """The reliability diagram of the pooled out-of-fold probabilities, as SVG."""
+        from dtcli.export.plots import reliability_diagram
+
+        doc = self.document
+        what = doc.get("model") or _method_label(doc.get("criterion"))
+        return reliability_diagram(doc["calibration"], f"{what} on {doc['dataset']}")
 
     def _fold_rows(self) -> list[dict]:
         about = {"dataset": self.document.get("dataset"),
@@ -176,6 +186,25 @@ class Comparison(_Result):
 
         render_comparison(self.document, fmt, stream, show_sd=show_sd)
         _render_tuning(self.document, fmt, stream)
+
+    def calibration_plot(self, method: str) -> str:
+        """The reliability diagram of `method`'s pooled out-of-fold probabilities on the
+        comparison's one dataset, as SVG."""
+        from dtcli.export.plots import reliability_diagram
+
+        calibration = self.document.get("calibration")
+        if not calibration:
+            raise ParameterError("reliability diagrams are drawn for a comparison on one "
+                                 "dataset")
+        return reliability_diagram(calibration[method],
+                                   f"{method} on {self.document['datasets'][0]}")
+
+    @property
+    def bayes(self) -> dict | None:
+        """The Bayesian comparisons of the base against each other method (compare's
+        `bayes=True`): {rope, base, signed_rank: method -> {better, equivalent, worse},
+        correlated_t: dataset -> method -> {...}, ...}; None without them."""
+        return self.document.get("bayes")
 
     def cd_diagram(self) -> str:
         """The critical-difference diagram, as SVG text (needs two datasets)."""

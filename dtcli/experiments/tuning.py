@@ -18,12 +18,18 @@ def tune(data, method="tsallis", grid=None, *, cv: int = 5, repeats: int = 1, se
          metric: str = "accuracy", jobs: int | None = None, results: str | None = None,
          scheduler: str | None = None, target=None, drop=(), input_format=None,
          header: bool = True, delimiter=None, force: bool = False, quiet: bool = False,
-         outputs: dict | None = None, **options) -> Tuning:
+         outputs: dict | None = None, positive: str | None = None, cost=None,
+         cost_matrix: str | None = None, threshold=None, threshold_metric: str | None = None,
+         **options) -> Tuning:
     """Score every point of `grid` ({name: values or "START:STOP:STEP"}, or --grid
     texts; default: the papers' grid of the method's `auto` parameters, or of all its
     parameters) on the same seeded folds of one dataset; `method` a criterion's name, a
     Tree or a tuned method (`tsallis:q=auto`); `options` the trees' options (the
-    estimator's parameters; one given as "auto" is searched over its default grid)."""
+    estimator's parameters; one given as "auto" is searched over its default grid);
+    `positive` the class of the positive-class measures (default: the rarest); `cost`,
+    `cost_matrix`, `threshold`, `threshold_metric` as `compare`'s."""
+    from dtcli.measures import positive_label, with_positive
+    from dtcli.thresholds import decision_about, with_decisions
     from dtcli.crossval.tasks import Protocol, check_class_weight, check_protocol
     from dtcli.tuning.report import search_document
     from dtcli.tuning.search import grid_search
@@ -35,7 +41,10 @@ def tune(data, method="tsallis", grid=None, *, cv: int = 5, repeats: int = 1, se
     search = make_search({**tree_options(options), "criterion": criterion,
                           "criterion_params": params}, grid, metric)
     protocol = Protocol(cv, repeats, seed)
-    dataset = source.load(force)
+    decisions = {"cost": cost, "cost_matrix": cost_matrix, "threshold": threshold,
+                 "threshold_metric": threshold_metric}
+    dataset = with_decisions(with_positive([source.load(force)], [source.name], positive),
+                             [source.name], metric, **decisions)[0]
     check_class_weight([source.name], [dataset], search.options)
     notes.warn(dataset.warnings + check_protocol([source.name], [dataset], protocol))
     store = open_store(results, notes)
@@ -44,6 +53,8 @@ def tune(data, method="tsallis", grid=None, *, cv: int = 5, repeats: int = 1, se
                            jobs=jobs, store=store, scheduler=scheduler)
     doc = search_document(result, {"dataset": source.name, "source": source.path or source.name,
                                    "criterion": search.criterion, "fixed": dict(search.fixed),
+                                   "positive": positive_label(dataset),
+                                   **decision_about(decisions),
                                    "options": search.options.estimator_params()})
     return Tuning(doc, result)
 

@@ -162,7 +162,48 @@ def _optimism(doc: dict) -> list[str]:
 def comparison_sections(doc: dict) -> list[str]:
     """The page's sections of a comparison document, below its title."""
     return [*_protocol(doc), *_means_table(doc), *_cd_diagram(doc), *_conclusions(doc),
-            *_fold_plots(doc), *_optimism(doc)]
+            *_bayes(doc), *_fold_plots(doc), *_calibration(doc), *_optimism(doc)]
+
+
+def _bayes(doc: dict) -> list[str]:
+    """compare --report: the probabilities, a triangle per method and the per-dataset
+    table (HTML parts); none without doc["bayes"]."""
+    from dtcli.reporting.bayes import bayes_lines, correlated_t_table, posterior_samples
+
+    if not doc.get("bayes"):
+        return []
+    section = doc["bayes"]
+    parts = ["<h2>Bayesian comparisons</h2>",
+             '<p class="note">' + escape(bayes_lines(doc)[0]) + " Each dot is one posterior "
+             "sample of the masses of the three regions; a cloud in a corner is a confident "
+             "verdict, one spread along an edge an uncertain one.</p>", '<div class="plots">']
+    for method in section["signed_rank"]:
+        parts.append(plots.triangle_svg(posterior_samples(doc, method),
+                                        f"{section['base']} against {method}",
+                                        section["base"], method))
+    parts.append("</div>")
+    table = correlated_t_table(doc)
+    if table is not None:
+        title, header, rows = table
+        parts += [f'<p class="note">{escape(title)}</p>', "<table>",
+                  "<tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>",
+                  *("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>"
+                    for row in rows), "</table>"]
+    return parts
+
+
+def _calibration(doc: dict) -> list[str]:
+    calibration = doc.get("calibration")
+    if not calibration:
+        return []
+    bins = next(iter(calibration.values()))["bins"]
+    return ["<h2>Calibration</h2>",
+            f'<p class="note">Reliability diagrams of the pooled out-of-fold probabilities: '
+            f"the accuracy of the rows in each of {bins} equal-width bins of confidence (the "
+            "largest class probability) against their mean confidence; on the dashed diagonal "
+            "a method is calibrated. Below, the rows in each bin.</p>", '<div class="plots">',
+            *(plots.reliability_diagram(c, f"{m} on {doc['datasets'][0]}")
+              for m, c in calibration.items()), "</div>"]
 
 
 def html_page(title: str, body: list[str]) -> str:

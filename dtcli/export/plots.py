@@ -1,6 +1,7 @@
 """Small SVG plots: a score against a parameter with a band of one standard
 deviation, a heat map of a score over two parameters, the cost-complexity pruning
-path, and the fold scores of methods on one dataset. Written as SVG text, as the
+path, the fold scores of methods on one dataset, a reliability diagram and a
+Bayesian test's posterior in the probability simplex. Written as SVG text, as the
 CD diagram is; each function returns a standalone SVG document.
 """
 from __future__ import annotations
@@ -258,3 +259,52 @@ def search_plot(doc: dict) -> str:
     cells = {(r["params"][names[0]], r["params"][names[1]]): r["mean"] for r in results}
     return heat_map(xs, ys, [[cells.get((x, y)) for x in xs] for y in ys], names[0], names[1],
                     title, (best[names[0]], best[names[1]]), doc["higher_is_better"])
+
+
+def reliability_diagram(calibration: dict, title: str) -> str:
+    """The reliability diagram of pooled out-of-fold probabilities (`runner.pooled_calibration`):
+    each bin's accuracy against its mean confidence (the diagonal is perfect calibration),
+    and below, the number of rows in each of the equal-width confidence bins."""
+    bins = calibration["bins"]
+    axes = Axes(70, 40, 300, 240, (0.0, 1.0), (0.0, 1.0))
+    counts = Axes(70, 300, 300, 60, (0.0, 1.0), (0.0, max(max(calibration["count"]), 1)))
+    parts = axes.frame("", "accuracy", title, x_ticks=[])
+    parts.append(f'<line x1="{axes.px(0):.1f}" y1="{axes.py(0):.1f}" x2="{axes.px(1):.1f}" '
+                 f'y2="{axes.py(1):.1f}" stroke="#999" stroke-dasharray="4 3"/>')
+    points = [(c, a, n) for c, a, n in zip(calibration["confidence"], calibration["accuracy"],
+                                           calibration["count"]) if n]
+    parts.append(_polyline([(axes.px(c), axes.py(a)) for c, a, _ in points], LINE_COLOUR))
+    for c, a, n in points:
+        parts.append(f'<circle cx="{axes.px(c):.1f}" cy="{axes.py(a):.1f}" r="3" '
+                     f'fill="{LINE_COLOUR}"><title>{escape(f"confidence {c:.3f}: accuracy {a:.3f}, {n} rows")}'
+                     f"</title></circle>")
+    parts += counts.frame("confidence (largest class probability)", "rows")
+    for m, n in enumerate(calibration["count"]):
+        if n:
+            x0, x1 = counts.px(m / bins), counts.px((m + 1) / bins)
+            parts.append(f'<rect x="{x0 + 1:.1f}" y="{counts.py(n):.1f}" width="{x1 - x0 - 2:.1f}" '
+                         f'height="{counts.py(0) - counts.py(n):.1f}" fill="{BAND_COLOUR}">'
+                         f"<title>{escape(f'{m / bins:.3f} to {(m + 1) / bins:.3f}: {n} rows')}"
+                         f"</title></rect>")
+    return svgkit.document(400, 410, parts)
+
+
+def triangle_svg(masses, title: str, base: str, other: str) -> str:
+    """The posterior samples of a signed-rank test as points in the probability simplex, a
+    corner per region (Benavoli et al. 2017, Figure 6): `base` worse at the left,
+    equivalent at the top, `base` better at the right. SVG."""
+    width, height, margin = 340.0, 300.0, 40.0
+    corners = ((margin, height - margin), (width / 2, margin + 16),
+               (width - margin, height - margin))
+    parts = [svgkit.text(10, 18, title, 12, extra='font-weight="bold"'),
+             '<polygon points="' + " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
+             + '" fill="none" stroke="#666"/>', '<g fill="#4e79a7" fill-opacity="0.3">']
+    for masses_of_sample in masses:
+        x = sum(m * c[0] for m, c in zip(masses_of_sample, corners))
+        y = sum(m * c[1] for m, c in zip(masses_of_sample, corners))
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="1.3"/>')
+    parts.append("</g>")
+    parts += [svgkit.text(corners[0][0], corners[0][1] + 18, f"{other} better", 11, "middle"),
+              svgkit.text(corners[1][0], corners[1][1] - 6, "equivalent (rope)", 11, "middle"),
+              svgkit.text(corners[2][0], corners[2][1] + 18, f"{base} better", 11, "middle")]
+    return svgkit.document(width, height + 10, parts)

@@ -240,15 +240,28 @@ def render_comparison(doc: dict, fmt: str, stream, *, show_sd: bool = False,
                  *("base" if m == doc["base"] else "/".join(map(str, wtl[m])) for m in methods)])
     title = _comparison_title(doc, show_sd, reference, "bold" if fmt == "markdown" else "*")
     lines = list(doc["conclusions"]) + (reference_lines(reference) if reference else [])
+    per_dataset = None
+    if doc.get("bayes"):
+        from dtcli.reporting.bayes import bayes_lines, correlated_t_table
+
+        lines += bayes_lines(doc)
+        per_dataset = correlated_t_table(doc)
     if fmt == "markdown":
         stream.write(f"{title}\n\n")
         stream.write(markdown_table(header, rows, right=range(1, len(header))))
         stream.write("\n" + "".join(f"- {line}\n" for line in lines))
+        if per_dataset is not None:
+            title, header, rows = per_dataset
+            stream.write(f"\n{title}\n\n")
+            stream.write(markdown_table(header, rows, right=range(1, len(header))))
         return
     out = console(stream, width)
     print_table(out, header, rows, title=title, footer_rows=2 + bool(reference))
     for line in lines:
         out.print(line, markup=False)
+    if per_dataset is not None:
+        title, header, rows = per_dataset
+        print_table(out, header, rows, title=title)
 
 
 def _comparison_title(doc: dict, show_sd: bool, reference: dict | None, marker: str) -> str:

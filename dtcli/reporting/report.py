@@ -20,21 +20,13 @@ from contextlib import contextmanager
 
 from dtcli.reporting.tables import console, markdown_table, print_table
 
-# The per-fold metrics in report order: name -> higher is better.
-METRICS = {
-    "accuracy": True,
-    "balanced_accuracy": True,
-    "auc": True,
-    "log_loss": False,
-    "f1_macro": True,
-    "n_nodes": False,
-    "n_leaves": False,
-    "depth": False,
-    "fit_seconds": False,
-    "predict_seconds": False,
-}
+from dtcli.measures import MEASURES
+
+# The per-fold metrics in report order: name -> higher is better (dtcli/measures.py).
+METRICS = {m.name: m.higher_is_better for m in MEASURES}
 TIMING = ("fit_seconds", "predict_seconds")  # the only metrics that vary between runs
-# Computed by `evaluate` from the confusion matrix summed over folds (not per fold).
+# Computed by `evaluate` also from the confusion matrix summed over folds, as Weka does
+# ("pooled" in its document).
 CONFUSION_METRICS = ("g_mean", "mcc", "kappa")
 FORMATS = ("table", "json", "csv", "markdown")
 ALPHA = 0.05
@@ -146,9 +138,10 @@ def evaluation_document(summary: dict, classes: Sequence[str], about: dict) -> d
     """The JSON of `evaluate`: `about` (what was evaluated, how), then `classes`, one
     {mean, std, values} object per metric, and what the confusion matrix (rows: true
     class, columns: predicted class, summed over folds) gives: per_class (class ->
-    {precision, recall, f1, support}), g_mean, mcc and kappa (`CONFUSION_METRICS`),
-    then the matrix itself. Scores computed from the summed matrix are single numbers,
-    pooled over the folds as Weka reports them; an undefined one is null."""
+    {precision, recall, f1, support}), pooled {g_mean, mcc, kappa}
+    (`CONFUSION_METRICS`), then the matrix itself. Scores computed from the summed
+    matrix are single numbers, pooled over the folds as Weka reports them; an undefined
+    one is null. `about` names the positive class of precision, recall and f1."""
     from dtcli import metrics
 
     doc = dict(about)
@@ -160,10 +153,12 @@ def evaluation_document(summary: dict, classes: Sequence[str], about: dict) -> d
     doc["per_class"] = {label: {name: (int(values[i]) if name == "support" else float(values[i]))
                                 for name, values in scores.items()}
                         for i, label in enumerate(doc["classes"])}
-    for name, compute in (("g_mean", metrics.g_mean), ("mcc", metrics.matthews_corrcoef),
-                          ("kappa", metrics.cohen_kappa)):
-        doc[name] = compute(matrix)
+    doc["pooled"] = {name: compute(matrix) for name, compute in (
+        ("g_mean", metrics.g_mean), ("mcc", metrics.matthews_corrcoef),
+        ("kappa", metrics.cohen_kappa))}
     doc["confusion_matrix"] = matrix
+    if "calibration" in summary:
+        doc["calibration"] = summary["calibration"]
     return doc
 
 
@@ -196,15 +191,19 @@ def options_note(options: dict) -> str:
 
 
 def _evaluation_title(doc: dict) -> str:
+    positive = f"; positive class {doc['positive']}" if "positive" in doc else ""
+    positive += "".join(f"; {name.replace('_', ' ')} {doc[name]}" for name in
+                        ("cost", "cost_matrix", "threshold", "threshold_metric") if name in doc)
     if doc.get("model"):
-        return f"model {doc['model']} on {doc['dataset']}"
+        return f"model {doc['model']} on {doc['dataset']}{positive}"
     criterion = doc["criterion"]
     params = "".join(f":{k}={v}" if isinstance(v, str) else f":{k}={v:g}"  # v: a number or auto
                      for k, v in criterion["params"].items())
     repeats = f" x {doc['repeats']} repeats" if doc["repeats"] > 1 else ""
     forest = f"*{doc['forest']['n_estimators']}" if doc.get("forest") else ""  # gini*100
     return (f"{criterion['name']}{params}{forest} on {doc['dataset']}: stratified {doc['cv']}-fold "
-            f"cross-validation{repeats}, seed {doc['seed']}{options_note(doc['options'])}")
+            f"cross-validation{repeats}, seed {doc['seed']}{options_note(doc['options'])}"
+            f"{positive}")
 
 
 def evaluation_sections(doc: dict) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -253,7 +252,7 @@ def _confusion_sections(doc: dict, for_csv: bool) -> list[tuple[str, list[str], 
          ["class", "precision", "recall", "f1", "support"], per_class),
         (f"G-mean (geometric mean of the recalls), Matthews correlation and Cohen's kappa, "
          f"from the confusion matrix{pooled}", ["metric", "value"],
-         [[name, text(doc[name])] for name in CONFUSION_METRICS]),
+         [[name, text(doc["pooled"][name])] for name in CONFUSION_METRICS]),
         (f"confusion matrix (rows: true class, columns: predicted{pooled})",
          ["true \\ predicted", *doc["classes"]], matrix),
     ]

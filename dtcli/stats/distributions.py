@@ -203,3 +203,16 @@ def bonferroni_dunn_q(alpha: float, k: int) -> float:
     check_method_count(k)
     return _solve_decreasing(normal_sf, alpha / (2.0 * (k - 1)))
 
+
+
+def t_cdf(x: float, df: float) -> float:
+    """P(T <= x) for Student's t with `df` degrees of freedom. Its tail beyond |x| is
+    I_{df / (df + x^2)}(df/2, 1/2) / 2, its centre P(|T| < |x|) = I_{x^2 / (df + x^2)}(1/2,
+    df/2); each is computed where its argument is below 1/2, so at full precision."""
+    if math.isinf(x):
+        return 1.0 if x > 0 else 0.0
+    if x * x < df:  # near the centre
+        half = 0.5 * _regularized_beta(0.5, df / 2.0, x * x / (df + x * x))
+        return 0.5 + half if x > 0 else 0.5 - half
+    tail = 0.5 * _regularized_beta(df / 2.0, 0.5, df / (df + x * x))
+    return tail if x <= 0 else 1.0 - tail
