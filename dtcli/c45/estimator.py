@@ -125,8 +125,17 @@ class J48Classifier(Classifier):
         column = {label: k for k, label in enumerate(self.tree_classes_)}
         return proba[:, [column[label] for label in self.classes_]]
 
+    def predicted_index(self, proba: np.ndarray) -> np.ndarray:
+        """J48's prediction from `proba` (columns: `classes_`): the first most probable
+        class in the order the training file declared them (`tree_classes_`), as Weka's
+        classifyInstance takes it and as the printed tree labels its leaves."""
+        column = {label: k for k, label in enumerate(self.classes_)}
+        declared = np.array([column[label] for label in self.tree_classes_ if label in column],
+                            dtype=np.int64)
+        return declared[weka_argmax(proba[:, declared])]
+
     def predict(self, X) -> np.ndarray:
-        return self.classes_[weka_argmax(self.predict_proba(X))]
+        return self.classes_[self.predicted_index(self.predict_proba(X))]
 
     def to_pmml(self) -> str:
         """A PMML 4.4 TreeModel keeping J48's fractional routing of missing values
