@@ -81,8 +81,10 @@ def tree_preset(preset: str | None, tree: dict, model_kind: str) -> None:
     given = _given()
     settings = dict(get(preset).settings)
     if "pruning" in given and tree["pruning"] != settings["pruning"]:
+        kept = METHODS[tree["pruning"]].params if tree["pruning"] else ()
         for name in METHODS[settings["pruning"]].params:
-            settings.pop(name, None)
+            if name not in kept:  # --pruning ccp keeps the cp: the exact minimiser at it
+                settings.pop(name, None)
     if "ccp_alpha" in given:
         settings.pop("cp", None)
     tree.update({key: value for key, value in settings.items() if key not in given})
