@@ -62,9 +62,10 @@ class PreparedDataset:
         return self.data.presort()
 
     def fold(self, task: Task) -> Fold:
-        key = (task.cv, task.seed, task.repeat)
+        key = (task.cv, task.seed, task.repeat, task.folds)
         if key not in self.folds:
-            self.folds[key] = repeat_folds(self.dataset.y, task.cv, task.seed, task.repeat)
+            self.folds[key] = repeat_folds(self.dataset.y, task.cv, task.seed, task.repeat,
+                                           task.folds)
         return task_fold(self.dataset, task, self.folds[key][task.fold])
 
 
@@ -222,7 +223,8 @@ def run_method_task(dataset: Dataset, task: Task) -> dict:
     from dtcli.crossval.methods import method_of
 
     train, test = task_fold(dataset, task,
-                            repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold])
+                            repeat_folds(dataset.y, task.cv, task.seed, task.repeat,
+                                         task.folds)[task.fold])
     model = method_of(task.choice).estimator(task.options, task.seed)
     model.fit_dataset(subset(dataset, train))
     start = time.perf_counter()
