@@ -148,6 +148,7 @@ def test_export_draws_j48s_multiway_tree(tmp_path, name, flags, opts):
         feature = next(f.name for f in model.features_ if test.startswith(f.name + " "))
         assert f'label="{test.removeprefix(feature).strip()}"' in out["dot"]
     assert out["svg"].count("<svg") == 1 and out["html"].count("<svg") == 1
+    assert model.to_svg() == out["svg"] and model._repr_svg_() == out["svg"]  # a notebook's
 
 
 def test_evaluate_takes_the_preset_as_train_does():
