@@ -28,44 +28,66 @@ from dtcli.engine.tree import TREE_LEAF, Tree
 def complexities(tree: Tree, risk: np.ndarray, cp: float) -> tuple[np.ndarray, np.ndarray]:
     """(the nodes rpart at `cp` makes leaves, a mask; each node's complexity in units of
     weight, as partition() leaves it), from each node's misclassified weight `risk`
-    (`risk.weighted_node_risk(..., "error")`)."""
+    (`risk.weighted_node_risk(..., "error")`). partition()'s recursion is a stack here
+    (a tree may be deeper than Python's recursion): a node is visited on arrival, after
+    its left subtree (whose result bounds its right son's) and after its right one."""
     left, right = tree.children_left.tolist(), tree.children_right.tolist()
     r = risk.tolist()
+    n = len(left)
     alpha = cp * r[0]
-    complexity = [0.0] * len(left)
-    collapsed = np.zeros(len(left), dtype=bool)
-
-    def partition(node: int, bound: float) -> tuple[float, int]:
-        """(risk of the node's kept subtree, its number of splits): partition()."""
-        tempcp = min(r[node], bound)
-        if left[node] == TREE_LEAF or tempcp <= alpha:
-            complexity[node] = alpha
-            collapsed[node] = left[node] != TREE_LEAF
-            return r[node], 0
+    complexity = [0.0] * n
+    collapsed = np.zeros(n, dtype=bool)
+    bound = [0.0] * n  # partition()'s me->complexity on arrival: the parent's estimate
+    tempcp = [0.0] * n
+    kept_risk, kept_splits = [0.0] * n, [0] * n  # the node's subtree as rpart keeps it
+    bound[0] = r[0]
+    stack = [(0, 0)]  # (node, stage): 0 arriving, 1 left son done, 2 both done
+    while stack:
+        node, stage = stack.pop()
         a, b = left[node], right[node]
-        left_risk, left_split = partition(a, tempcp - alpha)
-        estimate = max((r[node] - left_risk) / (left_split + 1), r[node] - r[a])
-        right_risk, right_split = partition(b, min(estimate, bound) - alpha)
-        ratio = (r[node] - (left_risk + right_risk)) / (left_split + right_split + 1)
-        if complexity[b] > complexity[a]:
-            if ratio > complexity[a]:  # the left son collapses first
-                left_risk, left_split = r[a], 0
-                ratio = (r[node] - (left_risk + right_risk)) / (left_split + right_split + 1)
-                if ratio > complexity[b]:
-                    right_risk, right_split = r[b], 0
-        elif ratio > complexity[b]:  # the right son first
-            right_risk, right_split = r[b], 0
-            ratio = (r[node] - (left_risk + right_risk)) / (left_split + right_split + 1)
-            if ratio > complexity[a]:
-                left_risk, left_split = r[a], 0
-        complexity[node] = (r[node] - (left_risk + right_risk)) / (left_split + right_split + 1)
-        if complexity[node] <= alpha:  # "all was in vain"
-            collapsed[node] = True
-            return r[node], 0
-        return left_risk + right_risk, left_split + right_split + 1
-
-    partition(0, r[0])
+        if stage == 0:
+            tempcp[node] = min(r[node], bound[node])
+            if a == TREE_LEAF or tempcp[node] <= alpha:  # "can I quit now?"
+                complexity[node] = alpha
+                collapsed[node] = a != TREE_LEAF
+                kept_risk[node], kept_splits[node] = r[node], 0
+                continue
+            bound[a] = tempcp[node] - alpha
+            stack += [(node, 1), (a, 0)]
+        elif stage == 1:
+            estimate = max((r[node] - kept_risk[a]) / (kept_splits[a] + 1), r[node] - r[a])
+            bound[b] = min(estimate, bound[node]) - alpha
+            stack += [(node, 2), (b, 0)]
+        else:
+            complexity[node], kept_risk[node], kept_splits[node] = _complexity(
+                r[node], (kept_risk[a], kept_splits[a], r[a], complexity[a]),
+                (kept_risk[b], kept_splits[b], r[b], complexity[b]))
+            if complexity[node] <= alpha:  # "all was in vain"
+                collapsed[node] = True
+                kept_risk[node], kept_splits[node] = r[node], 0
     return collapsed, np.array(complexity)
+
+
+def _complexity(risk: float, left: tuple, right: tuple) -> tuple[float, float, int]:
+    """partition()'s complexity of a node of `risk` whose sons are (kept risk, kept
+    splits, own risk, complexity) each, the son of smaller complexity collapsed first
+    where the ratio exceeds it; and the node's kept (risk, splits) if it stays a split."""
+    left_risk, left_split, left_own, left_cp = left
+    right_risk, right_split, right_own, right_cp = right
+    ratio = (risk - (left_risk + right_risk)) / (left_split + right_split + 1)
+    if right_cp > left_cp:
+        if ratio > left_cp:  # the left son collapses first
+            left_risk, left_split = left_own, 0
+            ratio = (risk - (left_risk + right_risk)) / (left_split + right_split + 1)
+            if ratio > right_cp:
+                right_risk, right_split = right_own, 0
+    elif ratio > right_cp:  # the right son first
+        right_risk, right_split = right_own, 0
+        ratio = (risk - (left_risk + right_risk)) / (left_split + right_split + 1)
+        if ratio > left_cp:
+            left_risk, left_split = left_own, 0
+    complexity = (risk - (left_risk + right_risk)) / (left_split + right_split + 1)
+    return complexity, left_risk + right_risk, left_split + right_split + 1
 
 
 def prune_rpart(tree: Tree, risk: np.ndarray, cp: float) -> Tree:
