@@ -89,14 +89,10 @@ def default_title(model) -> str:
     return f"J48 tree ({pruning}): {model.tree_.node_count} nodes"
 
 
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
 def dot(model) -> str:
     """Graphviz DOT source: a box per node (its split feature, or its class, with its
     weight and class weights), an edge per branch labelled with its test."""
-    from dtcli.export.dot import class_colours, fill_colour
+    from dtcli.export.dot import quote, class_colours, fill_colour
 
     tree = model.tree_
     classes = [str(c) for c in model.tree_classes_]
@@ -105,7 +101,7 @@ def dot(model) -> str:
     lines = ["digraph tree {",
              '  node [shape=box, style="rounded,filled", fontname="Helvetica"];',
              '  edge [fontname="Helvetica"];',
-             f"  label={_quote(default_title(model))};"]
+             f"  label={quote(default_title(model))};"]
     for node in range(tree.node_count):
         counts = tree.counts[node]
         total = float(counts.sum())
@@ -113,12 +109,12 @@ def dot(model) -> str:
                 else model.features_[int(tree.feature[node])].name)
         label = f"{head}\n[{_weights(counts, classes)}]\nweight = {_rounded(total)}"
         proba = counts / total if total > 0 else np.full(len(classes), 1 / len(classes))
-        lines.append(f'  n{node} [label={_quote(label)}, '
+        lines.append(f'  n{node} [label={quote(label)}, '
                      f'fillcolor="{fill_colour(proba, colours)}"];')
         for b, child in enumerate(tree.branches(node)):
             feature = model.features_[int(tree.feature[node])]
             test = _condition(tree, node, b, feature, model.binary_splits).strip()
-            lines.append(f"  n{node} -> n{int(child)} [label={_quote(test)}];")
+            lines.append(f"  n{node} -> n{int(child)} [label={quote(test)}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
