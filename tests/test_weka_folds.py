@@ -1,4 +1,4 @@
-"""`--folds weka`: Weka 3.6's stratified cross-validation folds (crossval/weka_folds.py),
+"""`--folds weka`: Weka 3.6's stratified cross-validation folds (sampling/weka_folds.py),
 checked against Weka itself through the golden files of tests/golden/weka/make.sh
 (the test rows of each of StratifiedRemoveFolds -S 1's ten folds, and J48 -x 10 -s 1's
 summary), and java.util.Random against values Java 17 printed."""
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from dtcli.crossval.folds import repeat_folds
-from dtcli.crossval.weka_folds import JavaRandom, weka_folds
+from dtcli.sampling.folds import repeat_folds
+from dtcli.sampling.weka_folds import JavaRandom, weka_folds
 from dtcli.io import load_dataset
 
 HERE = Path(__file__).parent

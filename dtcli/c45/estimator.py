@@ -144,6 +144,22 @@ class J48Classifier(Classifier):
 
         return render(self)
 
+    def to_svg(self, max_depth: int | None = None, tree: int | None = None) -> str:
+        """The tree drawn as an SVG document (`dtree export -f svg`; dtcli/c45/drawing.py).
+        J48's pictures have no depth limit and a J48 model is one tree."""
+        from dtcli.c45.drawing import diagram
+        from dtcli.export.svg import render
+
+        self._check_fitted()
+        if max_depth is not None or tree is not None:
+            raise ParameterError("max_depth and tree= are not available for J48 pictures "
+                                 "(the html page folds subtrees)")
+        return render(diagram(self))
+
+    def _repr_svg_(self) -> str | None:
+        """A notebook shows a fitted J48 tree as its picture (None unfitted)."""
+        return self.to_svg() if hasattr(self, "tree_") else None
+
     def text(self) -> str:
         """The tree as J48 prints it."""
         from dtcli.c45.text import render

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtcli._version import __version__
-from dtcli.crossval.folds import FOLD_SCHEMES
 from dtcli.crossval.methods import CriterionChoice
 from dtcli.crossval.tree_options import TreeOptions
 from dtcli.errors import ParameterError
 from dtcli.io.dataset import Dataset
 from dtcli.measures import positive_class
 from dtcli.params import MAX_REPEATS, MAX_TREES
+from dtcli.sampling.folds import FOLD_SCHEMES
 
 RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a result changes
 

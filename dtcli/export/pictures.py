@@ -5,20 +5,13 @@ PICTURE_FORMATS = ("svg", "html")
 
 
 def diagram_of(model, title: str | None = None, max_depth: int | None = None):
-    """The `svg.Diagram` of a tree (a DecisionTreeClassifier or a forest's tree), of a
-    J48 tree or of an FDF forest (these two have no depth limit)."""
+    """The `svg.Diagram` of a tree (a DecisionTreeClassifier or a forest's tree) or of
+    an FDF forest (which has no depth limit)."""
     from dtcli.export import cards
 
     if getattr(model, "model_kind", None) == "fdf":
         return cards.fdf_diagram(model)
-    if getattr(model, "model_kind", None) == "c45":
-        from dtcli.c45.drawing import diagram
-        from dtcli.errors import ParameterError
 
-        if max_depth is not None:
-            raise ParameterError("max_depth is not available for J48 pictures (the html "
-                                 "page folds subtrees)")
-        return diagram(model, title)
     return cards.tree_diagram(model, title, max_depth)
 
 

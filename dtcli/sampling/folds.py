@@ -75,7 +75,7 @@ def repeat_folds(y: np.ndarray, k: int, seed: int, repeat: int,
     if repeat < 0:
         raise ParameterError(f"repeat index must be at least 0, got {repeat}")
     if scheme == "weka":
-        from dtcli.crossval.weka_folds import weka_folds
+        from dtcli.sampling.weka_folds import weka_folds
 
         return weka_folds(y, k, seed + repeat)
     return stratified_kfold(y, k, np.random.SeedSequence(seed, spawn_key=(repeat,)))
