@@ -165,4 +165,6 @@ def test_evaluate_takes_the_preset_as_train_does():
         "--criterion", "rpart", "--param", "minbucket=3")
     refused = invoke("evaluate", LABOR, "--preset", "j48", "--criterion", "gini")
     assert refused.exit_code == 2 and "give no --criterion" in refused.stderr
+    refused = invoke("evaluate", LABOR, "--preset", "j48", "--max-depth", "3")
+    assert refused.exit_code == 2 and "--max-depth does not apply to --preset j48" in refused.stderr
     assert invoke("evaluate", LABOR, "--binary-splits").exit_code == 2
