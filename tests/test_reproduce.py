@@ -179,7 +179,7 @@ def test_reproduce_pidt_quick():
         assert comparison["datasets"] == ["Wdbc", "Glass", "Hepatitis"] and comparison["cv"] == 5
         assert len(comparison["criteria"]) == 16 and "reference" not in comparison
         assert comparison["options"]["min_samples_leaf"] == 7
-        assert comparison["options"]["permutations"] == 100
+        assert comparison["options"]["permutations"] == 50
         assert table["paired_test"] == {}
         _verdicts(table)
     assert tables[0]["comparison"]["base"] == "pe:alpha=auto:pruning=s-pruning:significance=auto"
