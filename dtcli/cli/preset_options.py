@@ -96,9 +96,9 @@ def evaluate_preset(preset: str | None, binary_splits: bool, tree: dict):
     parameters (j48: --min-samples-leaf, --pruning none, --binary-splits; rpart:
     --min-samples-split, --min-samples-leaf, --max-depth) or as the tree options it
     takes (--confidence, --cp, ...); any other tree option is refused, as train refuses
-    it. None without --preset. `tree` (the tree options
-    with the pruning parameters) gets the preset's pruning where none was given, so that
-    its parameters (--confidence, --cp) are not refused as unused."""
+    it. None without --preset. `tree` (the tree options with the pruning parameters)
+    gets the preset's pruning where none was given, so that its parameters
+    (--confidence, --cp) are not refused as unused."""
     from dtcli.crossval.methods import Preset
     from dtcli.presets import from_entry, get
 
