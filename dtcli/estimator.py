@@ -53,12 +53,13 @@ class DecisionTreeClassifier(TreeEstimatorBase):
     seed and the node only: the same seed grows the same tree on any number of
     threads.
 
-    `pruning` (None, "ccp", "pessimistic", "reduced-error" or "s-pruning";
+    `pruning` (None, "ccp", "rpart", "pessimistic", "reduced-error" or "s-pruning";
     docs/pruning.md) prunes
     the grown tree: "ccp" at `ccp_alpha` (a number, or "auto" / "auto-1se" for
     CART's choice by `pruning_folds`-fold cross-validation, default 10, without or
     with the 1-SE rule) or at `cp` (rpart's: alpha over the root's risk R(root)), its
-    node risk the criterion's impurity or `ccp_risk="error"` (rpart's);
+    node risk the criterion's impurity or `ccp_risk="error"` (rpart's); "rpart" by
+    rpart's own rule at `cp` (default 0.01), the tree `rpart(cp = cp)` returns;
     "pessimistic" as C4.5 and Weka's J48 (`confidence`, `subtree_raising`);
     "reduced-error" grows on all but one of `pruning_folds` folds (default 3) and
     prunes on that one (J48 -R); "s-pruning" is the PIDT paper's permutation test of

@@ -66,6 +66,11 @@ class Classifier(Parameters, Exportable):
     def predict_proba(self, X) -> np.ndarray:
         return self.proba_from_matrix(self._matrix(X))
 
+    def predicted_index(self, proba: np.ndarray) -> np.ndarray:
+        """The column of `classes_` each row of `proba` predicts: the most probable, the
+        first on ties (J48 breaks ties by the file's declared class order instead)."""
+        return np.argmax(proba, axis=1)
+
     def predict_log_proba(self, X) -> np.ndarray:
         """Natural logarithm of predict_proba (-inf for a class the leaf never saw)."""
         with np.errstate(divide="ignore"):

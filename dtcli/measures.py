@@ -141,14 +141,16 @@ def positive_label(dataset) -> str:
     return dataset.classes[positive_of(dataset)]
 
 
-def score(y, proba, positive: int, costs=None, threshold: float | None = None
-          ) -> tuple[dict[str, float], object]:
+def score(y, proba, positive: int, costs=None, threshold: float | None = None,
+          y_pred=None) -> tuple[dict[str, float], object]:
     """Every measure with a function, of one fold's true classes and probabilities, and the
-    confusion matrix; the decisions are the most probable classes, or with a `threshold`
+    confusion matrix; the decisions are the most probable classes (`y_pred` where given
+    without a threshold: a model's predicted_index, J48's ties), or with a `threshold`
     (two classes) the positive class where its probability reaches it."""
     from dtcli import metrics
 
-    y_pred = metrics.decisions(proba, positive, threshold)
+    if y_pred is None or threshold is not None:
+        y_pred = metrics.decisions(proba, positive, threshold)
     matrix = metrics.confusion_matrix(y, y_pred, proba.shape[1])
     scored = Scored(y, proba, y_pred, matrix, positive, costs)
     return {m.name: m.compute(scored) for m in MEASURES if m.compute is not None}, matrix

@@ -85,11 +85,12 @@ PRESETS = {
                       "binary_splits": ("binary_splits", _flag, float)},
                   tree_options=("confidence", "subtree_raising", "leaf_estimate")),
     # rpart(y ~ ., method = "class") at rpart.control's defaults; docs/pruning.md
+    # (ccp_risk: rpart's units where --pruning ccp replaces rpart's own rule)
     "rpart": Preset("rpart", "CART as R's rpart grows and prunes it, at its defaults "
-                    "(gini, minsplit 20, minbucket 7, maxdepth 30, cp 0.01 on the "
-                    "misclassification risk); docs/pruning.md", "tree",
+                    "(gini, minsplit 20, minbucket 7, maxdepth 30, cp 0.01 by rpart's own "
+                    "rule on the misclassification risk); docs/pruning.md", "tree",
                     {"criterion": "gini", "min_samples_split": 20, "min_samples_leaf": 7,
-                     "max_depth": 30, "pruning": "ccp", "ccp_risk": "error", "cp": 0.01},
+                     "max_depth": 30, "pruning": "rpart", "ccp_risk": "error", "cp": 0.01},
                     entry_params={"minsplit": ("min_samples_split", _whole, float),
                                   "minbucket": ("min_samples_leaf", _whole, float),
                                   "maxdepth": ("max_depth", _whole, float)},

@@ -132,7 +132,11 @@ def test_sweep_json_plot_and_the_same_numbers_with_two_jobs(tmp_path):
     assert set(doc["slope"]) == set(doc["slope_se"]) == {"gini", "entropy"}
     assert doc["tests"]["12"]["friedman"] is not None and doc["tests"]["6"]["friedman"] is None
     root = ET.parse(tmp_path / "sweep.svg").getroot()
-    assert root.tag.endswith("svg") and len(root.findall(".//{*}polyline")) == 2
+    # ratio 6 pools one dataset, 12 and 24 both: a line per method joins 12 and 24 only
+    lines = root.findall(".//{*}polyline")
+    assert root.tag.endswith("svg") and len(lines) == 2
+    assert all(len(line.get("points").split()) == 2 for line in lines)
+    assert len(root.findall(".//{*}circle")) == 6
     again, _ = ok_json(*args, "-j", 2)
     assert again["imbalance"] == doc["imbalance"]
 
@@ -250,6 +254,26 @@ def test_analyses_as_library_calls_are_what_the_commands_print():
     with pytest.raises(ParameterError, match="--frontier: tune parameters in a separate run"):
         dtcli.frontier(THYROID, "tsallis:q=auto", quiet=True)
     paper = dtcli.reproduce("ihd", quick=True, quiet=True)
-    assert [t.holds["holds"] for t in paper.tables] == [None, None]
-    assert json.loads(paper.to_json())["tables"][1]["comparison"]["datasets"] == ["wine"]
+    assert all(isinstance(t.holds["holds"], bool) and t.holds["quick"] for t in paper.tables)
+    assert json.loads(paper.to_json())["tables"][1]["comparison"]["datasets"] == [
+        "liver", "sonar", "wine"]
     assert paper._repr_html_().startswith("<!DOCTYPE html>")
+
+
+def test_the_sweep_plot_joins_only_means_over_the_same_datasets():
+    """Ratio 2 pools dataset a, 5 and 10 pool a and b, 20 pools a, b and c: each method's
+    only line joins 5 and 10; 2 and 20 are markers alone."""
+    from dtcli.analyses.report import sweep_svg
+
+    reached = {"2": ["a"], "5": ["a", "b"], "10": ["a", "b"], "20": ["a", "b", "c"]}
+    cell = {"mean": 0.8, "std": 0.1, "folds": [0.7, 0.9]}
+    doc = {"metric": "auc", "methods": ["gini", "hddt"], "datasets": ["a", "b", "c"],
+           "imbalance": {r: {"gini": cell, "hddt": cell} for r in reached},
+           "by_dataset": {d: {r: {} for r, ds in reached.items() if d in ds}
+                          for d in "abc"}}
+    root = ET.fromstring(sweep_svg(doc))
+    lines = root.findall(".//{*}polyline")
+    assert len(lines) == 2 and all(len(line.get("points").split()) == 2 for line in lines)
+    assert len(root.findall(".//{*}circle")) == 8
+    legend = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert legend.count("gini") == 1 and legend.count("hddt") == 1

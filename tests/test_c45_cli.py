@@ -101,3 +101,70 @@ def test_an_entrys_settings_reach_j48():
     assert model.options() == {"min_samples_leaf": 3, "pruning": None, "confidence": 0.1,
                                "subtree_raising": False, "leaf_estimate": "laplace",
                                "binary_splits": False}
+
+
+def _weka_rules(name: str, opts: str) -> list[str]:
+    """The rules of J48's printed tree (golden): per leaf, its path's tests joined by
+    'and', then its label, in the printout's (depth-first) order."""
+    out, path = [], []
+    for line in (WEKA / "trees" / f"{name}.{opts}.txt").read_text().splitlines():
+        if not line.strip() or line.startswith(("Number of", "Size of")):
+            continue
+        depth = line.count("|   ")
+        test, _, label = line[4 * depth:].partition(": ")
+        path[depth:] = [test.strip()]
+        if label:
+            out.append(f"if {' and '.join(path)} then {label}")
+    return out
+
+
+@pytest.mark.parametrize("name, flags, opts", [("breast-cancer", ("--pruning", "none"), "U"),
+                                               ("vote", (), "default"),
+                                               ("labor", ("--binary-splits",), "B")])
+def test_export_draws_j48s_multiway_tree(tmp_path, name, flags, opts):
+    """rules, DOT, SVG and HTML of a J48 model: the rules are J48's printed tree read
+    leaf by leaf (tests, class, weight/errors: fractions where missing values were
+    shared, as on vote and labor), and every picture has a box per node and an edge
+    per branch, labelled with J48's test."""
+    model_path = tmp_path / "j48.json"
+    data = Path(__file__).parent / "data" / "weka" / f"{name}.arff"
+    assert invoke("train", data, "--preset", "j48", *flags, "-q", "-o", model_path).exit_code == 0
+    model, _ = load_model(str(model_path))
+    tree = model.tree_
+    out = {}
+    for fmt in ("rules", "dot", "svg", "html"):
+        result = invoke("export", model_path, "-f", fmt)
+        assert result.exit_code == 0, result.stderr
+        out[fmt] = result.stdout
+    assert out["rules"].splitlines() == _weka_rules(name, opts)
+    tests = [line.split("then")[0] for line in out["rules"].splitlines()]
+    branch_tests = {t.strip() for rule in tests for t in rule.removeprefix("if ").split(" and ")}
+    assert out["dot"].count("fillcolor=") == tree.node_count
+    assert out["dot"].count(" -> ") == tree.node_count - 1
+    for svg_text in (out["svg"], out["html"]):
+        assert svg_text.count('<g class="node ') == tree.node_count
+        assert svg_text.count('<g class="edge"') == tree.node_count - 1
+    for test in branch_tests:  # each edge label is the test without its feature's name
+        feature = next(f.name for f in model.features_ if test.startswith(f.name + " "))
+        assert f'label="{test.removeprefix(feature).strip()}"' in out["dot"]
+    assert out["svg"].count("<svg") == 1 and out["html"].count("<svg") == 1
+    assert model.to_svg() == out["svg"] and model._repr_svg_() == out["svg"]  # a notebook's
+
+
+def test_evaluate_takes_the_preset_as_train_does():
+    """`evaluate --preset j48` with train's option names is the j48 method with their
+    entry parameters (--criterion j48 --param ...); rpart's too."""
+    def folds(*args):
+        result = invoke("evaluate", LABOR, *args, "--cv", "5", "-j", "1", "-f", "json", "-q")
+        assert result.exit_code == 0, result.stderr
+        return json.loads(result.stdout)["accuracy"]["values"]
+
+    assert folds("--preset", "j48", "--pruning", "none", "--binary-splits") == folds(
+        "--criterion", "j48", "--param", "unpruned=1", "--param", "binary_splits=1")
+    assert folds("--preset", "rpart", "--min-samples-leaf", "3") == folds(
+        "--criterion", "rpart", "--param", "minbucket=3")
+    refused = invoke("evaluate", LABOR, "--preset", "j48", "--criterion", "gini")
+    assert refused.exit_code == 2 and "give no --criterion" in refused.stderr
+    refused = invoke("evaluate", LABOR, "--preset", "j48", "--max-depth", "3")
+    assert refused.exit_code == 2 and "--max-depth does not apply to --preset j48" in refused.stderr
+    assert invoke("evaluate", LABOR, "--binary-splits").exit_code == 2

@@ -19,8 +19,10 @@ from dtcli.io import load_dataset
 HERE = Path(__file__).parent
 GOLDEN = HERE / "golden" / "weka"
 DATA = HERE / "data" / "weka"
+# ecoli1 and ecoli3: hold-out files (tests/data/holdout), whose tie leaves J48 labels
+# by the declared class order
 DATASETS = ("iris", "breast-cancer", "diabetes", "glass", "vote", "labor", "new-thyroid1",
-            "yeast-2_vs_4")
+            "yeast-2_vs_4", "ecoli1", "ecoli3")
 OPTIONS = {"default": {}, "U": {"pruning": None}, "S": {"subtree_raising": False},
            "B": {"binary_splits": True}, "A": {"leaf_estimate": "laplace"},
            "C0.1-M5": {"confidence": 0.1, "min_samples_leaf": 5},
@@ -64,16 +66,40 @@ def _weka_predictions(path: Path):
     return np.array(predicted), np.array(distributions)
 
 
-@pytest.mark.parametrize("opts", ["default", "A"])
+@pytest.mark.parametrize("opts", ["default", "U", "A"])
 @pytest.mark.parametrize("name", DATASETS)
 def test_training_predictions_equal_j48s(name, opts):
     """Missing values (vote, breast-cancer, labor) go down every branch with fractional
-    weights; -A gives the leaves Laplace estimates."""
+    weights; -A gives the leaves Laplace estimates. The labels `predict` gives are J48's,
+    ties included (ecoli1 unpruned: 34 rows on leaves of 17 against 17, which J48 calls
+    positive, the class its file declares first)."""
     model = fitted(name, opts)
     predicted, distributions = _weka_predictions(GOLDEN / "predictions" / f"{name}.{opts}.txt")
     proba = model.tree_.proba(dataset(name).X, laplace=opts == "A")  # J48's class order
     np.testing.assert_allclose(proba, distributions, atol=0.0005 + 1e-9)
     assert list(weka_argmax(proba)) == list(predicted)
+    labels = model.classes_[model.predicted_index(model.proba_from_matrix(dataset(name).X))]
+    assert list(labels) == list(model.tree_classes_[predicted])
+
+
+def test_predict_and_the_printed_tree_agree_on_ties(tmp_path):
+    """`dtree predict` of a J48 model file labels ecoli1's tie leaves as the printed
+    tree does, and as Weka: positive, the declared first class, not dtree's sorted
+    first (negative)."""
+    from click.testing import CliRunner
+
+    from dtcli.cli import cli
+
+    path, model_path = str(DATA / "ecoli1.arff"), str(tmp_path / "j48.json")
+    runner = CliRunner()
+    train = runner.invoke(cli, ["train", path, "--preset", "j48", "--pruning", "none", "-q",
+                                "-o", model_path])
+    assert train.exit_code == 0, train.stderr
+    result = runner.invoke(cli, ["predict", model_path, path, "--no-output-header"])
+    assert result.exit_code == 0, result.stderr
+    predicted, _ = _weka_predictions(GOLDEN / "predictions" / "ecoli1.U.txt")
+    assert result.stdout.split() == [["positive", "negative"][k] for k in predicted]
+    assert "Mcg <= 0.74: positive (34.0/17.0)" in fitted("ecoli1", "U").text()
 
 
 @pytest.mark.parametrize("name", DATASETS)

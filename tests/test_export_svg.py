@@ -253,6 +253,20 @@ def test_forest_tree_and_fdf_pictures(tmp_path, load_example):
     assert texts(root)[0].startswith("tree 1 of the forest of 3 gini trees")
     assert len(root.findall(f".//{SVG_NS}g[@class='nodes']/{SVG_NS}g")) == \
         forest.estimators_[1].tree_.node_count
+    # each box says what its numbers are: rows, and the bootstrap weight its counts sum to
+    tree = forest.estimators_[1].tree_
+    shown = texts(root)
+    assert any(t.startswith("n: the training rows that reached a node") for t in shown)
+    for node in range(tree.node_count):
+        line = (f"n = {tree.n_node_samples[node]} rows · weight "
+                f"{tree.counts[node].sum():g}")
+        assert any(t.startswith(line) for t in shown), line
+    assert (tree.counts[0].sum() == len(iris.y)) and tree.n_node_samples[0] < len(iris.y)
+    dot = runner.invoke(cli, ["export", path, "-f", "dot", "--tree", "1"]).stdout
+    assert f"n = {tree.n_node_samples[0]} rows · weight {tree.counts[0].sum():g}" in dot
+    plain = runner.invoke(cli, ["export", saved(tmp_path, DecisionTreeClassifier(
+        max_depth=2).fit_dataset(iris), "plain.json"), "-f", "svg"]).stdout
+    assert "rows · weight" not in plain and "n = 150" in plain  # unweighted: rows only
     result = runner.invoke(cli, ["export", path, "-f", "svg"])
     assert result.exit_code == 2 and "--tree I" in result.stderr
     assert forest._repr_svg_() is None
@@ -386,3 +400,53 @@ def test_svg_renders_to_a_png_of_its_size_with_content(tmp_path, iris_depth2):
     assert 0.03 < coloured.mean() < 0.6  # drawn on, not a blank or a filled page
     # the root's class bar shows up in the first class's colour (#4e79a7)
     assert ((pixels[:, :, :3] == (0x4e, 0x79, 0xa7)).all(axis=2)).sum() > 100
+
+
+def _run_node(script: str) -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    return subprocess.run([node, "-e", script], capture_output=True, text=True,
+                          timeout=60, check=True).stdout
+
+
+def test_html_relayout_is_the_tidy_layout_of_what_stays(load_example):
+    """The page's JavaScript layout (html._LAYOUT, run by node) gives the centres
+    layout.tidy gives, on a whole tree and on the tree left when subtrees fold: folding
+    closes the gap a subtree leaves, and an unfolded tree stays where the SVG put it."""
+    import json
+
+    model = DecisionTreeClassifier(min_samples_leaf=3).fit_dataset(load_example("iris.csv"))
+    diagram = cards.tree_diagram(model)
+    placement = svg.place(diagram)
+    children = [card.children for card in diagram.cards]
+    folded = {1, 5} & {i for i, kids in enumerate(children) if kids}
+    assert folded
+    shown = [[] if i in folded else kids for i, kids in enumerate(children)]
+    script = html._LAYOUT + "var kids = %s, slot = %s;" % (
+        json.dumps(children), json.dumps(placement.slots.tolist())) + """
+    var folded = %s;
+    function all(n) { return kids[n]; }
+    function shown(n) { return folded.indexOf(+n) >= 0 ? [] : kids[n]; }
+    console.log(JSON.stringify([tidyX(0, all, slot, 14), tidyX(0, shown, slot, 14)]));
+    """ % json.dumps(sorted(folded))
+    whole, left = json.loads(_run_node(script))
+    for got, kids in ((whole, children), (left, shown)):
+        expected = layout.tidy(kids, placement.slots, np.ones(len(kids)), gap=14.0)
+        nodes = [i for i in range(len(kids)) if not np.isnan(expected.x[i])]
+        assert sorted(int(n) for n in got) == nodes
+        xs = np.array([got[str(n)] for n in nodes])
+        np.testing.assert_allclose(xs - xs[0], expected.x[nodes] - expected.x[0], atol=1e-9)
+    width = lambda xs: max(xs[n] + placement.slots[int(n)] / 2 for n in xs) - min(  # noqa: E731
+        xs[n] - placement.slots[int(n)] / 2 for n in xs)
+    assert width(left) < width(whole)
+
+
+def test_html_shows_the_title_and_legend_once(iris_depth2):
+    page = html.page(cards.tree_diagram(iris_depth2))
+    drawing = page[page.index("<svg"):page.index("</svg>")]
+    title = cards.default_title(iris_depth2)
+    assert title not in drawing and 'class="legend"' not in drawing
+    assert page.count(f"<b>{title}</b>") == 1
+    boxes = re.findall(r'data-x="([0-9.]+)" data-slot="([0-9.]+)"', drawing)
+    assert len(boxes) == iris_depth2.tree_.node_count

@@ -1,5 +1,6 @@
-"""dtree reproduce: the shipped tables read back exactly, one --quick dataset per paper
-end to end, and the claims and paired tests against scipy and hand counts."""
+"""dtree reproduce: the shipped tables read back exactly, --quick runs end to end (three
+small datasets per table, so that each claim gets a verdict), and the claims and paired
+tests against scipy and hand counts."""
 import csv
 import dataclasses
 import json
@@ -26,7 +27,7 @@ def dtree(*args):
 def quick_json(paper, *args):
     result = dtree("reproduce", paper, "--quick", "-f", "json", *args)
     assert result.exit_code == 0, result.output
-    assert "--quick: one dataset per table" in result.stderr
+    assert "--quick: three small datasets per table" in result.stderr
     return json.loads(result.stdout)
 
 
@@ -85,27 +86,39 @@ def test_every_table_names_shipped_files_and_its_own_methods():
             labels = [m.label for m in as_methods(table.methods)]
             assert table.best in labels, (paper, table.name)
             assert all(c.a in labels + [""] and c.b in labels + [""] for c in table.claims)
-            assert table.quick in [d.name for d in table.datasets]
+            assert set(table.quick) <= {d.name for d in table.datasets}
+            assert len(table.quick) >= (1 if paper == "fdf" else 3)
             assert all((EXAMPLES / d.path).is_file() for d in table.datasets), paper
             if table.reference is not None:
                 with reference_path(table) as path:
                     assert path.is_file()
 
 
-# --- one quick dataset per paper, end to end --------------------------------------------------
+# --- the quick runs, end to end ---------------------------------------------------------------
+
+
+def _verdicts(table: dict) -> None:
+    """A quick table's claims each have a verdict (the rank tests ran), marked quick."""
+    conclusion = table["conclusion"]
+    assert table["comparison"]["friedman"] is not None
+    assert all(isinstance(c["holds"], bool) for c in conclusion["claims"])
+    assert conclusion["quick"] is True and conclusion["reading"].startswith("quick run (3 ")
+    assert conclusion["holds"] == all(c["holds"] for c in conclusion["claims"])
 
 
 def test_reproduce_ihd_quick():
     doc = quick_json("ihd")
-    assert [t["comparison"]["datasets"] for t in doc["tables"]] == [["ecoli-0-6-7_vs_5"],
-                                                                   ["wine"]]
+    assert [t["comparison"]["datasets"] for t in doc["tables"]] == [
+        ["ecoli-0-1-4-6_vs_5", "ecoli-0-6-7_vs_5", "new-thyroid1"], ["liver", "sonar", "wine"]]
     for table in doc["tables"]:
+        _verdicts(table)
         comparison, ref = table["comparison"], table["comparison"]["reference"]
-        assert table["conclusion"]["holds"] is None and ref["scale"] == 100
-        d = comparison["datasets"][0]
-        for method, theirs in ref["scores"][d].items():
-            ours = comparison["scores"][d][method]["mean"]
-            assert ref["mean_difference"][method] == pytest.approx(ours * 100 - theirs)
+        assert ref["scale"] == 100 and set(table["paired_test"]) == set(ref["scores"][
+            comparison["datasets"][0]])
+        for method in ref["mean_difference"]:
+            assert ref["mean_difference"][method] == pytest.approx(np.mean(
+                [comparison["scores"][d][method]["mean"] * 100 - ref["scores"][d][method]
+                 for d in comparison["datasets"]]))
     # the paper's figure for ecoli-0-6-7_vs_5 and iHDw, as printed in its Table 4
     assert doc["tables"][0]["comparison"]["reference"]["scores"]["ecoli-0-6-7_vs_5"][
         "ihdw"] == 84.75
@@ -115,11 +128,11 @@ def test_reproduce_ihd_quick():
     twice = json.loads(result.stdout)
     assert twice["repeats"] == 2
     for once, table in zip(doc["tables"], twice["tables"]):
-        (d,) = table["comparison"]["datasets"]
         assert table["comparison"]["repeats"] == 2
-        for method, folds in table["comparison"]["fold_scores"][d].items():
-            assert len(folds) == 20
-            assert folds[:10] == once["comparison"]["fold_scores"][d][method]
+        for d in table["comparison"]["datasets"]:
+            for method, folds in table["comparison"]["fold_scores"][d].items():
+                assert len(folds) == 20
+                assert folds[:10] == once["comparison"]["fold_scores"][d][method]
 
 
 def test_reproduce_tsallis_quick_with_html_and_markdown_reports(tmp_path):
@@ -130,10 +143,10 @@ def test_reproduce_tsallis_quick_with_html_and_markdown_reports(tmp_path):
     assert [t["comparison"]["metric"] for t in tables] == ["accuracy", "accuracy", "n_nodes"]
     for table in tables:
         comparison = table["comparison"]
-        assert comparison["datasets"] == ["Wine"] and comparison["cv"] == 10
+        assert comparison["datasets"] == ["Wine", "Haberman", "Hayes"] and comparison["cv"] == 10
         assert comparison["options"]["min_samples_leaf"] == 5
         assert comparison["tuning"]["inner_cv"] == 3
-        assert all(c["holds"] is None for c in table["conclusion"]["claims"])
+        _verdicts(table)
     # the paper's Wine row (Table 1), accuracy in percent and node counts as they are
     assert tables[0]["comparison"]["reference"]["scores"]["Wine"]["tsallis:q=auto"] == 95.9
     assert tables[0]["comparison"]["reference"]["scale"] == 100
@@ -154,7 +167,7 @@ def test_reproduce_tsallis_quick_with_html_and_markdown_reports(tmp_path):
     assert text.read_text().startswith("## Y. Wang and S.-T. Xia")
     rows = list(csv.reader(result.stdout.splitlines()))
     assert rows[0] == ["table", "dataset", "method", "ours", "paper", "difference"]
-    assert len(rows) == 1 + 3 * 5
+    assert len(rows) == 1 + 3 * 3 * 5  # tables x datasets x methods
 
 
 def test_reproduce_pidt_quick():
@@ -163,11 +176,12 @@ def test_reproduce_pidt_quick():
     assert [t["comparison"]["metric"] for t in tables] == ["accuracy", "accuracy", "n_nodes"]
     for table in tables:
         comparison = table["comparison"]
-        assert comparison["datasets"] == ["Glass"] and comparison["cv"] == 5
+        assert comparison["datasets"] == ["Wdbc", "Glass", "Hepatitis"] and comparison["cv"] == 5
         assert len(comparison["criteria"]) == 16 and "reference" not in comparison
         assert comparison["options"]["min_samples_leaf"] == 7
-        assert comparison["options"]["permutations"] == 100
-        assert table["paired_test"] == {} and table["conclusion"]["holds"] is None
+        assert comparison["options"]["permutations"] == 50
+        assert table["paired_test"] == {}
+        _verdicts(table)
     assert tables[0]["comparison"]["base"] == "pe:alpha=auto:pruning=s-pruning:significance=auto"
 
 

@@ -2,19 +2,19 @@
 tests/data/rpart/make_golden.R wrote with rpart 4.1 (Debian's r-cran-rpart).
 
 rpart grows gini trees with minsplit = 20 and minbucket = 7 and prunes them by
-the misclassification risk, in units of the root's risk (cp). dtree's
-`--min-samples-split 20 --min-samples-leaf 7 --pruning ccp --ccp-risk error
---cp CP` is that tree (docs/pruning.md). On these datasets (numeric features,
-no missing values) the two grow the same tree, so:
+the misclassification risk, in units of the root's risk (cp). On these datasets
+(numeric features, no missing values; seven dtree was developed on, ten hold-out
+KEEL files) the two grow the same tree, so:
 
 - the cp table: each of rpart's rows (CP, nsplit, rel error) is a step of
-  dtree's weakest-link path, alpha / R(root) = CP, where rpart's sequence is
-  the weakest-link one; on pima rpart's table (computed bottom-up, node by
-  node, with each node's cp capped by its parent's) lists subtrees that are
-  not the least costly at their cp: there dtree's subtree must cost no more;
-- rpart's default tree (cp = 0.01) is dtree's tree, node for node, with the
-  same variables, cut points and class counts: the library's rpart preset's,
-  and `dtree train DATA --preset rpart`'s.
+  dtree's weakest-link path (`--pruning ccp --ccp-risk error`), alpha / R(root)
+  = CP, where rpart's sequence is the weakest-link one; elsewhere rpart's table
+  (computed bottom-up, node by node, with each node's cp capped by its parent's)
+  lists subtrees that are not the least costly at their cp: there dtree's
+  subtree must cost no more;
+- rpart's default tree (cp = 0.01) is dtree's `--pruning rpart` tree (rpart's own
+  rule), node for node, with the same variables, cut points and class counts:
+  the library's rpart preset's, and `dtree train DATA --preset rpart`'s.
 """
 from __future__ import annotations
 
@@ -33,21 +33,35 @@ from dtcli.model import load_model
 from dtcli.pruning.cost_complexity import weakest_links
 from dtcli.pruning.risk import weighted_node_risk
 from dtcli.engine.tree import TREE_LEAF
+from dtcli.pruning.rpart_rule import cp_table
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "data" / "rpart"
-# name -> (file under examples/, load options); as make_golden.R reads them
+# name -> (file under the project's root, load options); as make_golden.R reads them
 DATASETS = {
-    "iris": ("iris.csv", {}),
-    "wine": ("balanced/wine.csv", {}),
-    "glass": ("balanced/glass.csv", {"target": "Type", "drop": ["Id"]}),
-    "bupa": ("balanced/bupa.csv", {}),
-    "pima": ("balanced/pima.csv", {}),
-    "wdbc": ("balanced/wdbc.csv", {}),
-    "sonar": ("balanced/sonar.csv", {}),
+    "iris": ("examples/iris.csv", {}),
+    "wine": ("examples/balanced/wine.csv", {}),
+    "glass": ("examples/balanced/glass.csv", {"target": "Type", "drop": ["Id"]}),
+    "bupa": ("examples/balanced/bupa.csv", {}),
+    "pima": ("examples/balanced/pima.csv", {}),
+    "wdbc": ("examples/balanced/wdbc.csv", {}),
+    "sonar": ("examples/balanced/sonar.csv", {}),
 }
+# files dtree's rpart preset was not developed on (issue 45): KEEL, the class last
+HOLD_OUT = {
+    "ecoli1": "tests/data/holdout/ecoli1.dat", "ecoli3": "tests/data/holdout/ecoli3.dat",
+    "vehicle1": "tests/data/holdout/vehicle1.dat", "yeast1": "tests/data/holdout/yeast1.dat",
+    "haberman": "examples/imbalanced/haberman.dat",
+    "wisconsin": "examples/imbalanced/wisconsin.dat",
+    "vehicle3": "examples/imbalanced/vehicle3.dat",
+    "yeast0359": "examples/imbalanced/yeast-0-3-5-9_vs_7-8.dat",
+    "ecoli2": "examples/imbalanced/ecoli2.dat",
+    # rpart's misclassification risk finds no split worth a cp of 0.01: one leaf
+    "winequality": "examples/imbalanced/winequality-red-4.dat",
+}
+DATASETS.update({name: (path, {}) for name, path in HOLD_OUT.items()})
 # where rpart's cp table is not the weakest-link sequence (see the module docstring)
-NOT_WEAKEST_LINK = {"pima"}
+NOT_WEAKEST_LINK = {"pima", "vehicle1", "vehicle3", "winequality", "yeast1"}
 RPART = {"min_samples_split": 20, "min_samples_leaf": 7}
 
 
@@ -58,7 +72,7 @@ def _rows(name: str, what: str) -> list[dict]:
 
 def _dataset(name: str):
     path, options = DATASETS[name]
-    return load_dataset(str(ROOT / "examples" / path), **options)
+    return load_dataset(str(ROOT / path), **options)
 
 
 def _path(tree):
@@ -138,21 +152,54 @@ def test_the_cp_table_is_rparts(grown):
         assert mine[2] + cp * mine[1] <= rel_error + cp * n_splits + 1e-12
 
 
+def test_rparts_own_cp_table(grown):
+    """rpart_rule.cp_table: rpart's bottom-up, parent-capped complexities give rpart's
+    table row for row, where it is the weakest-link sequence and where it is not."""
+    name, _, model = grown
+    risk = weighted_node_risk(model.tree_.counts, "gini", None, "error")
+    ours = cp_table(model.tree_, risk)
+    theirs = [(float(r["CP"]), int(r["nsplit"]), float(r["rel_error"]))
+              for r in _rows(name, "cptable")]
+    assert [n for _, n, _ in ours] == [n for _, n, _ in theirs]
+    np.testing.assert_allclose([c for c, _, _ in ours], [c for c, _, _ in theirs], rtol=1e-12)
+    np.testing.assert_allclose([e for _, _, e in ours], [e for _, _, e in theirs], rtol=1e-12)
+
+
 def test_rparts_default_tree(grown):
     name, dataset, _ = grown
     model = presets.get("rpart").estimator().fit_dataset(dataset)
     names = list(dataset.feature_names)
     assert _dtree_tree(model.tree_, names) == _rpart_tree(name, names)
-    assert model.pruning_["cp"] == 0.01
+    assert model.pruning_ == {"method": "rpart", "cp": 0.01}
     # the preset is docs/pruning.md's options, rpart.control's defaults
     assert model.get_params() == DecisionTreeClassifier(
-        **RPART, max_depth=30, pruning="ccp", ccp_risk="error", cp=0.01).get_params()
+        **RPART, max_depth=30, pruning="rpart", ccp_risk="error", cp=0.01).get_params()
+
+
+@pytest.mark.parametrize("name, rparts, exact", [("vehicle1", 16, 19), ("yeast1", 5, 13)])
+def test_rparts_rule_is_not_the_exact_minimiser(name, rparts, exact):
+    """On these hold-out files rpart's bottom-up complexities keep splits whose weakest
+    link hides below a child: rpart's tree (the golden file's leaves) is not the
+    least-cost subtree that --pruning ccp gives at the same cp, which costs less."""
+    dataset = _dataset(name)
+    preset = presets.get("rpart")
+    rpart, ccp = (preset.estimator({"pruning": p}).fit_dataset(dataset) for p in ("rpart", "ccp"))
+    assert rpart.tree_.n_leaves == rparts == sum(
+        row["var"] == "<leaf>" for row in _rows(name, "cp0.01"))
+    assert ccp.tree_.n_leaves == exact
+
+    def cost(tree):
+        leaves = tree.children_left == TREE_LEAF
+        errors = weighted_node_risk(tree.counts, "gini", None, "error")
+        return errors[leaves].sum() + 0.01 * errors[0] * leaves.sum()
+
+    assert cost(ccp.tree_) < cost(rpart.tree_)
 
 
 def _train(tmp_path, name: str, *options):
     path, reading = DATASETS[name]
     out = tmp_path / f"{name}.json"
-    args = ["train", str(ROOT / "examples" / path), "-o", str(out), "-q", *options]
+    args = ["train", str(ROOT / path), "-o", str(out), "-q", *options]
     if reading:
         args += ["--target", reading["target"], *(a for d in reading["drop"]
                                                   for a in ("--drop", d))]
@@ -168,9 +215,7 @@ def test_train_preset_rpart_grows_rparts_tree(tmp_path, name):
     assert _dtree_tree(model.tree_, names) == _rpart_tree(name, names)
     assert doc["preset"] == model.preset_ == "rpart"
     assert doc["options"]["min_samples_split"] == 20 and doc["criterion"]["name"] == "gini"
-    assert doc["pruning"] == {"method": "ccp", "ccp_alpha": 0.0, "ccp_risk": "error",
-                              "cp": 0.01, "chosen_alpha": pytest.approx(0.01 * 100 / 150)
-                              if name == "iris" else doc["pruning"]["chosen_alpha"]}
+    assert doc["pruning"] == {"method": "rpart", "cp": 0.01}
 
 
 def test_options_beside_the_preset_override_it(tmp_path):
@@ -184,8 +229,12 @@ def test_options_beside_the_preset_override_it(tmp_path):
     assert doc["pruning"] is None and doc["preset"] == "rpart"
     assert unpruned.tree_.n_leaves > model.tree_.n_leaves
     assert unpruned.tree_.counts[unpruned.tree_.children_left < 0].sum(axis=1).min() >= 7
-    _, doc = _train(tmp_path, "iris", "--preset", "rpart", "--ccp-alpha", "0.3")
+    _, doc = _train(tmp_path, "iris", "--preset", "rpart", "--pruning", "ccp", "--ccp-alpha",
+                    "0.3")
     assert doc["pruning"] == {"method": "ccp", "ccp_alpha": 0.3, "ccp_risk": "error"}
+    # --pruning ccp keeps the preset's cp, in rpart's units: the exact minimiser at it
+    _, doc = _train(tmp_path, "yeast1", "--preset", "rpart", "--pruning", "ccp")
+    assert doc["pruning"]["cp"] == 0.01 and doc["pruning"]["ccp_risk"] == "error"
 
 
 @pytest.mark.parametrize("options, message", [
@@ -223,13 +272,13 @@ def test_rpart_is_a_method_of_compare():
     assert (model.min_samples_leaf, model.max_depth, model.cp, model.min_samples_split,
             model.preset_) == (5, 3, 0.02, 20, "rpart")
     iris = str(ROOT / "examples" / "iris.csv")
-    entries = "rpart,gini:pruning=ccp:ccp_risk=error:cp=0.01"
+    entries = "rpart,gini:pruning=rpart:cp=0.01"
     result = CliRunner().invoke(cli, ["compare", iris, "--criteria", entries, "--cv", "5",
                                       "--min-samples-split", "20", "--min-samples-leaf", "7",
                                       "--max-depth", "30", "-j", "1", "-f", "json", "--quiet"])
     assert result.exit_code == 0, result.stderr
     folds = json.loads(result.stdout)["fold_scores"]["iris"]
-    assert folds["rpart"] == folds["gini:pruning=ccp:ccp_risk=error:cp=0.01"]
+    assert folds["rpart"] == folds["gini:pruning=rpart:cp=0.01"]
     assert len(set(folds["rpart"])) > 1  # folds that differ: the scores are the folds'
     bad = CliRunner().invoke(cli, ["compare", iris, "--criteria", "rpart:minsize=3,gini"])
     assert bad.exit_code == 2 and "rpart has no parameter 'minsize'" in bad.stderr

@@ -143,8 +143,9 @@ def test_outer_test_labels_never_choose(iris, monkeypatch):
     assert (permuted.y[test] != iris.y[test]).any()
     original = search_module.repeat_folds
 
-    def outer_folds_held(labels, k, seed, repeat):
-        return folds if len(labels) == len(iris.y) else original(labels, k, seed, repeat)
+    def outer_folds_held(labels, k, seed, repeat, scheme="dtree"):
+        return folds if len(labels) == len(iris.y) else original(labels, k, seed, repeat,
+                                                                  scheme)
 
     from dtcli.crossval import batch
 

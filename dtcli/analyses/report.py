@@ -105,26 +105,38 @@ def render_sweep(doc: dict, fmt: str, stream) -> None:
 
 
 def sweep_svg(doc: dict) -> str:
-    """The metric against the ratio, one line per method, a band of ± one standard error
-    (std / sqrt(folds)) around it."""
-    from dtcli.analyses.plot import Series, line_chart
+    """The metric against the ratio, per method a band of ± one standard error (std /
+    sqrt(folds)) around its means. A mean pools the datasets that reach its ratio, so a
+    line joins only neighbouring ratios that the same datasets reach (one line per set
+    of datasets, in the method's colour); a ratio whose set is its own is a marker."""
+    from dtcli.analyses.plot import COLOURS, Series, line_chart
 
     ratios = list(doc["imbalance"])
+    reached = [tuple(d for d in doc["datasets"] if r in doc["by_dataset"].get(d, {}))
+               for r in ratios]
+    runs, start = [], 0  # runs of neighbouring ratios reached by one set of datasets
+    for i in range(1, len(ratios) + 1):
+        if i == len(ratios) or reached[i] != reached[start]:
+            runs.append(range(start, i))
+            start = i
     series = []
-    for m in doc["methods"]:
+    for k, m in enumerate(doc["methods"]):
         cells = [doc["imbalance"][r][m] for r in ratios]
         half = [c["std"] / math.sqrt(sum(v is not None for v in c["folds"]))
                 if c["std"] is not None and math.isfinite(c["std"]) else math.nan
                 for c in cells]
         means = [c["mean"] for c in cells]
-        series.append(Series(m, [float(r) for r in ratios], means,
-                             [y - h for y, h in zip(means, half)],
-                             [y + h for y, h in zip(means, half)]))
-    reaching = [len(doc["tests"][r]["datasets"]) if doc["tests"][r] else 1 for r in ratios]
+        for n, run in enumerate(runs):
+            series.append(Series(m, [float(ratios[i]) for i in run], [means[i] for i in run],
+                                 [means[i] - half[i] for i in run],
+                                 [means[i] + half[i] for i in run],
+                                 colour=COLOURS[k % len(COLOURS)], legend=n == 0))
+    reaching = [len(datasets) for datasets in reached]
+    joined = "" if len(runs) == 1 else "; lines join ratios the same datasets reach"
     return line_chart(series, title=f"{doc['metric']} against the majority : minority ratio "
                                     f"({len(doc['datasets'])} datasets)",
                       x_label="majority : minority ratio of the training folds (log scale; "
-                              "datasets reaching it)",
+                              f"datasets reaching it{joined})",
                       y_label=f"mean {doc['metric']}", x_ticks=[float(r) for r in ratios],
                       x_tick_labels=[f"{r} ({n})" for r, n in zip(ratios, reaching)])
 

@@ -125,8 +125,17 @@ class J48Classifier(Classifier):
         column = {label: k for k, label in enumerate(self.tree_classes_)}
         return proba[:, [column[label] for label in self.classes_]]
 
+    def predicted_index(self, proba: np.ndarray) -> np.ndarray:
+        """J48's prediction from `proba` (columns: `classes_`): the first most probable
+        class in the order the training file declared them (`tree_classes_`), as Weka's
+        classifyInstance takes it and as the printed tree labels its leaves."""
+        column = {label: k for k, label in enumerate(self.classes_)}
+        declared = np.array([column[label] for label in self.tree_classes_ if label in column],
+                            dtype=np.int64)
+        return declared[weka_argmax(proba[:, declared])]
+
     def predict(self, X) -> np.ndarray:
-        return self.classes_[weka_argmax(self.predict_proba(X))]
+        return self.classes_[self.predicted_index(self.predict_proba(X))]
 
     def to_pmml(self) -> str:
         """A PMML 4.4 TreeModel keeping J48's fractional routing of missing values
@@ -134,6 +143,22 @@ class J48Classifier(Classifier):
         from dtcli.c45.pmml import render
 
         return render(self)
+
+    def to_svg(self, max_depth: int | None = None, tree: int | None = None) -> str:
+        """The tree drawn as an SVG document (`dtree export -f svg`; dtcli/c45/drawing.py).
+        J48's pictures have no depth limit and a J48 model is one tree."""
+        from dtcli.c45.drawing import diagram
+        from dtcli.export.svg import render
+
+        self._check_fitted()
+        if max_depth is not None or tree is not None:
+            raise ParameterError("max_depth and tree= are not available for J48 pictures "
+                                 "(the html page folds subtrees)")
+        return render(diagram(self))
+
+    def _repr_svg_(self) -> str | None:
+        """A notebook shows a fitted J48 tree as its picture (None unfitted)."""
+        return self.to_svg() if hasattr(self, "tree_") else None
 
     def text(self) -> str:
         """The tree as J48 prints it."""

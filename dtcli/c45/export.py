@@ -1,5 +1,6 @@
 """`dtree export` of a J48 model: `-f text` prints the tree as J48 prints it, `-f json`
-the model file; DOT and rules are not drawn for its multiway trees yet."""
+the model file, `-f svg`, `html`, `dot` and `rules` draw its multiway tree
+(dtcli/c45/drawing.py)."""
 from __future__ import annotations
 
 import json
@@ -9,12 +10,23 @@ from dtcli.errors import ParameterError
 
 def write(model, doc: dict, output_format: str, output: str, max_depth) -> None:
     from dtcli.atomic import open_output
+    from dtcli.c45 import drawing
 
-    if output_format not in ("text", "json"):
-        raise ParameterError(f"-f {output_format} is not available for J48 models "
-                             "(-f text prints the tree as J48 does; -f json the model file)")
     if max_depth is not None:
-        raise ParameterError("--max-depth is not available for J48 models")
+        raise ParameterError("--max-depth is not available for J48 models (the html page "
+                             "folds subtrees)")
+    if output_format == "json":
+        text = json.dumps(doc, indent=1) + "\n"
+    elif output_format in ("svg", "html"):
+        from dtcli.export import html, svg
+
+        picture = drawing.diagram(model)
+        text = svg.render(picture) if output_format == "svg" else html.page(picture)
+    elif output_format == "dot":
+        text = drawing.dot(model)
+    elif output_format == "rules":
+        text = drawing.rules(model)
+    else:
+        text = model.text()
     with open_output(output) as handle:
-        handle.write(json.dumps(doc, indent=1) + "\n" if output_format == "json"
-                     else model.text())
+        handle.write(text)

@@ -5,13 +5,14 @@ import click
 
 from dtcli.cli.analyses_options import deprecated_analysis_options
 from dtcli.cli.analysis_commands import statistics_options
-from dtcli.cli.experiment_options import (cv_options, report_options, run_options,
-                                          tree_options_without)
+from dtcli.cli.experiment_options import (cv_options, folds_option, report_options,
+                                          run_options, tree_options_without)
 from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
                                decision_options, force_option, output_format_option,
                                output_option, positive_option, quiet_option,
                                refuse_unmarked_stdin, target_options, tree_options,
                                DECISION_KEYS)
+from dtcli.cli.preset_options import evaluate_preset, preset_options
 from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import TUNING_KEYS, tuned_method_options, tuning_keywords
 from dtcli.cli.unused_options import refuse
@@ -26,7 +27,7 @@ def _tree_names() -> tuple[str, ...]:
                  for p in reversed(bundle(lambda: None).__click_params__))
 
 
-_CV = ("cv", "repeats", "seed", "jobs")
+_CV = ("cv", "repeats", "seed", "fold_scheme", "jobs")
 
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
@@ -36,7 +37,9 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @tree_options
 @class_weight_option
 @pruning_options
+@preset_options
 @cv_options
+@folds_option
 @run_options
 @tuned_method_options
 @report_options
@@ -49,8 +52,8 @@ _CV = ("cv", "repeats", "seed", "jobs")
 @quiet_option("No progress bar or notes on stderr.")
 @click.pass_context
 def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, repeats, seed,
-             jobs, results_path, scheduler, output, output_format, plot_path, positive, force,
-             quiet, **tree):
+             jobs, fold_scheme, results_path, scheduler, output, output_format, plot_path,
+             positive, force, quiet, preset, binary_splits, **tree):
     """Measure a tree on labelled DATA: cross-validate a criterion, or score a saved MODEL.
 
     With DATA alone, stratified k-fold cross-validation of the tree that
@@ -81,7 +84,8 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
     decisions = {key: tree.pop(key) for key in DECISION_KEYS}
     if len(inputs) == 2:
         refuse(ctx, _tree_names() + _CV + TUNING_KEYS + DECISION_KEYS
-               + ("drop", "force", "results_path", "scheduler"),
+               + ("drop", "force", "results_path", "scheduler", "preset",
+                  "binary_splits"),
                "applies to cross-validating DATA; a saved MODEL is evaluated as it is")
         from dtcli.experiments.evaluation import score_model
 
@@ -94,9 +98,12 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
         from dtcli.cli.unused_options import refuse_unused
 
         tree.update(pruning_params(tree))
+        method = evaluate_preset(preset, binary_splits, tree)
         refuse_unused(ctx, tree)
-        method = command_method(tree.pop("criterion"), dict(tree.pop("criterion_params")))
+        criterion, params = tree.pop("criterion"), dict(tree.pop("criterion_params"))
+        method = method or command_method(criterion, params)
         result = run_evaluation(inputs[0], method, cv=cv, repeats=repeats, seed=seed,
+                                folds=fold_scheme,
                                 jobs=jobs, results=results_path, scheduler=scheduler,
                                 target=target, drop=drop, input_format=data_format,
                                 header=not no_header, delimiter=delimiter, force=force,
@@ -142,6 +149,7 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
 @click.option("--table", "table_path", hidden=True)  # deprecated: dtree rank TABLE
 @click.option("--lower-is-better", is_flag=True, hidden=True)
 @cv_options
+@folds_option
 @run_options
 @target_options
 @data_options
@@ -158,7 +166,7 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
 @click.pass_context
 def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, posthoc,
             report_path, reference, table_path, lower_is_better, bayes, rope, cv, repeats, seed,
-            jobs, results_path,
+            jobs, fold_scheme, results_path,
             scheduler, target, drop, data_format, no_header, delimiter, output, output_format,
             positive, force, quiet, imbalance, minority, frontier, plot, **tree):
     """Compare split criteria over datasets, with Demsar's rank statistics.
@@ -191,6 +199,8 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
                "does not apply to --imbalance or --frontier")
         for key in DECISION_KEYS:
             tree.pop(key)
+        refuse(ctx, ("fold_scheme",), "applies to compare's own table, not to --imbalance or "
+               "--frontier")
         return run_deprecated_analysis(
             ctx, data=data, spec_path=spec_path, criteria=criteria_entries, metric=metric,
             cv=cv, repeats=repeats, seed=seed, jobs=jobs, results_path=results_path,
@@ -226,7 +236,8 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
     tree.update(pruning_params(tree))
     refuse_unused(ctx, tree, entries_prune=any("pruning=" in entry for entry in criteria_entries))
     result = run_comparison(list(data), ",".join(criteria_entries), spec=spec_path, cv=cv,
-                            repeats=repeats, seed=seed, metric=metric, base=base, jobs=jobs,
+                            repeats=repeats, seed=seed, folds=fold_scheme, metric=metric,
+                            base=base, jobs=jobs,
                             results=results_path, scheduler=scheduler, reference=reference,
                             posthoc=posthoc, cd_diagram=cd_diagram, target=target, drop=drop,
                             input_format=data_format, header=not no_header,

@@ -39,6 +39,14 @@ def cv_options(func):
     return func
 
 
+def folds_option(func):
+    """--folds: evaluate's and compare's fold scheme (dtree's own, or Weka's)."""
+    return click.option("--folds", "fold_scheme", type=click.Choice(["dtree", "weka"]),
+                        default="dtree", show_default=True,
+                        help="weka: Weka's stratified folds for --seed (J48 -x 10 -s 1 is "
+                             "--cv 10 --seed 1 --folds weka), rows in the file's order.")(func)
+
+
 def run_options(func):
     """--results and --scheduler, as compare and evaluate take them."""
     func = click.option("--scheduler", metavar="tcp://HOST:PORT",

@@ -81,8 +81,55 @@ def tree_preset(preset: str | None, tree: dict, model_kind: str) -> None:
     given = _given()
     settings = dict(get(preset).settings)
     if "pruning" in given and tree["pruning"] != settings["pruning"]:
+        kept = METHODS[tree["pruning"]].params if tree["pruning"] else ()
         for name in METHODS[settings["pruning"]].params:
-            settings.pop(name, None)
+            if name not in kept:  # --pruning ccp keeps the cp: the exact minimiser at it
+                settings.pop(name, None)
     if "ccp_alpha" in given:
         settings.pop("cp", None)
     tree.update({key: value for key, value in settings.items() if key not in given})
+
+
+def evaluate_preset(preset: str | None, binary_splits: bool, tree: dict):
+    """evaluate's --preset NAME: the preset as a method (crossval.methods.Preset), as
+    `--criteria NAME` is in compare, with the options given beside it as its entry
+    parameters (j48: --min-samples-leaf, --pruning none, --binary-splits; rpart:
+    --min-samples-split, --min-samples-leaf, --max-depth) or as the tree options it
+    takes (--confidence, --cp, ...); any other tree option is refused, as train refuses
+    it. None without --preset. `tree` (the tree options with the pruning parameters)
+    gets the preset's pruning where none was given, so that its parameters
+    (--confidence, --cp) are not refused as unused."""
+    from dtcli.crossval.methods import Preset
+    from dtcli.presets import from_entry, get
+
+    if preset is None:
+        if binary_splits:
+            raise click.UsageError("--binary-splits applies to --preset j48 only")
+        return None
+    given = _given()
+    for name in ("criterion", "criterion_params"):
+        if name in given:
+            raise click.UsageError(f"--preset {preset} is the method: give no --criterion "
+                                   "or --param beside it")
+    spec = get(preset)
+    if binary_splits and "binary_splits" not in spec.settings:
+        raise click.UsageError("--binary-splits applies to --preset j48 only")
+    used = ({setting for setting, _, _ in spec.entry_params.values()} | set(spec.tree_options)
+            | {"pruning"})
+    refused = sorted(name for name in given if name in tree and name not in used)
+    if refused:
+        context = click.get_current_context()
+        flag = next(max(p.opts, key=len) for p in context.command.params if p.name == refused[0])
+        raise click.UsageError(f"{flag} does not apply to --preset {preset}")
+    settings = {name: tree[name] for name in given if name in tree}
+    if binary_splits:
+        settings["binary_splits"] = True
+    params = {key: show(settings[setting]) for key, (setting, _, show)
+              in spec.entry_params.items() if setting in settings}
+    if "pruning" not in given:
+        tree["pruning"] = spec.settings["pruning"]
+    try:
+        from_entry(preset, params, tree)
+    except ParameterError as exc:
+        raise click.UsageError(str(exc).removeprefix("--criteria: ")) from None
+    return Preset(preset, params)

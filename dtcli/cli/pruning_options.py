@@ -13,7 +13,7 @@ PRUNING_PARAMS = ("pruning", "ccp_alpha", "cp", "ccp_risk", "confidence", "subtr
 # The library's names (pruning.methods.METHODS, pruning.risk.RISKS,
 # leaf_estimate.LEAF_ESTIMATES; a test checks they agree): those modules import numpy,
 # which `dtree --help` must not.
-METHOD_NAMES = ("ccp", "pessimistic", "reduced-error", "s-pruning")
+METHOD_NAMES = ("ccp", "rpart", "pessimistic", "reduced-error", "s-pruning")
 MODE_NAMES = ("default", "exact")
 RISK_NAMES = ("impurity", "error")
 ESTIMATE_NAMES = ("frequency", "laplace", "m-estimate")
@@ -55,16 +55,17 @@ def pruning_options(func):
     options = [
         click.option("--pruning", type=click.Choice(["none", *METHOD_NAMES]), default="none",
                      show_default=True,
-                     help="Prune the grown tree: ccp (cost-complexity, CART), pessimistic "
+                     help="Prune the grown tree: ccp (cost-complexity, CART), rpart (R "
+                          "rpart's own cp rule, at --cp), pessimistic "
                           "(C4.5 / J48), reduced-error (J48 -R), s-pruning (PIDT's "
                           "permutation test of each split)."),
         click.option("--ccp-alpha", metavar="A|auto|auto-1se", callback=_ccp_alpha,
                      help="ccp: the complexity parameter, or auto (internal cross-validation) "
                           "or auto-1se (with the 1-SE rule)  [default: auto]"),
         click.option("--cp", metavar="CP", callback=_cp,
-                     help="ccp: rpart's complexity parameter, alpha over the root's risk "
-                          "(rpart's default tree: --ccp-risk error --cp 0.01); instead of "
-                          "--ccp-alpha."),
+                     help="ccp: rpart's complexity parameter, alpha over the root's risk, "
+                          "instead of --ccp-alpha; rpart: the cp of rpart's own rule "
+                          "(default 0.01: rpart's default tree)."),
         click.option("--ccp-risk", type=click.Choice(RISK_NAMES), default="impurity",
                      show_default=True,
                      help="ccp: node risk, the criterion's impurity (misclassification error "

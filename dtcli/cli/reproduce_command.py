@@ -13,8 +13,9 @@ _FORMATS = ("table", "json", "csv", "markdown")
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @click.argument("paper", type=click.Choice(_PAPERS), metavar="PAPER")
 @click.option("--quick", is_flag=True,
-              help="One dataset per table, one repeat, small grids: checks the path, tests "
-                   "nothing (a warning says so).")
+              help="Three small datasets per table (one for fdf), one repeat, small grids: "
+                   "each claim gets a verdict on them, marked as a quick run's (a warning "
+                   "says so).")
 @click.option("--repeats", type=click.IntRange(1, 100), metavar="N",
               help="N repeats of the outer CV instead of the paper's (a warning says so; the "
                    "first N are the full run's folds).")
@@ -67,8 +68,8 @@ def reproduce(paper, quick, repeats, examples_dir, report_path, results_path, sc
     refuse_outputs({"--results": results_path, "--report": report_path, "--output": output},
                    {})
     if quick:
-        Notes(quiet).warn(["--quick: one dataset per table, one repeat, small grids; the "
-                           "statistics and the paper's conclusion are not tested"])
+        Notes(quiet).warn(["--quick: three small datasets per table, one repeat, small grids; "
+                           "the claims are tested on those, not on the paper's protocol"])
     if repeats is not None:
         Notes(quiet).warn([f"--repeats {repeats}: the outer CV repeated {repeats} time(s), "
                            "not as the paper's protocol says"])

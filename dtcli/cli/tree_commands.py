@@ -213,7 +213,7 @@ def predict(model_path, data, data_format, no_header, delimiter, proba, keep, ou
         if name not in kept:
             raise ParameterError(f"{data}: --keep '{name}': no such column")
     probabilities = model.proba_from_matrix(X)
-    labels = model.classes_[probabilities.argmax(axis=1)]
+    labels = model.classes_[model.predicted_index(probabilities)]
     header = list(keep) + ["prediction"] + (
         [f"proba_{c}" for c in model.classes_] if proba else [])
     columns = [kept[name] for name in keep] + [labels] + (

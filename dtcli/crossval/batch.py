@@ -62,9 +62,10 @@ class PreparedDataset:
         return self.data.presort()
 
     def fold(self, task: Task) -> Fold:
-        key = (task.cv, task.seed, task.repeat)
+        key = (task.cv, task.seed, task.repeat, task.folds)
         if key not in self.folds:
-            self.folds[key] = repeat_folds(self.dataset.y, task.cv, task.seed, task.repeat)
+            self.folds[key] = repeat_folds(self.dataset.y, task.cv, task.seed, task.repeat,
+                                           task.folds)
         return task_fold(self.dataset, task, self.folds[key][task.fold])
 
 
@@ -222,7 +223,8 @@ def run_method_task(dataset: Dataset, task: Task) -> dict:
     from dtcli.crossval.methods import method_of
 
     train, test = task_fold(dataset, task,
-                            repeat_folds(dataset.y, task.cv, task.seed, task.repeat)[task.fold])
+                            repeat_folds(dataset.y, task.cv, task.seed, task.repeat,
+                                         task.folds)[task.fold])
     model = method_of(task.choice).estimator(task.options, task.seed)
     model.fit_dataset(subset(dataset, train))
     start = time.perf_counter()
@@ -234,20 +236,20 @@ def run_method_task(dataset: Dataset, task: Task) -> dict:
         return inner.proba_from_matrix(np.ascontiguousarray(dataset.X[inner_test]))
 
     result = _scored(dataset, task, train, dataset.y[test], proba, positive_of(dataset),
-                     fit_predict)
+                     fit_predict, model.predicted_index(proba))
     result["metrics"].update(tree_facts(model), fit_seconds=model.fit_seconds_,
                              predict_seconds=predict_seconds)
     return result
 
 
 def _scored(dataset: Dataset, task: Task, train: np.ndarray, y_test: np.ndarray,
-            proba: np.ndarray, positive: int, fit_predict) -> dict:
+            proba: np.ndarray, positive: int, fit_predict, y_pred=None) -> dict:
     """score_predictions under the dataset's Decision (dtcli/thresholds.py): its costs, its
     threshold, or one chosen by an inner cross-validation of the training rows `train`
     alone (`fit_predict(inner_train, inner_test)`: the probabilities of a fit)."""
     decision = dataset.decision
-    if decision is None:
-        return score_predictions(y_test, proba, positive)
+    if decision is None:  # y_pred: the model's own decisions (J48's ties), if it has them
+        return score_predictions(y_test, proba, positive, y_pred=y_pred)
     threshold = decision.threshold
     if threshold == "auto":
         from dtcli.thresholds import auto_threshold

@@ -146,9 +146,10 @@ def plan(datasets: Sequence[Dataset], criteria: Sequence[CriterionChoice], optio
             for repeat in range(protocol.repeats):
                 for fold in range(protocol.cv):
                     tasks.append(Task(d, choice.name, choice.params, own, protocol.cv,
-                                      protocol.seed, repeat, fold, choice.options, choice.trees))
+                                      protocol.seed, repeat, fold, choice.options, choice.trees,
+                                      protocol.folds))
                     keys.append(task_key(digest, choice, own, protocol.cv, protocol.seed,
-                                         repeat, fold))
+                                         repeat, fold, protocol.folds))
     return tasks, keys
 
 

@@ -12,13 +12,14 @@ from dtcli.errors import DataError
 
 
 def score_predictions(y_true: np.ndarray, proba: np.ndarray, positive: int | None = None,
-                      costs=None, threshold: float | None = None) -> dict:
+                      costs=None, threshold: float | None = None, y_pred=None) -> dict:
     """Measures of class probabilities against true class indices.
 
     Returns {"metrics": every measure of `dtcli.measures` with a function,
     "confusion_matrix": K x K list, "calibration": the reliability diagram's bin sums
-    (`metrics.calibration_sums`: they add up over folds)}. The predicted class is the most probable
-    one (the first on ties, as `predict`). log_loss is the FDF paper's P_cost
+    (`metrics.calibration_sums`: they add up over folds)}. The predicted class is `y_pred`
+    where given (a model's `predicted_index`), else the most probable one (the first on
+    ties). log_loss is the FDF paper's P_cost
     (eq. (4)) divided by the number of rows, in nats, with the true class's
     probability clipped to at least 1e-15 (so a confident mistake costs 34.5).
     auc is NaN when the rows hold a single class. `positive`: the class of
@@ -29,7 +30,7 @@ def score_predictions(y_true: np.ndarray, proba: np.ndarray, positive: int | Non
     """
     if positive is None:
         positive = measures.positive_class(y_true, proba.shape[1])
-    scores, matrix = measures.score(y_true, proba, positive, costs, threshold)
+    scores, matrix = measures.score(y_true, proba, positive, costs, threshold, y_pred)
     calibration = metrics.calibration_sums(y_true, proba)
     result = {"metrics": scores, "confusion_matrix": matrix.tolist(),
               "calibration": {name: values.tolist() for name, values in calibration.items()}}

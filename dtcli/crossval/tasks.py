@@ -25,17 +25,20 @@ from dtcli.errors import ParameterError
 from dtcli.io.dataset import Dataset
 from dtcli.measures import positive_class
 from dtcli.params import MAX_REPEATS, MAX_TREES
+from dtcli.sampling.folds import FOLD_SCHEMES
 
 RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a result changes
 
 
 @dataclass(frozen=True)
 class Protocol:
-    """Stratified `cv`-fold cross-validation, repeated `repeats` times, seeded."""
+    """Stratified `cv`-fold cross-validation, repeated `repeats` times, seeded; `folds`
+    "weka" makes Weka's folds for the seed (folds.repeat_folds)."""
 
     cv: int = 10
     repeats: int = 1
     seed: int = 0
+    folds: str = "dtree"
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class Task:
     fold: int
     entry_options: tuple[tuple[str, object], ...] = ()  # what its --criteria entry set
     trees: int = 0  # a forest of this many trees (CriterionChoice.trees)
+    folds: str = "dtree"  # the fold scheme (Protocol.folds)
 
     @property
     def choice(self) -> CriterionChoice:
@@ -85,7 +89,7 @@ def _method_identity(choice: CriterionChoice, options: TreeOptions) -> tuple[dic
 
 
 def task_key(digest: str, choice: CriterionChoice, options: TreeOptions, cv: int, seed: int,
-             repeat: int, fold: int) -> str:
+             repeat: int, fold: int, folds: str = "dtree") -> str:
     """The identity of a task's result (see the module docstring)."""
     params, options_identity = _method_identity(choice, options)
     identity = {"format": RESULTS_FORMAT, "dtree": __version__, "data": digest,
@@ -93,6 +97,8 @@ def task_key(digest: str, choice: CriterionChoice, options: TreeOptions, cv: int
                 "cv": cv, "seed": seed, "repeat": repeat, "fold": fold}
     if choice.trees:  # single trees keep the keys they had before forests
         identity["trees"] = choice.trees
+    if folds != "dtree":  # dtree's folds keep the keys they had before Weka's
+        identity["folds"] = folds
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -101,6 +107,9 @@ def check_protocol(names: Sequence[str], datasets: Sequence[Dataset],
     """Raise ParameterError if a dataset is too small for the folds; return warnings."""
     if protocol.cv < 2:
         raise ParameterError(f"--cv must be at least 2, got {protocol.cv}")
+    if protocol.folds not in FOLD_SCHEMES:
+        raise ParameterError(f"folds must be one of {', '.join(FOLD_SCHEMES)}, got "
+                             f"{protocol.folds!r}")
     if not 1 <= protocol.repeats <= MAX_REPEATS:
         raise ParameterError(f"--repeats must be in [1, {MAX_REPEATS}], got {protocol.repeats}")
     warnings = []

@@ -18,7 +18,8 @@ from dtcli.experiments.tuning import run_tuned_methods, tree_options, tuning_doc
 
 
 def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 10,
-            repeats: int = 1, seed: int = 0, metric: str = "accuracy", base: str | None = None,
+            repeats: int = 1, seed: int = 0, folds: str = "dtree", metric: str = "accuracy",
+            base: str | None = None,
             jobs: int | None = None, results: str | None = None, scheduler: str | None = None,
             grid=None, inner_cv: int | None = None, selection: str = "nested",
             tune_metric: str = "accuracy", reference: str | None = None,
@@ -46,6 +47,7 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
     `cost` ("FN=10,FP=1") or `cost_matrix` (a CSV) the costs of the expected_cost measure,
     `threshold` (a probability or "auto") and `threshold_metric` the decisions of two-class
     datasets (dtcli/thresholds.py);
+    `folds` "weka": Weka's stratified folds for `seed` (sampling/weka_folds.py);
     `options`: every tree's options, named as the estimator's parameters
     (min_samples_leaf=5, class_weight="balanced", pruning="ccp", ...)."""
     from dtcli.reporting.comparison import comparison_document
@@ -55,7 +57,7 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
 
     _check_rope(rope)
     run = prepare_run(datasets, methods, spec=spec, cv=cv, repeats=repeats, seed=seed,
-                      results=results, scheduler=scheduler, reading=Reading(
+                      folds=folds, results=results, scheduler=scheduler, reading=Reading(
                           target, tuple(drop), input_format, header, delimiter),
                       force=force, quiet=quiet, outputs={"--cd-diagram": cd_diagram,
                                                          **(outputs or {})},
@@ -102,6 +104,7 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
                 stds[d].append(std)
                 repeat_stds[d].append(repeat_std)
     about = {"metric": metric, "cv": cv, "repeats": repeats, "seed": seed,
+             **({"folds": protocol.folds} if protocol.folds != "dtree" else {}),
              "options": options.estimator_params(),
              "sources": {s.name: s.path or s.name for s in found},
              "positive": {name: positive_label(d) for name, d in zip(names, loaded)},
@@ -145,7 +148,8 @@ class Run(NamedTuple):
 
 
 def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, scheduler, reading,
-                force, quiet, outputs, inputs, options, store=None, positive=None) -> Run:
+                force, quiet, outputs, inputs, options, store=None, positive=None,
+                folds="dtree") -> Run:
     """The methods (default: every distinct criterion), datasets, tree options, protocol
     and results store of a run over datasets (compare, and compare's analyses), checked
     before any tree grows."""
@@ -169,7 +173,7 @@ def prepare_run(datasets, methods, *, spec, cv, repeats, seed, results, schedule
         raise ParameterError("--significance auto: in compare, tune it in a --criteria entry "
                              "(pe:alpha=auto:pruning=s-pruning:significance=auto)")
     options = TreeOptions(**options).check()
-    protocol = Protocol(cv, repeats, seed)
+    protocol = Protocol(cv, repeats, seed, folds)
     found = sources(datasets, reading, spec)
     if not found:
         raise ParameterError("give DATA files, a --spec file or a --table to compare")

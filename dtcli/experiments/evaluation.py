@@ -16,6 +16,7 @@ from dtcli.experiments.tuning import run_tuned_methods, tree_options, tuning_doc
 
 
 def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int = 0,
+             folds: str = "dtree",
              jobs: int | None = None, results: str | None = None, scheduler: str | None = None,
              grid=None, inner_cv: int | None = None, selection: str = "nested",
              tune_metric: str = "accuracy", target=None, drop=(), input_format=None,
@@ -29,7 +30,8 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
     scored by nested cross-validation (`selection="paper"`: the papers' protocol), with
     both selections' report under document["tuning"]. Keywords as `compare`'s; the
     positive class (`positive`, default the rarest) is named in document["positive"];
-    with `threshold`, each fold's decision threshold is in document["thresholds"]."""
+    with `threshold`, each fold's decision threshold is in document["thresholds"];
+    `folds` "weka": Weka's folds for `seed` (J48 -x 10 -s 1 is cv=10, seed=1)."""
     from dtcli.measures import with_positive
     from dtcli.thresholds import decision_about, with_decisions
     from dtcli.crossval.method_syntax import one_method, with_tuned_options
@@ -42,7 +44,7 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
     method = with_tuned_options(method, auto_options(options))
     source = one_source(data, Reading(target, tuple(drop), input_format, header, delimiter))
     refuse_outputs({"--results": results, **(outputs or {})}, {"data": source.path})
-    protocol = Protocol(cv, repeats, seed)
+    protocol = Protocol(cv, repeats, seed, folds)
     tuning = {"grid": grid, "inner_cv": inner_cv, "selection": selection,
               "tune_metric": tune_metric}
     decisions = {"cost": cost, "cost_matrix": cost_matrix, "threshold": threshold,
@@ -78,7 +80,8 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
              "target": dataset.target, "n_rows": int(len(dataset.y)),
              "criterion": {"name": choice.name, "params": params}, **forest,
              "options": options.estimator_params(), "cv": cv, "repeats": repeats, "seed": seed,
-             **decision_about(decisions)}
+             **decision_about(decisions),
+             **({"folds": folds} if folds != "dtree" else {})}
     return _evaluation(run.cells[(0, 0)], dataset, about)
 
 

@@ -128,9 +128,10 @@ def check_claim(claim: Claim, comparison: dict) -> dict:
     return {"claim": claim.text, "holds": bool(holds), "detail": detail}
 
 
-def conclusion(table: PaperTable, comparison: dict) -> dict:
+def conclusion(table: PaperTable, comparison: dict, quick: bool = False) -> dict:
     """Each of the table's claims checked on our means, and whether all hold (None when
-    there are too few datasets to test: fewer than two)."""
+    there are too few datasets to test: fewer than two). A `quick` run's verdicts are on
+    its few datasets and small grids: its reading says so, and `quick` is set."""
     if not table.claims:
         return {"claims": [], "holds": None,
                 "reading": "the paper draws no conclusion from this table."}
@@ -143,17 +144,25 @@ def conclusion(table: PaperTable, comparison: dict) -> dict:
     failed = [c["claim"] for c in checked if not c["holds"]]
     reading = ("every claim holds here" if holds else
                f"{len(failed)} of {len(checked)} claims do not hold here: " + "; ".join(failed))
+    if quick:
+        n = len(comparison["datasets"])
+        # the exact signed-rank test's least two-sided p over n pairs is 2 / 2^n
+        weak = (n < 6 and any(c.kind == "wilcoxon" for c in table.claims))
+        reading = (f"quick run ({n} datasets, one repeat, small grids"
+                   + ("; over so few datasets a Wilcoxon test cannot reach p < 0.05"
+                      if weak else "") + "): " + reading)
+        return {"claims": checked, "holds": holds, "reading": reading + ".", "quick": True}
     return {"claims": checked, "holds": holds, "reading": reading + "."}
 
 
 def table_datasets(table: PaperTable, examples: str, quick: bool) -> dict:
-    """The table's datasets (only its quick one if `quick`), read from `examples`."""
+    """The table's datasets (only its quick ones if `quick`), read from `examples`."""
     from dataclasses import replace
 
     from dtcli.errors import DataError
 
     specs = [replace(s, path=os.path.join(examples, s.path)) for s in table.datasets
-             if not quick or s.name == table.quick]
+             if not quick or s.name in table.quick]
     for spec in specs:
         if not os.path.exists(spec.path):
             raise DataError(f"{spec.path}: no such file (the datasets of `dtree reproduce` "
@@ -166,9 +175,10 @@ def reproduce(paper: str, examples: str, *, quick: bool = False, repeats: int | 
               scheduler: str | None = None, quiet: bool = False) -> Reproduction:
     """Run every table of `paper` (a key of PAPERS) on its datasets under `examples`, in
     worker processes (`jobs`) or on a Dask cluster (`scheduler`), keeping every fold in
-    `results` (a JSON-lines file; a rerun skips the folds in it). quick: one dataset of
-    each table, one repeat, smaller grids (papers.py: `PaperTable.quick_settings`), which
-    tests nothing but the path. repeats: that many repeats of the outer CV in place of
+    `results` (a JSON-lines file; a rerun skips the folds in it). quick: three small
+    datasets of each table (one of FDF's), one repeat, smaller grids (papers.py:
+    `PaperTable.quick`, `quick_settings`): the claims get a verdict on those, marked as a
+    quick run's. repeats: that many repeats of the outer CV in place of
     the paper's (its first folds are the full run's: a results file serves both)."""
     from dataclasses import replace
 
@@ -201,7 +211,7 @@ def reproduce(paper: str, examples: str, *, quick: bool = False, repeats: int | 
             # "Table 1 (accuracy; ...)": the figures are the paper's Table 1
             comparison["reference"]["source"] = f"the paper's {table.name.split(' (')[0]}"
         tables.append(TableResult(table, comparison, paired_test(comparison),
-                                  conclusion(table, comparison)))
+                                  conclusion(table, comparison, quick)))
     about = {"repeats": repeats} if repeats is not None else {}
     return Reproduction(paper, quick, tables, about)
 

@@ -259,4 +259,4 @@ def training_accuracy(model, dataset) -> float:
     Naive Bayes leaves' predictions)."""
     if getattr(model, "leaf_model_", None) is None:
         return model.tree_.training_accuracy()
-    return float((model.proba_from_matrix(dataset.X).argmax(axis=1) == dataset.y).mean())
+    return float((model.predicted_index(model.proba_from_matrix(dataset.X)) == dataset.y).mean())

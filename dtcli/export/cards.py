@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from dtcli import leaf_estimate
-from dtcli.export.describe import (OR_MISSING, class_counts, condition, number, pruning_note,
-                                   split_test)
+from dtcli.export.describe import (OR_MISSING, WEIGHTED_NOTE, class_counts, condition,
+                                   is_weighted, number, pruning_note, rows_text, split_test)
 from dtcli.export.paths import split_bounds
 from dtcli.export.svg import Card, Diagram
 from dtcli.export.svgkit import wrap
@@ -74,6 +74,8 @@ def _notes(model, max_depth) -> list[str]:
     tree = model.tree_
     notes = [f"{tree.n_leaves} leaves, depth {tree.max_depth}; a split's test sends a row "
              "to \"yes\", the left child"]
+    if is_weighted(model):
+        notes.append(WEIGHTED_NOTE)
     if max_depth is not None and tree.max_depth > max_depth:
         notes.append(f"shown to depth {max_depth}: a dashed box hides its subtree")
     if getattr(model, "leaf_model_", None) is not None:
@@ -92,14 +94,16 @@ def _details(model, node: int, head: list[str]) -> str:
     tree = model.tree_
     counts = ", ".join(f"{model.classes_[k]}: {number(v)}"
                        for k, v in enumerate(tree.counts[node]) if v > 0)
-    return "\n".join([f"node {node}", *head, f"rows: {tree.n_node_samples[node]}",
+    weight = (f", weight {number(float(tree.counts[node].sum()))}" if is_weighted(model)
+              else "")
+    return "\n".join([f"node {node}", *head, f"rows: {tree.n_node_samples[node]}{weight}",
                       f"class counts: {counts}"])
 
 
 def _split(model, node: int, tests: list[str], p_value) -> Card:
     tree = model.tree_
     shown = tests[0].removesuffix(OR_MISSING)
-    rows = f"n = {tree.n_node_samples[node]}"
+    rows = rows_text(model, node)
     if p_value is not None:  # S-pruning tested this split
         rows += f" · p-value {p_value:.3g}"
     lines = [("test", line) for line in wrap(shown, WRAP)]
@@ -116,7 +120,7 @@ def _leaf(model, node: int, probability: float) -> Card:
     predicted = int(tree.node_class[node])
     name = str(model.classes_[predicted])
     leaf_models = getattr(model, "leaf_model_", None)
-    rows = ("text", f"n = {tree.n_node_samples[node]}")
+    rows = ("text", rows_text(model, node))
     if leaf_models is not None:
         note = leaf_models.describe(node, model.features_, model.classes_)
         i = int(np.searchsorted(leaf_models.nodes, node))

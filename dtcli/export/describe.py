@@ -110,6 +110,28 @@ def class_counts(model, node: int, summarise: bool = True) -> Text:
     return text
 
 
+def is_weighted(model) -> bool:
+    """Whether the tree's class counts are weights rather than rows: a forest's tree
+    (bootstrap multiplicities), or a tree fitted with row or class weights."""
+    tree = model.tree_
+    return not np.allclose(tree.counts.sum(axis=1), tree.n_node_samples, rtol=1e-9, atol=1e-9)
+
+
+def rows_text(model, node: int) -> str:
+    """"n = 412" (the training rows that reached the node), and where the counts are
+    weights, what they sum to: "n = 412 rows · weight 653"."""
+    tree = model.tree_
+    rows = f"n = {tree.n_node_samples[node]}"
+    if not is_weighted(model):
+        return rows
+    return f"{rows} rows · weight {number(float(tree.counts[node].sum()))}"
+
+
+WEIGHTED_NOTE = ("n: the training rows that reached a node; weight and class counts: "
+                 "those rows weighted (a forest tree's bootstrap draws, times any row "
+                 "or class weights)")
+
+
 def leaf_model_note(model, node: int) -> str | None:
     """What a leaf's own model says (Naive Bayes leaves: priors and the most influential
     features); None for leaves that predict their class counts."""

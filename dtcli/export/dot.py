@@ -12,11 +12,12 @@ import colorsys
 
 import numpy as np
 
-from dtcli.export.describe import class_counts, majority, pruning_note, split_test
+from dtcli.export.describe import (WEIGHTED_NOTE, class_counts, is_weighted, majority,
+                                   pruning_note, rows_text, split_test)
 from dtcli.export.paths import split_bounds
 
 
-def _quote(text: str) -> str:
+def quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
@@ -45,17 +46,19 @@ def render(model) -> str:
              '  edge [fontname="Helvetica"];']
     note = pruning_note({"pruning": getattr(model, "pruning_", None),
                          "leaf_estimate": {"name": model.leaf_estimate, "m": model.m}})
+    if is_weighted(model):
+        note += f", {WEIGHTED_NOTE}"
     if note:  # the graph's caption: how it was pruned, how its leaves give probabilities
-        lines.append(f"  label={_quote(note.removeprefix(', '))};")
+        lines.append(f"  label={quote(note.removeprefix(', '))};")
     for node in range(tree.node_count):
         counts = class_counts(model, node, summarise=False).plain
-        label = f"{majority(model, node)}\n{counts}\nn = {tree.n_node_samples[node]}"
+        label = f"{majority(model, node)}\n{counts}\n{rows_text(model, node)}"
         fill = fill_colour(tree.node_proba[node], colours)
-        lines.append(f'  n{node} [label={_quote(label)}, fillcolor="{fill}"];')
+        lines.append(f'  n{node} [label={quote(label)}, fillcolor="{fill}"];')
         if tree.children_left[node] >= 0:
             for child, left in ((tree.children_left[node], True),
                                 (tree.children_right[node], False)):
                 test = split_test(model, node, left, bounds[node])
-                lines.append(f"  n{node} -> n{child} [label={_quote(test)}];")
+                lines.append(f"  n{node} -> n{child} [label={quote(test)}];")
     lines.append("}")
     return "\n".join(lines) + "\n"

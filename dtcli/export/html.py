@@ -2,7 +2,11 @@
 script and style, nothing loaded from anywhere else.
 
 Clicking a split folds its subtree away (its box drawn bold) and clicking it again
-unfolds it, the subtrees folded inside staying folded; hovering a node shows its
+unfolds it, the subtrees folded inside staying folded; the tree that stays is laid
+out again (`_LAYOUT`: layout.py's tidy layout, line for line, so that an unfolded
+tree is where the SVG put it), its boxes moved sideways and its edges redrawn, so
+that folding a wide subtree closes the gap it leaves. The title, notes and legend
+are the page's header, once (the drawing is the tree alone). Hovering a node shows its
 details (the SVG <title>: tests, counts, p-value, leaf model) in a panel; buttons
 zoom in and out, or fit the drawing to the window's width. The page's
 address may name nodes to fold at load, `tree.html#fold=0,12`, to share a view.
@@ -31,10 +35,67 @@ g.node:hover > rect:first-of-type { stroke: #000; }
   display: none; box-shadow: 0 1px 4px rgba(0,0,0,.2); }
 """ % FONT
 
+# layout.py's tidy layout in JavaScript: x centres of the tree below `root`, whose
+# children(node) are listed left to right and whose slot[node] are the layout widths
+_LAYOUT = """
+function tidyX(root, children, slot, gap) {
+  function distance(a, b) {
+    var shared = Math.min(a.left.length, b.left.length), best = -Infinity;
+    for (var i = 1; i <= shared; i++)
+      best = Math.max(best, a.right[a.right.length - i] + a.shift -
+                      b.left[b.left.length - i] - b.shift);
+    return best;
+  }
+  function merged(a, b, offset) {
+    b.shift += offset;
+    var shared = Math.min(a.left.length, b.left.length), i;
+    if (a.left.length >= b.left.length) {
+      for (i = 1; i <= shared; i++)
+        a.right[a.right.length - i] = b.right[b.right.length - i] + b.shift - a.shift;
+      return a;
+    }
+    for (i = 1; i <= shared; i++)
+      b.left[b.left.length - i] = a.left[a.left.length - i] + a.shift - b.shift;
+    return b;
+  }
+  var order = [], stack = [root], relative = {}, contours = {}, x = {};
+  while (stack.length) {
+    var node = stack.pop(), below = children(node);
+    order.push(node);
+    for (var i = below.length - 1; i >= 0; i--) stack.push(below[i]);
+  }
+  for (var k = order.length - 1; k >= 0; k--) {
+    var n = order[k], kids = children(n);
+    if (!kids.length) {
+      contours[n] = {left: [-slot[n] / 2], right: [slot[n] / 2], shift: 0};
+      continue;
+    }
+    var joined = contours[kids[0]], offsets = [0];
+    for (var j = 1; j < kids.length; j++) {
+      offsets.push(distance(joined, contours[kids[j]]) + gap);
+      joined = merged(joined, contours[kids[j]], offsets[j]);
+    }
+    var centre = (offsets[0] + offsets[offsets.length - 1]) / 2;
+    for (j = 0; j < kids.length; j++) relative[kids[j]] = offsets[j] - centre;
+    joined.shift -= centre;
+    joined.left.push(-slot[n] / 2 - joined.shift);
+    joined.right.push(slot[n] / 2 - joined.shift);
+    contours[n] = joined;
+  }
+  x[root] = 0;
+  order.forEach(function (n) {
+    children(n).forEach(function (c) { x[c] = x[n] + relative[c]; });
+  });
+  return x;
+}
+"""
+
 _SCRIPT = """
 (function () {
   var drawing = document.querySelector("svg.dtree-tree");
   var nodes = {}, kids = {}, edges = {};
+  // Zoom: the drawing keeps its viewBox, so scaling its size scales it all.
+  var box = drawing.viewBox.baseVal, scale = 1;
   drawing.querySelectorAll("g.node").forEach(function (g) {
     nodes[g.dataset.node] = g;
     (kids[g.dataset.parent] = kids[g.dataset.parent] || []).push(g.dataset.node);
@@ -45,8 +106,8 @@ _SCRIPT = """
     if (edges[node]) edges[node].classList.toggle("hidden", !visible);
   }
   // Fold: hide every node below. Unfold: show the children, and below them what no
-  // folded node hides.
-  function setFolded(node, folded) {
+  // folded node hides. Then lay out again what is shown (unless more changes follow).
+  function setFolded(node, folded, more) {
     if (!kids[node]) return;
     nodes[node].classList.toggle("folded", folded);
     var stack = kids[node].slice();
@@ -56,6 +117,36 @@ _SCRIPT = """
       if ((folded || !nodes[child].classList.contains("folded")) && kids[child])
         stack.push.apply(stack, kids[child]);
     }
+    if (!more) relayout();
+  }
+  var MARGIN = 10, GAP = 14, EDGE = /^M[-0-9.]+,([-0-9.]+) V([-0-9.]+) H[-0-9.]+ V([-0-9.]+)$/;
+  function shown(node) {
+    return nodes[node].classList.contains("folded") ? [] : (kids[node] || []);
+  }
+  function relayout() {
+    var slot = {}, left = Infinity, right = -Infinity;
+    Object.keys(nodes).forEach(function (n) { slot[n] = +nodes[n].dataset.slot; });
+    var x = tidyX("0", shown, slot, GAP);
+    Object.keys(x).forEach(function (n) {
+      left = Math.min(left, x[n] - slot[n] / 2);
+      right = Math.max(right, x[n] + slot[n] / 2);
+    });
+    Object.keys(x).forEach(function (n) {
+      x[n] += MARGIN - left;
+      nodes[n].setAttribute("transform",
+        "translate(" + (x[n] - nodes[n].dataset.x).toFixed(2) + ",0)");
+      var edge = edges[n];
+      if (!edge) return;
+      var path = edge.querySelector("path"), parent = nodes[n].dataset.parent;
+      path.setAttribute("d", path.getAttribute("d").replace(EDGE, function (_, y1, elbow, y2) {
+        return "M" + x[parent].toFixed(1) + "," + y1 + " V" + elbow + " H" +
+          x[n].toFixed(1) + " V" + y2;
+      }));
+      var label = edge.querySelector("text");
+      if (label) label.setAttribute("x", (x[n] + 4).toFixed(1));
+    });
+    box.width = right - left + 2 * MARGIN;
+    zoom(scale);
   }
   var panel = document.getElementById("details");
   Object.keys(nodes).forEach(function (node) {
@@ -72,10 +163,9 @@ _SCRIPT = """
     g.addEventListener("mouseleave", function () { panel.style.display = "none"; });
   });
   document.getElementById("unfold").addEventListener("click", function () {
-    Object.keys(nodes).forEach(function (node) { setFolded(node, false); });
+    Object.keys(nodes).forEach(function (node) { setFolded(node, false, true); });
+    relayout();
   });
-  // Zoom: the drawing keeps its viewBox, so scaling its size scales it all.
-  var box = drawing.viewBox.baseVal, scale = 1;
   function zoom(to) {
     scale = Math.min(4, Math.max(0.05, to));
     drawing.setAttribute("width", box.width * scale);
@@ -93,16 +183,19 @@ _SCRIPT = """
   area.scrollLeft = rootBox.x.baseVal.value + rootBox.width.baseVal.value / 2 -
     area.clientWidth / 2;
   var match = /fold=([0-9,]+)/.exec(location.hash);
-  if (match) match[1].split(",").forEach(function (node) {
-    if (nodes[node]) setFolded(node, true);
-  });
+  if (match) {
+    match[1].split(",").forEach(function (node) {
+      if (nodes[node]) setFolded(node, true, true);
+    });
+    relayout();
+  }
 })();
 """
 
 
 def _legend(diagram: svg.Diagram) -> str:
     """The title, notes and class colours above the drawing, in view however far a wide
-    tree is scrolled (the drawing has them too, at its left edge)."""
+    tree is scrolled (the drawing leaves them out)."""
     colours = class_colours(len(diagram.classes))
     swatches = "".join(f'<span class="swatch"><i style="background:{c}"></i>{escape(name)}</span>'
                        for c, name in zip(colours, diagram.classes))
@@ -112,7 +205,7 @@ def _legend(diagram: svg.Diagram) -> str:
 
 def page(diagram: svg.Diagram) -> str:
     """The diagram as a standalone HTML document."""
-    drawing = svg.render(diagram)
+    drawing = svg.render(diagram, header=False)
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{escape(diagram.title)}</title>\n<style>{_STYLE}</style>\n</head>\n"
             f"<body>\n<header>{_legend(diagram)}<div class=\"help\">"
@@ -122,4 +215,4 @@ def page(diagram: svg.Diagram) -> str:
             "<button id=\"zoom-in\" type=\"button\">+</button>"
             "<button id=\"zoom-fit\" type=\"button\">fit width</button></div>"
             f"</header>\n<div id=\"drawing\">\n{drawing}</div>\n<div id=\"details\"></div>\n"
-            f"<script>{_SCRIPT}</script>\n</body>\n</html>\n")
+            f"<script>{_LAYOUT}{_SCRIPT}</script>\n</body>\n</html>\n")

@@ -11,6 +11,7 @@ def diagram_of(model, title: str | None = None, max_depth: int | None = None):
 
     if getattr(model, "model_kind", None) == "fdf":
         return cards.fdf_diagram(model)
+
     return cards.tree_diagram(model, title, max_depth)
 
 

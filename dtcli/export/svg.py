@@ -74,6 +74,7 @@ class Placement:
     height: float
     legend: list[tuple[float, float, int]]  # (x, y, class) of each swatch
     layout: Layout
+    slots: np.ndarray  # each card's width in the layout (its box, or its edge's label)
 
 
 def _card_size(card: Card) -> tuple[float, float]:
@@ -117,16 +118,20 @@ def place(diagram: Diagram) -> Placement:
         top = boxes[i, 1]
         labels.append((layout.x[i] + 4, top - 4 - EDGE_SIZE - 2, layout.x[i] + 4
                        + label_widths[i], top - 3))
-    return Placement(boxes, labels, header, width, layout.height + header, legend, layout)
+    return Placement(boxes, labels, header, width, layout.height + header, legend, layout,
+                     slots)
 
 
-def _node(diagram: Diagram, i: int, parent: int, box, colours: list[str]) -> list[str]:
+def _node(diagram: Diagram, i: int, parent: int, box, slot: float,
+          colours: list[str]) -> list[str]:
     card = diagram.cards[i]
     x0, y0, x1, y1 = box
     fill = (svgkit.tint(colours[card.predicted], 0.22) if card.predicted is not None
             else "#f4f4f4" if card.kind in ("cut", "group") else "white")
     stroke = ' stroke-dasharray="4 3"' if card.kind == "cut" else ""
-    parts = [f'<g class="node {card.kind}" data-node="{i}" data-parent="{parent}">',
+    # data-x, data-slot: its centre and layout width, for the HTML page's re-layout
+    parts = [f'<g class="node {card.kind}" data-node="{i}" data-parent="{parent}" '
+             f'data-x="{(x0 + x1) / 2:.2f}" data-slot="{slot:.2f}">',
              f"<title>{escape(card.details)}</title>",
              f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{y1 - y0:.1f}" '
              f'rx="4" fill="{fill}" stroke="#555"{stroke}/>']
@@ -181,10 +186,31 @@ def _edge(placement: Placement, parent: int, child: int, label: str) -> list[str
     return parts
 
 
-def render(diagram: Diagram, placement: Placement | None = None) -> str:
-    """The diagram as a standalone SVG document."""
+def render(diagram: Diagram, placement: Placement | None = None, header: bool = True) -> str:
+    """The diagram as a standalone SVG document; without `header`, the drawing of the
+    tree alone (the HTML page shows the title, notes and legend above it)."""
     placement = placement or place(diagram)
     colours = svgkit.class_colours(len(diagram.classes))
+    body = _header(diagram, placement, colours) if header else [
+        f'<g transform="translate(0,{-placement.header:.1f})">']
+    drawn = [i for i in range(len(diagram.cards)) if not np.isnan(placement.layout.x[i])]
+    parent = np.full(len(diagram.cards), -1)
+    body.append('<g class="edges">')
+    for i in drawn:
+        for child in diagram.cards[i].children:
+            parent[child] = i
+            body += _edge(placement, i, child, diagram.cards[child].edge)
+    body.append('</g>\n<g class="nodes">')
+    for i in drawn:
+        body += _node(diagram, i, int(parent[i]), placement.boxes[i], placement.slots[i],
+                      colours)
+    body.append("</g>" if header else "</g>\n</g>")
+    height = placement.height - (0 if header else placement.header)
+    return svgkit.document(placement.width, height, body, 'class="dtree-tree"')
+
+
+def _header(diagram: Diagram, placement: Placement, colours: list[str]) -> list[str]:
+    """The title, the notes and the legend of class colours."""
     body = [text(10, 10 + TITLE_SIZE, diagram.title, TITLE_SIZE, extra='font-weight="bold"')]
     for n, note in enumerate(diagram.notes):
         body.append(text(10, 10 + TITLE_SIZE + 4 + LINE * (n + 1) - 2, note, SIZE,
@@ -195,15 +221,4 @@ def render(diagram: Diagram, placement: Placement | None = None) -> str:
                     f'height="{LEGEND_SWATCH}" fill="{colours[k]}"/>')
         body.append(text(x + LEGEND_SWATCH + 4, y + LEGEND_SWATCH - 1, diagram.classes[k], SIZE))
     body.append("</g>")
-    drawn = [i for i in range(len(diagram.cards)) if not np.isnan(placement.layout.x[i])]
-    parent = np.full(len(diagram.cards), -1)
-    body.append('<g class="edges">')
-    for i in drawn:
-        for child in diagram.cards[i].children:
-            parent[child] = i
-            body += _edge(placement, i, child, diagram.cards[child].edge)
-    body.append('</g>\n<g class="nodes">')
-    for i in drawn:
-        body += _node(diagram, i, int(parent[i]), placement.boxes[i], colours)
-    body.append("</g>")
-    return svgkit.document(placement.width, placement.height, body, 'class="dtree-tree"')
+    return body

@@ -6,7 +6,9 @@ and `compact` copies the nodes that remain into a new, smaller tree, as
 scikit-learn's pruning does. A fitted tree's arrays are never changed.
 
 `methods.METHODS` maps the estimator's `pruning=` names to the passes:
-cost_complexity (CART, scikit-learn's ccp_alpha), pessimistic (C4.5 / J48),
+cost_complexity (CART, scikit-learn's ccp_alpha), rpart_rule (R rpart's own
+cp rule, whose bottom-up complexities are not the weakest-link sequence),
+pessimistic (C4.5 / J48),
 reduced_error (J48 -R); `risk` gives cost-complexity its node risks and
 `routing` sends training rows down a tree for the passes that re-count them.
 S-pruning (significance, permutation) is no pass: its test runs inside the

@@ -57,6 +57,7 @@ class Method:
 
 
 AUTO_ALPHAS = ("auto", "auto-1se")
+RPART_CP = 0.01  # rpart.control's default cp
 
 
 def effective_ccp_alpha(pruning: str | None, ccp_alpha, cp=None):
@@ -92,6 +93,21 @@ def _check_ccp(p: dict) -> None:
             raise ParameterError(f"cp and ccp_alpha set one threshold in two units: give one "
                                  f"(ccp_alpha is {alpha!r}; with cp it must stay 0)")
     _check_folds(p)
+
+
+def _check_rpart(p: dict) -> None:
+    if p["cp"] is not None and not _is_number(p["cp"]):
+        raise ParameterError(f"cp must be a number >= 0, got {p['cp']!r}")
+
+
+def _rpart(fit: FitContext, p: dict) -> tuple[Tree, dict]:
+    """rpart's own rule at cp (rpart_rule.py; rpart's default 0.01 where none is given),
+    on the misclassified weight, as rpart prunes whatever the split criterion."""
+    from dtcli.pruning.rpart_rule import prune_rpart
+
+    cp = RPART_CP if p["cp"] is None else float(p["cp"])
+    tree = fit.grow(None)
+    return prune_rpart(tree, _risk(fit, tree, "error")[0], cp), {"cp": cp}
 
 
 def _check_folds(p: dict) -> None:
@@ -198,6 +214,7 @@ def _s_pruning(fit: FitContext, p: dict) -> tuple[Tree, dict]:
 
 METHODS: dict[str, Method] = {
     "ccp": Method(("ccp_alpha", "cp", "ccp_risk", "pruning_folds"), _check_ccp, _ccp),
+    "rpart": Method(("cp",), _check_rpart, _rpart),
     "pessimistic": Method(("confidence", "subtree_raising"), _check_pessimistic, _pessimistic),
     "reduced-error": Method(("pruning_folds",), _check_folds, _reduced_error),
     "s-pruning": Method(("significance", "permutations", "pruning_mode"), _check_significance,

@@ -59,13 +59,23 @@ def repeated_stratified_kfold(y: np.ndarray, k: int, repeats: int, seed: int) ->
     return [repeat_folds(y, k, seed, repeat) for repeat in range(repeats)]
 
 
-def repeat_folds(y: np.ndarray, k: int, seed: int, repeat: int) -> list[Fold]:
+FOLD_SCHEMES = ("dtree", "weka")
+
+
+def repeat_folds(y: np.ndarray, k: int, seed: int, repeat: int,
+                 scheme: str = "dtree") -> list[Fold]:
     """The k folds of repeat number ``repeat`` (0-based) of repeated_stratified_kfold.
 
     Its seed is the ``repeat``-th child of np.random.SeedSequence(seed), the
     same as ``SeedSequence(seed).spawn(repeats)[repeat]`` for any repeats > repeat,
-    so one repeat can be computed on its own (as a parallel worker does).
+    so one repeat can be computed on its own (as a parallel worker does). With
+    `scheme` "weka", Weka's folds for its seed ``seed + repeat`` (weka_folds.py: the
+    Experimenter's runs 1, 2, ... are seeds 1, 2, ...).
     """
     if repeat < 0:
         raise ParameterError(f"repeat index must be at least 0, got {repeat}")
+    if scheme == "weka":
+        from dtcli.sampling.weka_folds import weka_folds
+
+        return weka_folds(y, k, seed + repeat)
     return stratified_kfold(y, k, np.random.SeedSequence(seed, spawn_key=(repeat,)))

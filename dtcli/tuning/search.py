@@ -244,7 +244,7 @@ def nested_many(names: Sequence[str], datasets: Sequence[Dataset], search: Searc
         parts, part_names = [], []
         for repeat in range(protocol.repeats):
             for fold, (train, _) in enumerate(repeat_folds(dataset.y, protocol.cv, protocol.seed,
-                                                           repeat)):
+                                                           repeat, protocol.folds)):
                 parts.append(subset(dataset, train))
                 part_names.append(f"{name} [training rows of repeat {repeat + 1}, "
                                   f"fold {fold + 1}]")

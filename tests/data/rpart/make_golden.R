@@ -17,14 +17,40 @@ datasets <- list(
   bupa = list(file = "examples/balanced/bupa.csv", target = "class", drop = character()),
   pima = list(file = "examples/balanced/pima.csv", target = "class", drop = character()),
   wdbc = list(file = "examples/balanced/wdbc.csv", target = "class", drop = character()),
-  sonar = list(file = "examples/balanced/sonar.csv", target = "class", drop = character())
+  sonar = list(file = "examples/balanced/sonar.csv", target = "class", drop = character()),
+  # hold-out KEEL files (issue 45): the last column is the class
+  ecoli1 = list(file = "tests/data/holdout/ecoli1.dat"),
+  ecoli3 = list(file = "tests/data/holdout/ecoli3.dat"),
+  vehicle1 = list(file = "tests/data/holdout/vehicle1.dat"),
+  yeast1 = list(file = "tests/data/holdout/yeast1.dat"),
+  haberman = list(file = "examples/imbalanced/haberman.dat"),
+  wisconsin = list(file = "examples/imbalanced/wisconsin.dat"),
+  vehicle3 = list(file = "examples/imbalanced/vehicle3.dat"),
+  yeast0359 = list(file = "examples/imbalanced/yeast-0-3-5-9_vs_7-8.dat"),
+  ecoli2 = list(file = "examples/imbalanced/ecoli2.dat"),
+  winequality = list(file = "examples/imbalanced/winequality-red-4.dat")
 )
+# a KEEL file: its @attribute names, then the rows after @data
+read_keel <- function(file) {
+  lines <- trimws(readLines(file))
+  names <- sub("^@attribute\\s+([^ \\[{]+).*$", "\\1",
+               grep("^@attribute", lines, value = TRUE, ignore.case = TRUE))
+  rows <- lines[(grep("^@data", lines, ignore.case = TRUE) + 1):length(lines)]
+  data <- read.csv(text = rows[rows != ""], header = FALSE, strip.white = TRUE)
+  names(data) <- names
+  data
+}
 control <- function(cp) rpart.control(minsplit = 20, minbucket = 7, cp = cp, xval = 0,
                                       maxcompete = 0, maxsurrogate = 0, usesurrogate = 0)
 for (name in names(datasets)) {
   d <- datasets[[name]]
-  data <- read.csv(d$file, check.names = FALSE)
-  data <- data[, setdiff(names(data), d$drop)]
+  if (grepl("[.]dat$", d$file)) {
+    data <- read_keel(d$file)
+    d$target <- names(data)[ncol(data)]
+  } else {
+    data <- read.csv(d$file, check.names = FALSE)
+    data <- data[, setdiff(names(data), d$drop)]
+  }
   data[[d$target]] <- factor(data[[d$target]])
   formula <- as.formula(paste0("`", d$target, "` ~ ."))
   full <- rpart(formula, data = data, method = "class", control = control(0))

@@ -2,11 +2,12 @@
 # Makes the J48 golden outputs that tests/test_c45_weka.py compares dtree's C4.5
 # with, by running Weka itself (Debian's package: apt-get install weka, 3.6.14).
 # Run from anywhere; it rewrites tests/data/weka/ (the datasets: Weka's own ARFF
-# files, and two KEEL files in ARFF) and trees/, predictions/ and folds/ here.
+# files, and four KEEL files in ARFF: two of examples/imbalanced, and the hold-out
+# ecoli1 and ecoli3 of tests/data/holdout) and trees/, predictions/ and folds/ here.
 #   trees/NAME.OPTS.txt          J48's printed tree for OPTS in default, U, S, B,
 #                                C0.1-M5 (-C 0.1 -M 5), C0.4-M1-B-S
 #   predictions/NAME.OPTS.txt    J48 -p 0 -distribution on its own training data
-#                                (default and -A, Laplace leaves)
+#                                (default, -U unpruned and -A, Laplace leaves)
 #   folds/NAME.txt               Weka's 10 stratified folds (seed 1, as J48 -x 10
 #                                makes them): one line per test row, "fold id
 #                                class": the row (from 1) of tests/data/weka/NAME.arff
@@ -17,6 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 jar=${WEKA_JAR:-/usr/share/java/weka.jar}
 examples=${WEKA_DATA:-/usr/share/doc/weka/examples}
 keel=${KEEL_DATA:-$here/../../../examples/imbalanced}
+holdout=$here/../../data/holdout
 weka() { java -Xmx1g -cp "$jar" "$@"; }
 java -cp "$jar" weka.core.Version | head -1 > "$here/WEKA_VERSION"
 
@@ -26,10 +28,11 @@ for name in iris breast-cancer diabetes glass vote labor; do
     cp "$examples/$name.arff" "$data/$name.arff"
 done
 # KEEL's header declares ranges ("real [0.11, 1.0]"), which Weka cannot read
-for name in yeast-2_vs_4 new-thyroid1; do
+for file in "$keel/yeast-2_vs_4.dat" "$keel/new-thyroid1.dat" "$holdout/ecoli1.dat" \
+        "$holdout/ecoli3.dat"; do
     sed -E -e 's/^(@attribute [^ ]+) (real|integer) \[.*\]$/\1 numeric/' \
         -e '/^@(inputs|outputs|input|output)/d' \
-        "$keel/$name.dat" > "$data/$name.arff"
+        "$file" > "$data/$(basename "$file" .dat).arff"
 done
 
 tmp=$(mktemp -d)
@@ -50,7 +53,7 @@ for file in "$data"/*.arff; do
         sed -n '/^------------------$/,/^Size of the tree/p' "$tmp/out" | sed '1d' \
             | sed '1{/^$/d}' > "$here/trees/$name.$opts.txt"
     done
-    for opts in default A; do
+    for opts in default U A; do
         flag=$([ "$opts" = default ] && echo "" || echo "-$opts")
         weka weka.classifiers.trees.J48 $flag -t "$file" -T "$file" -p 0 -distribution \
             | sed -n '/inst#/,$p' | sed '/^$/d' > "$here/predictions/$name.$opts.txt"
