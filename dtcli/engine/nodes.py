@@ -13,13 +13,13 @@ uses are never touched. Jitted: `write_node`, `_bfs_order`.
 A nominal split's categories are not stored per slot (that would be slots x
 categories): each driver call appends the categories seen at its split nodes,
 with their direction, to a buffer of its own (level.nominal_sets), and the slot
-records where: `category_span` = (source, offset, count).
+records where: `category_span` = (source, offset, count). Source k >= 0 is the
+level driver's k-th level (builder), source -1 - lo the subtree call whose first
+root is lo (subtree.py). `compact` gathers them into the Tree's sets.
 
 The integer fields are int32 (slots, features, row counts, spans: the engine takes
 fewer than 2^30 rows, presort._MAX_ROWS), the counts, thresholds and scores float64:
-57 bytes a slot and 8 a class, where int64 fields took 105 (issue 46). Source k >= 0 is the
-level driver's k-th level (builder), source -1 - lo the subtree call whose first
-root is lo (subtree.py). `compact` gathers them into the Tree's sets.
+49 bytes a slot and 8 a class, where int64 fields took 81 (issue 46).
 """
 from __future__ import annotations
 
