@@ -1,4 +1,4 @@
-"""Presorting: the packed words, values and ranks against a plain numpy reference.
+"""Presorting: the packed words and ranks against a plain numpy reference.
 
 The reference ranks values with np.unique / np.searchsorted and orders rows
 with np.lexsort by (rank, row): it shares nothing with the radix sort. The
@@ -29,18 +29,17 @@ def _bits(n):
 
 
 def reference(X, y, n_classes, is_nominal, n_categories):
-    """(words, values, offsets, missing_rank, key_shift, class_shift) computed naively."""
+    """(words, missing_rank, key_shift, class_shift) computed naively."""
     n, d = X.shape
     row_bits, class_bits = _bits(n - 1), _bits(n_classes - 1)
     class_shift, key_shift = row_bits, row_bits + class_bits
     rows = np.arange(n)
     words = np.empty((d, n), np.uint64)
-    values, missing_rank = [], []
+    missing_rank = []
     for f in range(d):
         column = X[:, f]
         missing = np.isnan(column)
         if is_nominal[f]:
-            distinct = np.empty(0)
             missing_rank.append(int(n_categories[f]))
             rank = np.where(missing, n_categories[f], np.where(missing, 0, column)).astype(int)
         else:
@@ -51,10 +50,7 @@ def reference(X, y, n_classes, is_nominal, n_categories):
         order = np.lexsort((rows, rank))
         words[f] = [(int(rank[i]) << key_shift) | (int(y[i]) << class_shift) | int(i)
                     for i in order]
-        values.append(distinct)
-    offsets = np.concatenate([[0], np.cumsum([len(v) for v in values])]).astype(np.int64)
-    return (words, np.concatenate(values), offsets, np.array(missing_rank), key_shift,
-            class_shift)
+    return words, np.array(missing_rank), key_shift, class_shift
 
 
 def check(X, y=None, n_classes=2, nominal=(), n_threads=1):
@@ -66,12 +62,10 @@ def check(X, y=None, n_classes=2, nominal=(), n_threads=1):
     for f, k in nominal:
         is_nominal[f], n_categories[f] = 1, k
     got = presort(X, y, n_classes, is_nominal, n_categories, n_threads)
-    words, values, offsets, missing_rank, key_shift, class_shift = reference(
-        X, y, n_classes, is_nominal, n_categories)
-    assert got.words.dtype == np.uint64 and got.values.dtype == np.float64
+    words, missing_rank, key_shift, class_shift = reference(X, y, n_classes, is_nominal,
+                                                            n_categories)
+    assert got.words.dtype == np.uint64
     np.testing.assert_array_equal(got.words, words)
-    np.testing.assert_array_equal(got.values, values)
-    np.testing.assert_array_equal(got.offsets, offsets)
     np.testing.assert_array_equal(got.missing_rank, missing_rank)
     assert (got.key_shift, got.class_shift) == (key_shift, class_shift)
     assert got.class_mask == (1 << (key_shift - class_shift)) - 1
@@ -87,10 +81,10 @@ SPECIAL = [0.0, -0.0, np.nan, 1.0, -1.0, 1.0 + 2.0 ** -52, 1.0 - 2.0 ** -53, 5e-
 def test_negative_zero_and_zero_are_one_value():
     got = check([[0.0], [-0.0], [1.0], [-0.0], [-1.0], [0.0]])
     assert got.missing_rank[0] == 3
-    np.testing.assert_array_equal(got.values, [-1.0, 0.0, 1.0])
     # rows 0, 1, 3 and 5 share rank 1, in increasing row order
     row_mask = np.uint64(got.row_mask)
     assert list(got.words[0] & row_mask) == [4, 0, 1, 3, 5, 2]
+    assert list(got.words[0] >> np.uint64(got.key_shift)) == [0, 1, 1, 1, 1, 2]
 
 
 def test_random_columns_with_ties_nan_and_extremes():

@@ -3,16 +3,15 @@ subtrees.
 
 Every feature is sorted once (presort) into packed words; a node is a range
 of rows of every feature's segment, kept in sorted order by partitioning
-each split node's rows into its children's order, from one word buffer into
-the other. Growth has two phases, running the same jitted steps:
+each split node's rows into its children's order, in place (partition.py). Growth has two phases, running the same jitted steps:
 
 - Nodes with more rows than fit in a core's cache are grown level by level
   here: every (feature, node) pair of a level is searched on all threads
   (splitter), then the growth step (level.grow_step) picks each node's
   feature, accepts or rejects the split, records the level and routes its
   rows, and the rows are partitioned on all threads.
-- A node small enough that both buffers' words of it fit in the cache
-  (`SUBTREE_BYTES`) is deferred, and its whole subtree is then grown in one
+- A node small enough that its words fit in the cache (`SUBTREE_BYTES`) is
+  deferred, and its whole subtree is then grown in one
   jitted call (subtree.py) without leaving the cache; threads take whole
   subtrees, largest first.
 
@@ -49,7 +48,7 @@ from dtcli.jit.dispatch import remember_types
 from dtcli.jit.threads import run_chunks
 from dtcli.engine.tree import Tree
 
-# Words (8 bytes, both buffers) of a node below which its whole subtree is grown
+# Words (8 bytes, and as many of the partition's scratch) of a node below which its whole subtree is grown
 # in one call: half of a core's 1 MB second-level cache here.
 SUBTREE_BYTES = 1 << 19
 # Subtrees are handed to threads in this many chunks per thread, largest first,
@@ -87,25 +86,21 @@ class StopRules:
 class Nodes:
     """Nodes that may split, as parallel arrays (a level, or the deferred subtree roots)."""
 
-    def __init__(self, starts, ends, depth, counts, slots, buffer=None):
+    def __init__(self, starts, ends, depth, counts, slots):
         self.starts, self.ends, self.depth, self.counts = starts, ends, depth, counts
         self.slots = slots  # in the node store
-        self.buffer = buffer  # which word buffer holds each node's rows (deferred roots)
 
     def __len__(self):
         return self.starts.shape[0]
 
-    def select(self, mask: np.ndarray, buffer: int | None = None) -> "Nodes":
-        chosen = Nodes(self.starts[mask], self.ends[mask], self.depth[mask],
-                        self.counts[mask], self.slots[mask])
-        if buffer is not None:
-            chosen.buffer = np.full(len(chosen), buffer, np.int64)
-        return chosen
+    def select(self, mask: np.ndarray) -> "Nodes":
+        return Nodes(self.starts[mask], self.ends[mask], self.depth[mask], self.counts[mask],
+                     self.slots[mask])
 
     @staticmethod
     def concat(parts: list["Nodes"]) -> "Nodes":
         return Nodes(*(np.concatenate([getattr(p, name) for p in parts])
-                        for name in ("starts", "ends", "depth", "counts", "slots", "buffer")))
+                        for name in ("starts", "ends", "depth", "counts", "slots")))
 
 
 @dataclass(frozen=True)
@@ -113,6 +108,7 @@ class Prepared:
     """Data encoded and presorted once, for any number of trees: the folds of a
     cross-validation, the points of a grid, the trees of a forest (`grow`)."""
     sorted: Presorted
+    X: np.ndarray  # float64 (n, d), C order, read-only: the thresholds' values, by row
     y: np.ndarray  # int64 class codes in [0, n_classes)
     n_classes: int
     is_nominal: np.ndarray  # uint8 per feature
@@ -129,9 +125,19 @@ def prepare(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray
     n_threads = n_threads or os.cpu_count() or 1
     is_nominal = is_nominal.astype(np.uint8)
     n_categories = n_categories.astype(np.int64)
+    X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
-    return Prepared(presort_small(X, y, n_classes, is_nominal, n_categories, n_threads), y,
-                    int(n_classes), is_nominal, n_categories)
+    sorted_ = presort_small(X, y, n_classes, is_nominal, n_categories, n_threads)
+    return Prepared(sorted_, read_only(X), y, int(n_classes), is_nominal, n_categories)
+
+
+def read_only(X: np.ndarray) -> np.ndarray:
+    """A read-only view of X: the kernels take the data read-only whatever the caller's
+    array (numba types a read-only array apart, and a second type would be a second
+    compiled form)."""
+    view = X.view()
+    view.flags.writeable = False
+    return view
 
 
 def count_weights(weights: np.ndarray | None):
@@ -201,7 +207,7 @@ def grow(prepared: Prepared, criterion, rules: StopRules, weights: np.ndarray | 
     root_counts = np.bincount(prepared.y[rows], weights=None if weights is None else weights[rows],
                               minlength=prepared.n_classes).astype(np.float64)[None, :]
     searches, screen = fit_searches(prepared, criterion, use_tables, int(root_counts.sum()))
-    if sorted_ is prepared.sorted and reuse:  # the partition writes into both buffers
+    if sorted_ is prepared.sorted and reuse:  # the partition writes into the words
         sorted_ = dataclasses.replace(sorted_, words=sorted_.words.copy())
     record = (NO_TEST if test is None
               else test.record(criterion, searches, n_rows, prepared.n_classes, weights is None,
@@ -228,8 +234,7 @@ class Growth:
                  n_threads: int, random_key: tuple, test: SplitTest = NO_TEST):
         self.random_key = random_key  # (seed, stream): rng.py
         self.test = test  # the growth step's test of each chosen split
-        words = sorted_.words
-        self.buffers = (words, np.empty_like(words))
+        words = self.words = sorted_.words
         n_features, n_rows = words.shape
         n_samples, n_classes = prepared.n_samples, prepared.n_classes
         is_nominal, n_categories = prepared.is_nominal, prepared.n_categories
@@ -242,8 +247,7 @@ class Growth:
         self.numeric = np.flatnonzero(is_nominal == 0).astype(np.int64)
         self.nominal = np.flatnonzero(is_nominal == 1).astype(np.int64)
         self.shifts = sorted_.layout()
-        self.columns = Columns(is_nominal, n_categories, sorted_.missing_rank, sorted_.values,
-                               sorted_.offsets)
+        self.columns = Columns(is_nominal, n_categories, sorted_.missing_rank, prepared.X)
         self.rows = Rows(self.shifts, np.ones(1) if weights is None else weights,
                          weights is None)
         self.subtree_rows = self.subtree_rows_of(n_features)
@@ -262,23 +266,21 @@ class Growth:
     def grow_levels(self, level: Nodes) -> None:
         """Grow `level` (nodes that may split) and all below it."""
         deferred = []
-        source = 0
         while len(level):
             small = (level.ends - level.starts) <= self.subtree_rows
             if small.any():
-                deferred.append(level.select(small, buffer=source))
+                deferred.append(level.select(small))
                 level = level.select(~small)
                 if not len(level):
                     break
-            level = self._split(level, source)
-            source = 1 - source
+            level = self._split(level)
         if deferred:
             self.grow_subtrees(Nodes.concat(deferred))
 
-    def _split(self, level: Nodes, source: int) -> Nodes:
+    def _split(self, level: Nodes) -> Nodes:
         """One level of large nodes: search, the growth step, partition; returns the next
         level."""
-        words = self.buffers[source]
+        words = self.words
         n_features = words.shape[0]
         m = len(level)
         nodes = Level(level.starts, level.ends, level.depth, level.counts, level.slots)
@@ -309,8 +311,8 @@ class Growth:
         self.n_levels += 1
         starts, ends, left_sizes = (a[:n_moving] for a in moving)
         run_chunks(partition, n_features * n_moving, self.n_threads,
-                   n_features * int((ends - starts).sum()), words, self.buffers[1 - source],
-                   starts, ends, left_sizes, self.goes_left, self.shifts.row_mask)
+                   n_features * int((ends - starts).sum()), words, starts, ends, left_sizes,
+                   self.goes_left, self.shifts.row_mask)
         return Nodes(*(a[:n_children] for a in children))
 
     def _search(self, nodes: Level, words: np.ndarray, mask: np.ndarray, criterion,
@@ -331,11 +333,10 @@ class Growth:
         """Grow every deferred root's whole subtree, largest first, on all threads."""
         sizes = roots.ends - roots.starts
         order = np.argsort(-sizes, kind="stable")
-        table = np.column_stack([roots.starts, roots.ends, roots.depth, roots.slots,
-                                 roots.buffer])
+        table = np.column_stack([roots.starts, roots.ends, roots.depth, roots.slots])
         screen = (self.screen or NO_SEARCHES).scorer
         found = run_chunks(grow_subtrees, len(roots), self.n_threads,
-                           int(sizes.sum()) * self.buffers[0].shape[0], self.buffers, table,
+                           int(sizes.sum()) * self.words.shape[0], self.words, table,
                            roots.counts, order, self.numeric, self.nominal, self.columns,
                            self.rows, self.criterion.scorer, screen, self.rules,
                            self.min_gain, self.test, self.random_key, self.goes_left, self.store,

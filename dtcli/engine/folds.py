@@ -71,13 +71,12 @@ def _side_by_side(prepared: Prepared, criterion, rules: StopRules, keeps: Sequen
     searches, screen = fit_searches(prepared, criterion, True, int(sizes.max()))
     growth = Growth(dataclasses.replace(prepared.sorted, words=side_by_side), prepared, None,
                     searches, screen, rules, 0.0, 1, (np.int64(0), np.int64(0)))
-    roots = Nodes(starts, starts + sizes, np.zeros(len(keeps), np.int64), counts, 2 * starts,
-                  np.zeros(len(keeps), np.int64))
+    roots = Nodes(starts, starts + sizes, np.zeros(len(keeps), np.int64), counts, 2 * starts)
     splits = np.array([can_split(int(n), 0, c, growth.rules) for n, c in zip(sizes, counts)])
     for k in np.flatnonzero(~splits):
         write_leaf(growth.store, 2 * starts[k], sizes[k], counts[k])
     if splits.any():
-        growth.grow_subtrees(roots.select(splits, buffer=0))
+        growth.grow_subtrees(roots.select(splits))
     return growth, 2 * starts
 
 

@@ -61,14 +61,14 @@ class Choice(NamedTuple):
 
 class Columns(NamedTuple):
     """What the prepared data says of each feature (presort.py): nominal or not, its
-    categories, the rank of its missing values, and a numeric feature's values by rank
-    (values[offsets[f] + rank])."""
+    categories, the rank of its missing values, and the data itself, X (rows x
+    features, float64), where a threshold's two values are read by row: a presort of
+    every feature's distinct values would take 8 bytes per row x feature more."""
 
     is_nominal: np.ndarray
     n_categories: np.ndarray
     missing_rank: np.ndarray
-    values: np.ndarray
-    offsets: np.ndarray
+    X: np.ndarray
 
 
 class Rows(NamedTuple):
@@ -203,7 +203,7 @@ def split_level(words, level, choice, columns, rows, rules, step):
     """
     starts, ends, depth, counts, slots = level
     best, (out_score, out_cut, out_aux, out_missing_left) = choice
-    is_nominal, n_categories, missing_rank, values, offsets = columns
+    is_nominal, n_categories, missing_rank, X = columns
     shifts, weights, unit_weight = rows
     key_shift, class_shift, class_mask, row_mask = shifts
     sets, goes_left, store, children, moving, sizes = step
@@ -220,16 +220,10 @@ def split_level(words, level, choice, columns, rows, rules, step):
         if f < 0:
             write_leaf(store, slots[j], end - start, node_counts)
             continue
-        cut = out_cut[f, j]
+        cut, aux = out_cut[f, j], out_aux[f, j]
         nominal = is_nominal[f] == 1
         listed = spans[j, 0]  # the node's categories in increasing order (as its rows)
-        if nominal:
-            cut_value = math.nan
-        elif out_aux[f, j] == missing_rank[f]:
-            cut_value = math.inf  # present values left, missing right
-        else:
-            base = offsets[f]
-            cut_value = midpoint(values[base + cut], values[base + out_aux[f, j]])
+        cut_row, aux_row = np.int64(0), np.int64(0)  # rows of rank cut and aux
         missing_left = out_missing_left[f, j] == 1
         for k in range(n_classes):
             child_split[0, k] = 0.0
@@ -248,6 +242,8 @@ def split_level(words, level, choice, columns, rows, rules, step):
             else:
                 goes = rank <= cut
             row = np.int64(word & row_mask)
+            cut_row = row if rank == cut else cut_row
+            aux_row = row if rank == aux else aux_row
             goes_left[row] = goes
             if goes:
                 n_left += 1
@@ -266,6 +262,12 @@ def split_level(words, level, choice, columns, rows, rules, step):
             # No missing value in training: future ones go to the heavier child
             # (as scikit-learn does); unseen categories follow them.
             missing_left = left_weight >= right_weight
+        if nominal:
+            cut_value = math.nan
+        elif aux == missing_rank[f]:
+            cut_value = math.inf  # present values left, missing right
+        else:  # both ranks are present in the node; + 0.0: -0.0 is 0.0, as in the ranks
+            cut_value = midpoint(X[cut_row, f] + 0.0, X[aux_row, f] + 0.0)
         split_row = start + n_left
         span = (set_state[1], spans[j, 0], spans[j, 1]) if nominal else no_span()
         write_node(store, slots[j], end - start, node_counts, f, cut_value, missing_left, span,
@@ -357,7 +359,9 @@ def example_step_arguments() -> tuple:
     found = Found(two_d, np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64),
                   np.zeros((1, 1), np.uint8))
     level = Level(ints, ints, ints, two_d, ints)
-    columns = Columns(np.zeros(1, np.uint8), ints, ints, np.zeros(1), ints)
+    data = np.zeros((1, 1))
+    data.flags.writeable = False  # the data, read-only (builder.read_only)
+    columns = Columns(np.zeros(1, np.uint8), ints, ints, data)
     rows = Rows(WordLayout(*(np.uint64(0),) * 4), np.zeros(1), True)
     rules = Rules(*(np.int64(0),) * 4, np.float64(0.0))
     sets = (np.zeros((1, 2), np.int64), ints, np.zeros(1, np.uint8), ints)

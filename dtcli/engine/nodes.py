@@ -16,6 +16,10 @@ with their direction, to a buffer of its own (level.nominal_sets), and the slot
 records where: `category_span` = (source, offset, count). Source k >= 0 is the
 level driver's k-th level (builder), source -1 - lo the subtree call whose first
 root is lo (subtree.py). `compact` gathers them into the Tree's sets.
+
+The integer fields are int32 (slots, features, row counts, spans: the engine takes
+fewer than 2^30 rows, presort._MAX_ROWS), the counts, thresholds and scores float64:
+49 bytes a slot and 8 a class, where int64 fields took 81 (issue 46).
 """
 from __future__ import annotations
 
@@ -52,10 +56,10 @@ def n_slots(n_rows: int) -> int:
 def new_store(n_rows: int, n_classes: int) -> Store:
     """Empty records for every slot of a tree over n_rows rows."""
     slots = n_slots(n_rows)
-    return Store(np.empty(slots, np.int64), np.empty(slots, np.int64), np.empty(slots, np.int64),
-                 np.empty(slots), np.empty(slots, np.uint8), np.empty((slots, 3), np.int64),
-                 np.empty((slots, n_classes)), np.empty(slots, np.int64), np.empty(slots),
-                 np.empty(slots, np.int64))
+    return Store(np.empty(slots, np.int32), np.empty(slots, np.int32), np.empty(slots, np.int32),
+                 np.empty(slots), np.empty(slots, np.uint8), np.empty((slots, 3), np.int32),
+                 np.empty((slots, n_classes)), np.empty(slots, np.int32), np.empty(slots),
+                 np.empty(slots, np.int32))
 
 
 @inline_njit
@@ -157,11 +161,12 @@ def compact(store: Store, category_buffers: dict, root: int = 0) -> Tree:
     (children_left, children_right, feature, threshold, missing_left, category_span, value,
      n_node_samples, score, n_node_missing) = store
     order, position = _bfs_order(children_left, children_right, np.int64(root))
-    kids_left, kids_right = children_left[order], children_right[order]
+    kids_left, kids_right = (children[order].astype(np.int64)
+                             for children in (children_left, children_right))
     split = kids_left != TREE_LEAF
     kids_left[split] = position[kids_left[split]]
     kids_right[split] = position[kids_right[split]]
-    spans = category_span[order]
+    spans = category_span[order].astype(np.int64)
     spans[~(split & np.isnan(threshold[order]))] = 0  # only nominal splits have no threshold
     sources = np.array(sorted(category_buffers), np.int64)
     parts = [category_buffers[k] for k in sources.tolist()]
@@ -171,7 +176,8 @@ def compact(store: Store, category_buffers: dict, root: int = 0) -> Tree:
     categories = gather_sets(starts, spans[:, 2],
                              np.concatenate([c for c, _ in parts] or [np.zeros(0, np.int64)]),
                              np.concatenate([g for _, g in parts] or [np.zeros(0, np.uint8)]))
-    return Tree(children_left=kids_left, children_right=kids_right, feature=feature[order],
-                threshold=threshold[order], missing_left=missing_left[order],
-                counts=value[order], n_node_samples=n_node_samples[order], score=score[order],
-                n_node_missing=n_node_missing[order], **categories)
+    return Tree(children_left=kids_left, children_right=kids_right,
+                feature=feature[order].astype(np.int64), threshold=threshold[order],
+                missing_left=missing_left[order], counts=value[order],
+                n_node_samples=n_node_samples[order].astype(np.int64), score=score[order],
+                n_node_missing=n_node_missing[order].astype(np.int64), **categories)

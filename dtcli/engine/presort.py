@@ -8,8 +8,9 @@ are kept in sorted order as packed words
 so the split scan streams one array. `rank` is the dense rank of the value
 within its feature (numeric) or the category index (nominal); missing values
 get rank `missing_rank[f]`, the largest, so they sit at the end of every
-node's segment. `values[offsets[f] + r]` recovers the value of rank r of a
-numeric feature (for thresholds). Rows of equal rank are in increasing row
+node's segment. A threshold's values are read from the data by the rows of its
+ranks (level.split_level); the distinct values are not kept, which would take 8
+bytes per row x feature. Rows of equal rank are in increasing row
 order, whatever the number of threads.
 
 How (jitted; features in chunks on threads, one feature at a time within a
@@ -18,8 +19,7 @@ the sign bit flipped if positive, all bits flipped if negative; -0.0 as 0.0,
 NaN as the largest key). A stable LSD radix sort orders the keys, with their
 rows, by their top 32 or 33 bits, skipping digits that all keys share; runs
 of keys equal in those bits (short for most data) are then sorted by the low
-bits, and one pass over the sorted keys ranks them, turns each distinct key
-back into its value and writes the words. A nominal feature is sorted by
+bits, and one pass over the sorted keys ranks them and writes the words. A nominal feature is sorted by
 its category indices with numpy's stable argsort (a radix sort for them), and
 so is a numeric feature of small data (`_NUMPY_MAX_ROWS`), by the ranks
 np.unique gives its values.
@@ -55,8 +55,6 @@ class WordLayout(NamedTuple):
 @dataclass
 class Presorted:
     words: np.ndarray  # uint64 (n_features, n_samples)
-    values: np.ndarray  # float64, the distinct values of numeric features
-    offsets: np.ndarray  # int64 (n_features + 1,) into values
     missing_rank: np.ndarray  # int64 (n_features,)
     key_shift: int
     class_shift: int
@@ -77,7 +75,8 @@ _WIDE_DIGITS_MAX_ROWS = 1 << 18
 _INSERTION_MAX = 48
 _RUN_DIGIT_BITS = np.int64(8)
 _ALL_BITS = np.int64(0)  # low_bit of a sort on the whole key
-_MAX_ROWS = 1 << 32  # rows travel through the sort in 32 bits
+# Rows travel through the sort in 32 bits, and the node store's slots (2 per row) are int32.
+_MAX_ROWS = 1 << 30
 # Up to this many rows numeric features are sorted with numpy (np.unique, a stable
 # argsort) instead: as fast there, and a first run on small data (the examples, most
 # cross-validation folds) then compiles no sort kernel (about 1.4 s of a cold start).
@@ -134,10 +133,10 @@ def _radix_sort(keys, rows, spare_keys, spare_rows, low_bit, digit_bits):
 
 
 @njit
-def _presort_numeric(X_bits, features, payload, y, words, value_bits, missing_rank,
-                     key_shift, class_shift, carry_class):
-    """Sort the numeric features listed into words; their distinct values go to
-    value_bits, their number (the missing rank) to missing_rank. One kernel
+def _presort_numeric(X_bits, features, payload, y, words, missing_rank, key_shift, class_shift,
+                     carry_class):
+    """Sort the numeric features listed into words; the number of their distinct values
+    (the missing rank) goes to missing_rank. One kernel
     rather than several small ones: each kernel adds to the compile time."""
     n = X_bits.shape[0]
     # The keys of all the features, in one sweep over the rows of X (contiguous).
@@ -195,13 +194,12 @@ def _presort_numeric(X_bits, features, payload, y, words, value_bits, missing_ra
             lo = hi
 
         # Rank the sorted keys and write the words, over the keys already read
-        # when keys is words[f]; each distinct key becomes its value's bits again.
+        # when keys is words[f].
         distinct = 0
         prev = _ZERO
         for i in range(n):
             key = keys[i]
             if i < n_present and (distinct == 0 or key != prev):
-                value_bits[f, distinct] = key ^ _SIGN if key & _SIGN else ~key
                 distinct += 1
                 prev = key
             rank = np.uint64(distinct - (i < n_present))
@@ -232,21 +230,20 @@ def _presort_nominal(column, f, n_categories, row_class, key_shift, out):
     return n_categories
 
 
-def _presort_small_numeric(column, row_class, key_shift, out, value_bits):
-    """A numeric column (NaN = missing) with numpy: words into out, distinct values'
-    bits into value_bits; returns the missing rank (the number of distinct values)."""
+def _presort_small_numeric(column, row_class, key_shift, out):
+    """A numeric column (NaN = missing) with numpy: words into out; returns the missing
+    rank (the number of distinct values)."""
     present = ~np.isnan(column)
     # + 0.0 turns -0.0 into 0.0, one value with it, as in the radix sort's keys
     values, ranks = np.unique(column[present] + 0.0, return_inverse=True)
     all_ranks = np.full(column.shape[0], values.shape[0], np.min_scalar_type(values.shape[0]))
     all_ranks[present] = ranks
     _pack_ranks(all_ranks, row_class, key_shift, out)
-    value_bits[:values.shape[0]] = values.view(np.uint64)
     return values.shape[0]
 
 
-def _presort_chunk(X, y, payload, is_nominal, n_categories, words, value_bits,
-                   missing_rank, key_shift, class_shift, carry_class, lo, hi):
+def _presort_chunk(X, y, payload, is_nominal, n_categories, words, missing_rank, key_shift,
+                   class_shift, carry_class, lo, hi):
     """Presort features lo..hi-1 (run on a thread; the kernels release the GIL)."""
     small = X.shape[0] <= _NUMPY_MAX_ROWS
     with_numpy = [f for f in range(lo, hi) if is_nominal[f] or small]
@@ -261,11 +258,10 @@ def _presort_chunk(X, y, payload, is_nominal, n_categories, words, value_bits,
             missing_rank[f] = _presort_nominal(column, f, int(n_categories[f]), row_class,
                                                key_shift, words[f])
         else:
-            missing_rank[f] = _presort_small_numeric(column, row_class, key_shift, words[f],
-                                                     value_bits[f])
+            missing_rank[f] = _presort_small_numeric(column, row_class, key_shift, words[f])
     if len(numeric):
-        _presort_numeric(X.view(np.uint64), numeric, payload, y, words, value_bits, missing_rank,
-                         key_shift, class_shift, carry_class)
+        _presort_numeric(X.view(np.uint64), numeric, payload, y, words, missing_rank, key_shift,
+                         class_shift, carry_class)
 
 
 def _bits(n: int) -> int:
@@ -286,9 +282,6 @@ def presort(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray
     class_shift = row_bits
     key_shift = row_bits + class_bits
     words = np.empty((n_features, n_samples), dtype=np.uint64)
-    # Each numeric feature's distinct values (at most n_samples) as float bits,
-    # moved together once their offsets are known.
-    value_bits = np.empty((n_features, n_samples), dtype=np.uint64)
     missing_rank = np.empty(n_features, dtype=np.int64)
     y = y.astype(np.int64, copy=False)
     # The class travels with the row through the sort when both fit in 32 bits.
@@ -298,21 +291,15 @@ def presort(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.ndarray
         payload |= y.astype(np.uint32) << np.uint32(class_shift)
     # One chunk per thread: each chunk reads all of X once, to take its columns' keys.
     run_chunks(_presort_chunk, n_features, n_threads, n_samples * n_features,
-               X, y, payload, is_nominal, n_categories, words, value_bits,
-               missing_rank, key_shift, class_shift, carry_class, chunks_per_thread=1)
+               X, y, payload, is_nominal, n_categories, words, missing_rank, key_shift,
+               class_shift, carry_class, chunks_per_thread=1)
     key_bits = _bits(int(missing_rank.max()) if n_features else 0)
     if row_bits + class_bits + key_bits > 64:
         raise DtreeError(
             f"data too large for the engine: {n_samples} rows x {n_classes} classes "
             f"need {row_bits + class_bits + key_bits} bits per packed word (max 64)")
-    n_values = np.where(is_nominal == 1, 0, missing_rank)
-    offsets = np.zeros(n_features + 1, dtype=np.int64)
-    np.cumsum(n_values, out=offsets[1:])
-    flat_values = value_bits.reshape(-1)
-    for f in range(n_features):  # offsets[f] <= f * n_samples: each move goes left
-        flat_values[offsets[f]:offsets[f + 1]] = value_bits[f, :n_values[f]]
-    return Presorted(words, flat_values[:offsets[-1]].view(np.float64), offsets, missing_rank,
-                     key_shift, class_shift, (1 << class_bits) - 1, (1 << row_bits) - 1)
+    return Presorted(words, missing_rank, key_shift, class_shift, (1 << class_bits) - 1,
+                     (1 << row_bits) - 1)
 
 
 @njit
@@ -329,8 +316,8 @@ def _keep_words(words, keep, row_mask, out, lo, hi):
 
 def keep_rows(sorted_: Presorted, keep: np.ndarray, n_threads: int) -> Presorted:
     """The presorted words of the rows marked in `keep` (uint8, one per row), still in
-    sorted order: a subset's presort without sorting again. Ranks keep their values,
-    so a threshold is still the midpoint of the two nearest values present."""
+    sorted order: a subset's presort without sorting again. A threshold is still the
+    midpoint of the two nearest values present."""
     n_features, n_samples = sorted_.words.shape
     words = np.empty((n_features, int(np.count_nonzero(keep))), np.uint64)
     run_chunks(_keep_words, n_features, n_threads, n_features * n_samples, sorted_.words,

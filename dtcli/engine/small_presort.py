@@ -4,9 +4,8 @@
 numpy (np.unique, a stable argsort, a take: about 40 microseconds of calls
 per feature), which is most of a single small fit. Here the whole matrix is
 sorted at once (by value, then the dense ranks by a stable radix sort), and
-the words and the distinct values follow from whole-matrix operations. The
-result is `presort.presort`'s, word for word (tests/test_small_presort.py):
--0.0 is 0.0, NaN (missing) takes the rank after the last distinct value,
+the words follow from whole-matrix operations. The result is `presort.presort`'s,
+word for word (tests/test_small_presort.py): -0.0 is 0.0, NaN (missing) takes the rank after the last distinct value,
 and rows of equal value stay in increasing row order.
 """
 from __future__ import annotations
@@ -49,7 +48,5 @@ def presort_small(X: np.ndarray, y: np.ndarray, n_classes: int, is_nominal: np.n
         n_samples, dtype=np.uint64)
     words = ((np.take_along_axis(ranks, order, axis=1).astype(np.uint64) << np.uint64(key_shift))
              | row_class[order])
-    offsets = np.zeros(n_features + 1, dtype=np.int64)
-    np.cumsum(distinct, out=offsets[1:])
-    return Presorted(words, ordered[new], offsets, distinct.astype(np.int64), key_shift,
+    return Presorted(words, distinct.astype(np.int64), key_shift,
                      row_bits, (1 << class_bits) - 1, (1 << row_bits) - 1)

@@ -1,11 +1,11 @@
 """Grow whole subtrees of small nodes, each in one call (jitted).
 
-Below `builder.SUBTREE_BYTES` of packed words, a node's segments in both
-buffers fit in a core's second-level cache, so its whole subtree is grown
+Below `builder.SUBTREE_BYTES` of packed words, a node's segments (and the
+partition's scratch) fit in a core's second-level cache, so its whole subtree is grown
 there, level by level, by one thread, with the same steps as the level loop
 over large nodes: split search (splitter), the growth step (level.grow_step:
 choice of feature, acceptance, category sets, `split_level`), partition.
-Subtrees own disjoint rows of both buffers, of `goes_left` and of
+Subtrees own disjoint rows of the words, of `goes_left` and of
 the node store (nodes.py), so threads grow them side by side without
 locks, and each comes out the same whichever thread grows it. Each call
 appends its nominal splits' categories to a buffer of its own, which it returns
@@ -27,17 +27,17 @@ FIRST = np.int64(0)
 
 
 @njit
-def grow_subtrees(buffers, roots, root_counts, order, numeric, nominal, columns, rows, criterion,
+def grow_subtrees(words, roots, root_counts, order, numeric, nominal, columns, rows, criterion,
                   screen, rules, min_gain, test, random_key, goes_left, store, calls, lo, hi):
-    """Grow the subtrees of roots order[lo:hi]; roots[r] = (start, end, depth, slot,
-    buffer) with class counts root_counts[r], all nodes that may split; `columns`
+    """Grow the subtrees of roots order[lo:hi]; roots[r] = (start, end, depth, slot)
+    with class counts root_counts[r], all nodes that may split; `columns`
     and `rows` are level.Columns and level.Rows, `criterion` the searches.Scorer of
     the criterion and `screen` that of the criterion screening features (C4.5's
     average-gain rule, splitter.pick_screened; no addresses: no screening), `test` the
     growth step's level.SplitTest, `calls` the growth step's level.StepCalls. Returns
     the categories of the call's nominal splits: (source, codes, sides) (nodes.py).
     Compiled once: the searches and the growth step are called by address."""
-    n_features = buffers[0].shape[0]
+    n_features = words.shape[0]
     n_classes = root_counts.shape[1]
     leaf_rule = (rules.min_samples_leaf, rules.min_weight)  # as the search reads it
     shifts = rows.shifts
@@ -63,11 +63,9 @@ def grow_subtrees(buffers, roots, root_counts, order, numeric, nominal, columns,
             ints[0, field, 0] = roots[root, field]
         for k in range(n_classes):
             counts[0, 0, k] = root_counts[root, k]
-        source = roots[root, 4]
         now = 0
         m = 1
         while m > 0:
-            words = buffers[source]
             level = Level(ints[now, 0, :m], ints[now, 1, :m], ints[now, 2, :m],
                           counts[now, :m], ints[now, 3, :m])
             found = new_found(n_features, m)
@@ -93,10 +91,9 @@ def grow_subtrees(buffers, roots, root_counts, order, numeric, nominal, columns,
             call_grow_step(calls.grow_step, words, level, found, screened, screen_found.score,
                            columns, rows, rules, min_gain, test, step, calls.nominal_sets)
             m, n_moving = sizes[0], sizes[1]
-            partition(words, buffers[1 - source], moving[0][:n_moving],
+            partition(words, moving[0][:n_moving],
                       moving[1][:n_moving], moving[2][:n_moving], goes_left, shifts.row_mask,
                       FIRST, n_features * n_moving)
-            source = 1 - source
             now = 1 - now
     return set_state[1], set_codes[:set_state[0]], set_sides[:set_state[0]]
 

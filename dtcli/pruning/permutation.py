@@ -342,8 +342,7 @@ def test_split(words, level, j, f, columns, rows, min_leaf, test):
     missing_rank = columns.missing_rank[f]
     node_missing = np.empty(1, np.int64)
     node_missing[0] = missing_rank
-    one = Columns(columns.is_nominal, node_categories, node_missing, columns.values,
-                  columns.offsets)
+    one = Columns(columns.is_nominal, node_categories, node_missing, columns.X)
     leaf_rule = (min_leaf, 0.0)
     feature_zero = np.zeros(1, np.int64)
     mask = np.ones((1, 1), np.uint8)
