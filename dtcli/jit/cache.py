@@ -193,8 +193,11 @@ class SourceHashLocator(caching._CacheLocator):
 
 
 def install() -> bool:
-    """Put SourceHashLocator first among numba's locators (once per process); whether
-    kernels can be cached at all."""
+    """Put SourceHashLocator first among numba's locators and make a damaged cache file
+    a cache miss (repair.py), once per process; whether kernels can be cached at all."""
+    from dtcli.jit import repair
+
+    repair.tolerate_damage()
     impl = caching.CacheImpl
     if impl._locator_classes[0] is not SourceHashLocator:
         impl._locator_classes = [SourceHashLocator, *impl._locator_classes]
