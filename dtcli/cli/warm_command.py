@@ -37,8 +37,9 @@ def warm(criteria_entries, two_class, numeric, check, jobs, quiet):
 
     from dtcli.criteria import CRITERIA
     from dtcli.engine.warm import Form, WarmTask, warm as compile_ahead
-    from dtcli.crossval.method_syntax import fixed_choices
+    from dtcli.crossval.method_syntax import fixed_choices, refuse_blank
 
+    refuse_blank(criteria_entries)
     choices = fixed_choices(criteria_entries or [",".join(CRITERIA)])
     forms = [Form(two, nominal, levels) for two, nominal, levels
              in itertools.product((True, False), repeat=3)
