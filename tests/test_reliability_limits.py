@@ -125,3 +125,29 @@ def test_criteria_given_empty_is_an_error(command, value, examples):
     result = CliRunner().invoke(cli, args + ["--criteria", value])
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "--criteria: no criterion given" in result.stderr
+
+
+FORMAT_1 = {
+    "format": "dtree-model", "format_version": 1, "dtree_version": "0.1.0",
+    "features": [{"name": "zip", "kind": "nominal", "categories": ["a", "b", "c", "d"]}],
+    "target": "class", "classes": ["n", "y"], "criterion": {"name": "gini", "params": {}},
+    "options": {"max_depth": None, "min_samples_split": 2, "min_samples_leaf": 1,
+                "min_gain": 0.0},
+    "training": {"source": None, "n_samples": 10},
+    "tree": {"node_count": 5, "children_left": [1, 3, -1, -1, -1],
+             "children_right": [2, 4, -1, -1, -1], "feature": [0, 0, -2, -2, -2],
+             "threshold": [None] * 5, "missing_left": [False] * 5,
+             # node 1 sends c left, but only a and b reach it: its left side takes nothing
+             "left_categories": [[0, 1], [2], [], [], []],
+             "value": [[5, 5], [4, 2], [1, 3], [1, 1], [3, 1]],
+             "n_node_samples": [10, 6, 4, 2, 4], "score": [0.1, 0.1, None, None, None]}}
+
+
+@pytest.mark.parametrize("fmt", ["text", "rules", "dot"])
+def test_a_format_1_side_no_category_takes_shows_no_empty_set(tmp_path, fmt):
+    path = tmp_path / "format1.json"
+    path.write_text(json.dumps(FORMAT_1))
+    result = CliRunner().invoke(cli, ["export", str(path), "-f", fmt])
+    assert result.exit_code == 0, result.stderr
+    assert "{}" not in result.stdout and "zip: no value (never taken)" in result.stdout
+    assert "zip in {a, b}" in result.stdout
