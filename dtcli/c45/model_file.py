@@ -93,7 +93,7 @@ def class_signatures(counts: np.ndarray) -> np.ndarray:
 def _check_classes(counts: np.ndarray, classes, tree_classes, doc: dict, check) -> None:
     """The training block typed, and the weights consistent with the training classes:
     none for a declared class without rows, the class totals and signatures by label."""
-    from dtcli.model_check import COUNT_TOLERANCE
+    from dtcli.model.check import COUNT_TOLERANCE
 
     training = check.mapping(doc.get("training"), "training")
     check.training({k: v for k, v in training.items() if k != "class_totals"}, classes, ())
@@ -174,7 +174,7 @@ def _tree(raw: dict, features, n_classes: int, check) -> C45Tree:
 def _check_weights(node, kids, bags, value, check) -> None:
     """A split's branches' weights add up to the node's, and each child's are its branch's
     (what J48 grew: prediction reads the leaves' and the branches' weights)."""
-    from dtcli.model_check import COUNT_TOLERANCE
+    from dtcli.model.check import COUNT_TOLERANCE
 
     tolerance = COUNT_TOLERANCE * max(float(value[node].sum()), 1.0)
     if (np.abs(bags.sum(axis=0) - value[node]) > tolerance).any():

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from dtcli.io.dataset import NOMINAL
-from dtcli.model_check import COUNT_TOLERANCE
+from dtcli.model.check import COUNT_TOLERANCE
 from dtcli.leaves.naive_bayes import NaiveBayesLeaves, leaf_options
 
 
