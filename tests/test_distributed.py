@@ -87,3 +87,71 @@ def test_a_tuned_method_on_a_local_cluster_gives_the_local_results(cluster):
     local_doc, remote_doc = (without_timing(json.loads(r.stdout)) for r in (local, remote))
     assert remote_doc == local_doc
     assert set(local_doc["tuning"]["methods"]["tsallis:q=auto"]) == {d.stem for d in DATA}
+
+
+# --- a cluster or an address that fails (issue 47): one line naming the address ---------
+
+def _one_line(result, *words):
+    assert result.exit_code == 1, (result.exit_code, result.output)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+def test_tls_without_tls_settings_is_one_line_at_once():
+    """At a listener that says nothing, Dask's client gave a 90-line 'TLS expects a
+    ssl_context' after 41 s."""
+    import socket
+    import time
+
+    pytest.importorskip("distributed")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        address = f"tls://127.0.0.1:{silent.getsockname()[1]}"
+        start = time.monotonic()
+        result = dtree("compare", *DATA, *ARGS, "--scheduler", address)
+    _one_line(result, address, "TLS settings")
+    assert time.monotonic() - start < 10
+
+
+def test_a_transport_dask_cannot_load_is_one_line():
+    pytest.importorskip("distributed")
+    try:
+        import ucp  # noqa: F401
+        pytest.skip("UCX is installed here")
+    except ImportError:
+        pass
+    result = CliRunner().invoke(cli, ["compare", *map(str, DATA), *map(str, ARGS),
+                                      "--scheduler", "ucx://127.0.0.1:1"])
+    _one_line(result, "ucx://127.0.0.1:1", "cannot connect")
+
+
+def test_a_cluster_that_dies_mid_run_is_one_line_and_keeps_the_folds(tmp_path, monkeypatch):
+    """The audit's 55-line FutureCancelledError: here the cluster is closed as the first
+    result arrives."""
+    distributed = pytest.importorskip("distributed")
+    from dtcli.crossval import distributed as on_dask
+
+    cluster = distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
+                                       host="127.0.0.1", dashboard_address=None)
+    run = on_dask.run_on_dask
+
+    def dies_after_the_first(address, datasets, tasks, on_done, describe):
+        def first_then_die(j, result):
+            on_done(j, result)
+            cluster.close()
+
+        run(address, datasets, tasks, first_then_die, describe)
+
+    monkeypatch.setattr(on_dask, "run_on_dask", dies_after_the_first)
+    results = tmp_path / "runs.jsonl"
+    try:
+        result = CliRunner().invoke(cli, ["compare", *map(str, DATA), *map(str, ARGS),
+                                          "--scheduler", cluster.scheduler_address,
+                                          "--results", str(results)])
+    finally:
+        cluster.close()
+    _one_line(result, cluster.scheduler_address, "failed mid-run", "results kept")
+    assert len(results.read_text().splitlines()) >= 1

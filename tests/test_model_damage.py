@@ -1,5 +1,6 @@
 """Damaged model files of every kind (tree formats 1-3, pruned, tuned, Naive Bayes leaves,
-forests of formats 2-3 and with Naive Bayes leaves, FDF) give one error line naming the
+forests of formats 2-3 and with Naive Bayes leaves, FDF, J48 with and without binary
+splits) give one error line naming the
 file, or load and predict as before, never a traceback (issue 36, item 3). Hypothesis
 swaps types, puts huge, negative, NaN and infinite numbers, truncates and lengthens
 arrays, wraps values in lists and deletes keys, anywhere in the file; the CLI then
@@ -18,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dtcli import DecisionTreeClassifier, RandomForestClassifier
+from dtcli.c45.estimator import J48Classifier
 from dtcli.cli import cli
 from dtcli.errors import ModelError
 from dtcli.fdf.estimator import FDFClassifier
@@ -71,6 +73,8 @@ def kinds(tmp_path_factory):
             n_estimators=2, max_depth=2, random_state=0, leaf_model="naive-bayes",
             nominal_features=[1]), True),
         "fdf": (FDFClassifier(nominal_features=[1]), True),
+        "c45": (J48Classifier(min_samples_leaf=1), True),
+        "c45-binary-splits": (J48Classifier(min_samples_leaf=1, binary_splits=True), True),
     }
     folder = tmp_path_factory.mktemp("kinds")
     out = {}
@@ -91,7 +95,7 @@ def kinds(tmp_path_factory):
 def test_every_kind_is_covered(kinds):
     versions = {(doc.get("kind", "tree"), doc["format_version"]) for doc, _ in kinds.values()}
     assert versions == {("tree", 1), ("tree", 2), ("tree", 3), ("forest", 2), ("forest", 3),
-                        ("fdf", 2)}
+                        ("fdf", 2), ("c45", 3)}
     for doc, _ in kinds.values():
         model_from_dict(copy.deepcopy(doc))
 
@@ -139,7 +143,8 @@ def _one_line_error(result, path) -> bool:
 
 @pytest.mark.parametrize("kind", ["tree-format-1-tuned", "tree-format-2-pruned",
                                   "tree-format-3", "tree-naive-bayes-leaves", "forest-format-2",
-                                  "forest-format-3", "forest-naive-bayes-leaves", "fdf"])
+                                  "forest-format-3", "forest-naive-bayes-leaves", "fdf", "c45",
+                                  "c45-binary-splits"])
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())

@@ -102,3 +102,23 @@ def test_options_a_criteria_entry_may_use_are_taken():
                                       "gini:pruning=pessimistic,entropy", "--confidence", "0.1",
                                       "--cv", "2", "-q", "-j", "1"])
     assert result.exit_code == 0, result.stderr
+
+
+def test_permutations_are_bounded_by_the_work_they_imply():
+    """Issue 47: a constant maximum let 10^6 permutations run for half an hour. The
+    default mode's stopping table costs s x t^2 / 2 steps; the shuffles rows x t."""
+    import numpy as np
+
+    from dtcli import DecisionTreeClassifier
+    from dtcli.pruning.significance import MAX_SHUFFLED_ROWS, MAX_TABLE_STEPS
+
+    result = refused(["train", IRIS, "--pruning", "s-pruning", "--permutations", "1000000"],
+                     "permutations=1000000", "mode exact")
+    most = int(result.stderr.split("at most ")[1].split()[0])
+    assert 0.05 * most * most / 2 <= MAX_TABLE_STEPS < 0.05 * (most + 1) ** 2 / 2 * 1.001
+    rows = MAX_SHUFFLED_ROWS // 500_000 + 1
+    X = np.arange(rows, dtype=float)[:, None]
+    with pytest.raises(ParameterError,
+                       match=f"on {rows} rows.*at most {MAX_SHUFFLED_ROWS // rows} permutations"):
+        DecisionTreeClassifier(pruning="s-pruning", pruning_mode="exact",
+                               permutations=500_000).fit(X, np.arange(rows) % 2)

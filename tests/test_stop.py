@@ -170,7 +170,14 @@ WORK = {
                   "--cv", "10", "--repeats", "100", "-j", "1"],
     "evaluate": ["evaluate", "-c", "gini", "--cv", "10", "--repeats", "500", "-j", "2"],
 }
-CASES = [("tuning", signal.SIGINT), ("tuning", signal.SIGTERM), ("forest", signal.SIGINT),
+# S-pruning with 2x10^5 permutations (issue 47): the default mode's stopping table (about
+# a minute), and exact mode's shuffles (seconds per node), each stopped by all three signals.
+for _mode in ("default", "exact"):
+    WORK[f"s-pruning-{_mode}"] = ["train", "--pruning", "s-pruning", "--pruning-mode", _mode,
+                                  "--permutations", "200000"]
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+CASES = [(f"s-pruning-{mode}", signum) for mode in ("default", "exact") for signum in SIGNALS]
+CASES += [("tuning", signal.SIGINT), ("tuning", signal.SIGTERM), ("forest", signal.SIGINT),
          ("forest", signal.SIGTERM), ("forest", signal.SIGHUP), ("forest-nb", signal.SIGINT),
          ("s-pruning", signal.SIGINT), ("s-pruning", signal.SIGHUP),
          ("evaluate", signal.SIGTERM)]

@@ -53,30 +53,30 @@ def leaf_label(counts: np.ndarray, fallback: np.ndarray, classes) -> str:
 
 def render(tree: C45Tree, features, classes, binary: bool = False) -> str:
     """J48's text of the tree: its lines, then the number of leaves and the tree's size.
-    `binary`: printed as by -B, whose numeric cuts Java prints in full."""
+    `binary`: printed as by -B, whose numeric cuts Java prints in full. Walked with a
+    stack, not recursion: a model file's tree may be thousands of levels deep."""
     lines: list[str] = []
     if tree.feature[0] == LEAF:
         lines.append(": " + leaf_label(tree.counts[0], tree.counts[0], classes))
-    else:
-        _render_into(tree, 0, 0, features, classes, binary, lines)
-    return ("\n".join(lines) + f"\n\nNumber of Leaves  : \t{tree.n_leaves}\n\n"
-            f"Size of the tree : \t{tree.node_count}\n")
-
-
-def _render_into(tree, node, depth, features, classes, binary, lines) -> None:
-    """The lines of `node`'s branches, each followed by its subtree (recursion as deep
-    as the tree)."""
-    start = tree.child_offsets[node]
-    kids = tree.branches(node)
-    bags = tree.branch_counts[start:start + kids.shape[0]]
-    feature = features[tree.feature[node]]
-    for b, child in enumerate(kids):
+    stack = [] if tree.feature[0] == LEAF else [(0, 0, 0)]  # (node, depth, next branch)
+    while stack:
+        node, depth, b = stack.pop()
+        start = tree.child_offsets[node]
+        kids = tree.branches(node)
+        if b == kids.shape[0]:
+            continue
+        stack.append((node, depth, b + 1))  # the branches after this one, later
+        feature = features[tree.feature[node]]
+        child = int(kids[b])
         line = "|   " * depth + feature.name + _condition(tree, node, b, feature, binary)
         if tree.feature[child] == LEAF:
+            bags = tree.branch_counts[start:start + kids.shape[0]]
             lines.append(line + ": " + leaf_label(bags[b], bags.sum(axis=0), classes))
         else:
             lines.append(line)
-            _render_into(tree, int(child), depth + 1, features, classes, binary, lines)
+            stack.append((child, depth + 1, 0))
+    return ("\n".join(lines) + f"\n\nNumber of Leaves  : \t{tree.n_leaves}\n\n"
+            f"Size of the tree : \t{tree.node_count}\n")
 
 
 def _condition(tree: C45Tree, node: int, branch: int, feature, binary: bool) -> str:

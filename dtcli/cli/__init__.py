@@ -80,6 +80,21 @@ class _Group(click.Group):
             raise click.ClickException(str(exc)) from None
         except KeyboardInterrupt as exc:
             raise _Stopped(interrupt_exit_code(exc), getattr(exc, "said", False)) from None
+        except MemoryError as exc:  # numpy's ArrayMemoryError too: one line, not 49
+            raise click.ClickException(_out_of_memory(exc)) from None
+
+
+def _out_of_memory(exc: MemoryError) -> str:
+    """The line for an allocation that failed: what it asked for, when numpy says."""
+    import numpy as np
+
+    shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
+    asked = ""
+    if shape is not None and dtype is not None:
+        size = int(np.prod(shape, dtype=np.float64) * dtype.itemsize)
+        asked = f" ({size / 2**30:.1f} GiB for an array of shape {tuple(shape)})"
+    return (f"out of memory{asked}: the data is too large for this machine's memory; "
+            "use fewer rows, features or classes")
 
 
 def _output_failed(exc: OSError):

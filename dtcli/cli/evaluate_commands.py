@@ -191,6 +191,9 @@ def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_di
       dtree compare examples/imbalanced/*.dat --criteria gini,hddt,ihdw \\
           --report report.html
     """
+    from dtcli.crossval.method_syntax import refuse_blank
+
+    refuse_blank(criteria_entries)
     if imbalance is not None or frontier:
         from dtcli.cli.analyses_options import run_deprecated_analysis
         from dtcli.experiments.data import Reading

@@ -13,9 +13,12 @@ from dtcli.cli.options import CONTEXT, jobs_option, quiet_option, stderr_console
               help="Only the two-class forms (what imbalanced binary data needs).")
 @click.option("--numeric/--any-features", default=False,
               help="Only the forms for data without nominal features.")
+@click.option("--check", is_flag=True,
+              help="First read every file of the kernel cache; remove the damaged ones "
+                   "(named on stderr), so that they are compiled again.")
 @jobs_option("one process compiling per core (default: all cores)")
 @quiet_option()
-def warm(criteria_entries, two_class, numeric, jobs, quiet):
+def warm(criteria_entries, two_class, numeric, check, jobs, quiet):
     """Compile the kernels of the given criteria for every form of data, in parallel.
 
     The first fit compiles the engine's drivers, once for every criterion, and
@@ -25,22 +28,29 @@ def warm(criteria_entries, two_class, numeric, jobs, quiet):
     script before timing anything.
 
     \b
-    Example:
+    Examples:
       dtree warm --criteria gini,entropy,ihdw --two-class --numeric
+      dtree warm --check     # verify and repair the cache, then warm it
     """
     import itertools
     import time
 
     from dtcli.criteria import CRITERIA
     from dtcli.engine.warm import Form, WarmTask, warm as compile_ahead
-    from dtcli.crossval.method_syntax import fixed_choices
+    from dtcli.crossval.method_syntax import fixed_choices, refuse_blank
 
+    refuse_blank(criteria_entries)
     choices = fixed_choices(criteria_entries or [",".join(CRITERIA)])
     forms = [Form(two, nominal, levels) for two, nominal, levels
              in itertools.product((True, False), repeat=3)
              if (two or not two_class) and (not nominal or not numeric)]
     tasks = [WarmTask(c.name, c.params, form) for c in choices for form in forms]
     start = time.perf_counter()
+    if check:
+        from dtcli.engine.warm import check_cache
+
+        for path in check_cache():
+            click.echo(f"warm: removed the damaged cache file {path}", err=True)
     compiled = compile_ahead(tasks, jobs)
     if not quiet:
         stderr_console().print(f"warm: {compiled} units compiled in "

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from dtcli.scheduler.connection import connect, import_distributed
+from dtcli.errors import DtreeError
+from dtcli.scheduler.connection import connect, first_line, import_distributed
 
 
 def run_on_dask(address: str, datasets: Sequence, tasks: Sequence,
@@ -23,6 +24,7 @@ def run_on_dask(address: str, datasets: Sequence, tasks: Sequence,
     from dtcli.crossval.workers import chunk_size, run_group
 
     client = connect(address)
+    done = 0
     try:
         shipped = client.scatter(list(datasets), broadcast=True, hash=False)
         threads = max(sum(client.nthreads().values()), 1)
@@ -37,5 +39,21 @@ def run_on_dask(address: str, datasets: Sequence, tasks: Sequence,
                 if error is not None:
                     raise task_failed(error, describe(tasks[j])) from None
                 on_done(j, result)
+                done += 1
+    except (DtreeError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 - the cluster failed, not a task
+        raise DtreeError(f"the Dask cluster at {address} failed mid-run "
+                         f"({first_line(exc)}): {done} of {len(tasks)} tasks finished, "
+                         "their results kept (with --results FILE, the same command "
+                         "resumes from them)") from None
     finally:
-        client.close()
+        _close_quietly(client)
+
+
+def _close_quietly(client) -> None:
+    """Close the client; a cluster already gone makes that fail too, which adds nothing."""
+    try:
+        client.close(timeout=5)
+    except Exception:  # noqa: BLE001
+        pass

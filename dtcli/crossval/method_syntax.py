@@ -55,6 +55,14 @@ def one_method(method) -> Method:
     return methods[0]
 
 
+def refuse_blank(entries: Sequence[str]) -> None:
+    """--criteria given but naming nothing (`--criteria ""`, `--criteria ,`) is a mistake,
+    not a request for the defaults (which is --criteria left out)."""
+    if entries and not any(part.strip() for value in entries for part in value.split(",")):
+        raise ParameterError("--criteria: no criterion given (leave the option out for the "
+                             "default criteria)")
+
+
 def fixed_choices(entries: Sequence[str]) -> list:
     """The runner's records (tasks.CriterionChoice) of entries without tuned parameters."""
     methods = parse_methods(entries)

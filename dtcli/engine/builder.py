@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -45,7 +46,7 @@ from dtcli.engine.small_presort import presort_small
 from dtcli.engine.splitter import new_found
 from dtcli.engine.subtree import grow_subtrees
 from dtcli.jit.dispatch import remember_types
-from dtcli.jit.threads import run_chunks
+from dtcli.jit.threads import run_chunks, run_stoppable
 from dtcli.engine.tree import Tree
 
 # Words (8 bytes, and as many of the partition's scratch) of a node below which its whole subtree is grown
@@ -301,9 +302,13 @@ class Growth:
                     np.empty(capacity, np.int64))
         moving = (np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.int64))
         step = Step(sets, self.goes_left, self.store, children, moving, np.zeros(2, np.int64))
-        grow_step(words, nodes, found, self.screen is not None, screen_found.score,
-                  self.columns, self.rows, self.rules, self.min_gain, self.test, step,
-                  self.calls.nominal_sets)
+        step_args = (words, nodes, found, self.screen is not None, screen_found.score,
+                     self.columns, self.rows, self.rules, self.min_gain, self.test, step,
+                     self.calls.nominal_sets)
+        if self.test.address:  # S-pruning: a stop must reach its long test (run_stoppable)
+            run_stoppable(self.test.stop, lambda lo, hi: grow_step(*step_args), 1, 1, 0)
+        else:
+            grow_step(*step_args)
         n_children, n_moving = (int(size) for size in step.sizes)
         if self.nominal.shape[0]:
             used = int(sets[3][0])
@@ -335,12 +340,12 @@ class Growth:
         order = np.argsort(-sizes, kind="stable")
         table = np.column_stack([roots.starts, roots.ends, roots.depth, roots.slots])
         screen = (self.screen or NO_SEARCHES).scorer
-        found = run_chunks(grow_subtrees, len(roots), self.n_threads,
-                           int(sizes.sum()) * self.words.shape[0], self.words, table,
-                           roots.counts, order, self.numeric, self.nominal, self.columns,
-                           self.rows, self.criterion.scorer, screen, self.rules,
-                           self.min_gain, self.test, self.random_key, self.goes_left, self.store,
-                           self.calls,
-                           chunks_per_thread=SUBTREE_CHUNKS_PER_THREAD)
+        run = (partial(run_stoppable, self.test.stop) if self.test.address else run_chunks)
+        found = run(grow_subtrees, len(roots), self.n_threads,
+                    int(sizes.sum()) * self.words.shape[0], self.words, table,
+                    roots.counts, order, self.numeric, self.nominal, self.columns,
+                    self.rows, self.criterion.scorer, screen, self.rules,
+                    self.min_gain, self.test, self.random_key, self.goes_left, self.store,
+                    self.calls, chunks_per_thread=SUBTREE_CHUNKS_PER_THREAD)
         for source, codes, sides in found:
             self.category_buffers[int(source)] = (codes, sides)

@@ -118,7 +118,9 @@ class SplitTest(NamedTuple):
     `settings` = (seed, shuffles, significance, exact, squared) and `stops` =
     (split_at_most, leaf_from, ln k!) (permutation.py), keys its shuffles by the node's
     `keys` entry (a hash of its path from the root: `give_keys`), and writes each tested
-    node's p-value and shuffles scored to `p_values` and `shuffles`; all by slot."""
+    node's p-value and shuffles scored to `p_values` and `shuffles`; all by slot.
+    `stop[0]`, set by the Python side when dtree is stopped (threads.run_stoppable), ends
+    a running test within a block of shuffles."""
 
     address: np.int64
     scorer: Scorer
@@ -129,13 +131,14 @@ class SplitTest(NamedTuple):
     verdicts: np.ndarray
     p_values: np.ndarray
     shuffles: np.ndarray
+    stop: np.ndarray
 
 
 NO_TEST = SplitTest(np.int64(0), NO_SCORER, np.int64(0),
                     (np.int64(0), np.int64(0), 0.0, False, False),
                     (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)),
                     np.zeros(0, np.uint64), np.zeros(0, np.uint8), np.zeros(0),
-                    np.zeros(0, np.int64))
+                    np.zeros(0, np.int64), np.zeros(1, np.uint8))
 
 
 class StepCalls(NamedTuple):

@@ -110,6 +110,17 @@ def run_task(task: WarmTask) -> None:
                   [np.flatnonzero(~even), np.flatnonzero(even)])
 
 
+def check_cache() -> list:
+    """Read every file of the kernel cache, remove the damaged ones and, if there were any,
+    the warm markers (jit/repair.py); the damaged files' paths."""
+    from dtcli.jit import flags  # noqa: F401 - the cache is chosen once the jit is set up
+    from dtcli.jit.cache import cache_root
+    from dtcli.jit.repair import check_and_repair
+
+    root = cache_root()
+    return [] if root is None else check_and_repair(root)
+
+
 _UNIT = {"compiling": False}  # inside compile_unit: its own fit compiles nothing more
 _CHECKED: set = set()  # the fits' configurations checked in this process (before_compiling)
 

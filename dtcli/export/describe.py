@@ -43,9 +43,13 @@ def percent(share: float) -> str:
 
 def category_test(feature, indices, missing: bool) -> str:
     """The test that a value of a nominal `feature` is one of the categories `indices`
-    (or missing); "is missing" when no category is left."""
-    if not indices and missing:
-        return f"{feature.name} is missing"
+    (or missing); "is missing" when no category is left, and when not even missing
+    values take the branch (a format 1-2 file's split can list, on one side, only
+    categories that the tests above already sent elsewhere), that no value takes it,
+    rather than an empty set ("zip in {}")."""
+    if not indices:
+        return (f"{feature.name} is missing" if missing
+                else f"{feature.name}: no value (never taken)")
     listed = ", ".join(feature.categories[i] for i in sorted(indices))
     return f"{feature.name} in {{{listed}}}" + (OR_MISSING if missing else "")
 

@@ -14,13 +14,23 @@ of any tree take time and space linear in its size.
 Coverage is the number of training rows that reached the leaf; confidence is
 its predicted class's share of the leaf's (weighted) class counts, which
 follow, the non-zero ones only.
+
+A feature name, category or class label that holds a line break, a comma, a
+brace, a double quote or another control character, or starts or ends with a
+space, is written as a JSON string ("a, b"), so that a rule is one line and
+reads one way; other names are written as they are.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
+import re
 
-from dtcli.export.describe import (bound_test, category_test, class_counts, confidence,
-                                   leaf_model_note, majority, percent)
+import numpy as np
+
+from dtcli.export.describe import (bound_test, category_test, confidence, leaf_model_note,
+                                   number, percent)
 from dtcli.export.paths import Bounds, depth_first
 
 
@@ -36,18 +46,31 @@ def _conditions(feature, bounds: Bounds) -> list[str]:
     return tests or ([] if bounds.missing else [f"{name} is present"])
 
 
-def _rule(model, node: int, path: dict[int, Bounds]) -> str:
-    conditions = [c for f, bounds in path.items()
-                  for c in _conditions(model.features_[f], bounds)]
+_NEEDS_QUOTES = re.compile(r'[\x00-\x1f\x7f,{}"]|^\s|\s$|^$')
+
+
+def quoted(text: str) -> str:
+    """`text`, or a JSON string of it where it could break or blur a rule (module doc)."""
+    return json.dumps(text, ensure_ascii=False) if _NEEDS_QUOTES.search(text) else text
+
+
+def _rule(model, features, classes, node: int, path: dict[int, Bounds]) -> str:
+    conditions = [c for f, bounds in path.items() for c in _conditions(features[f], bounds)]
     note = leaf_model_note(model, node)
-    return (f"if {' and '.join(conditions) or 'true'} then {majority(model, node)}"
-            f"  (coverage {model.tree_.n_node_samples[node]}, "
+    tree = model.tree_
+    value = tree.counts[node]
+    counts = ", ".join(f"{classes[k]}: {number(value[k])}" for k in np.flatnonzero(value))
+    return (f"if {' and '.join(conditions) or 'true'} then {classes[tree.node_class[node]]}"
+            f"  (coverage {tree.n_node_samples[node]}, "
             f"confidence {percent(confidence(model, node))})"
-            f"  {class_counts(model, node, summarise=False).plain}"
-            + (f"  {note}" if note else ""))
+            f"  [{counts}]" + (f"  {note}" if note else ""))
 
 
 def render(model) -> str:
+    features = [dataclasses.replace(f, name=quoted(f.name),
+                                    categories=tuple(quoted(c) for c in f.categories))
+                for f in model.features_]
+    classes = [quoted(str(c)) for c in model.classes_]
     leaves = model.tree_.children_left < 0
-    return "".join(_rule(model, node, path) + "\n" for node, path in depth_first(model)
-                   if leaves[node])
+    return "".join(_rule(model, features, classes, node, path) + "\n"
+                   for node, path in depth_first(model) if leaves[node])

@@ -10,7 +10,9 @@ computed the same way whichever thread runs it.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
+
+import numpy as np
 
 _pools: dict[int, ThreadPoolExecutor] = {}
 
@@ -41,4 +43,31 @@ def run_chunks(kernel, n_items: int, n_threads: int, work: int, *args,
     except BaseException:  # a stop (Ctrl-C) while waiting: the chunks not begun never begin
         for future in futures:
             future.cancel()
+        raise
+
+
+def run_stoppable(stop: np.ndarray, kernel, n_items: int, n_threads: int, work: int, *args,
+                  chunks_per_thread: int = CHUNKS_PER_THREAD) -> list:
+    """run_chunks for a kernel that may run long (S-pruning's permutation test) and reads
+    `stop[0]` by blocks of work: it runs on the pool's threads even when one chunk would
+    do, so that this thread waits where Python handles signals at once. When Ctrl-C,
+    SIGTERM or SIGHUP stops the wait, stop[0] is set, the running chunks end within a
+    block, and the stop is raised once they have: no kernel is left running on buffers
+    the unwinding frees, or holds the interpreter's exit for minutes."""
+    chunks = max(1, min(n_items, chunks_per_thread * n_threads)) if (
+        n_threads > 1 and work >= MIN_PARALLEL_WORK) else 1
+    bounds = [n_items * k // chunks for k in range(chunks + 1)]
+    futures = [_pool(max(n_threads, 1)).submit(kernel, *args, lo, hi)
+               for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo or chunks == 1]
+    try:
+        return [future.result() for future in futures]
+    except BaseException:
+        stop[0] = 1
+        for future in futures:
+            future.cancel()
+        while not all(future.done() for future in futures):
+            try:
+                wait(futures)
+            except BaseException:  # noqa: BLE001 - a second signal: still wait, briefly
+                continue
         raise

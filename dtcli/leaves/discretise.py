@@ -32,6 +32,12 @@ def _entropy_rows(counts: np.ndarray) -> np.ndarray:
     return -terms.sum(axis=-1)
 
 
+def _log2_three_to_the(k: int) -> float:
+    """log2(3^k - 2), Fayyad and Irani's term; past 3.0 ** k's range (k > 646 classes in a
+    node) it is k log2(3) (the -2 vanished from 3^k's float long before)."""
+    return math.log2(3.0 ** k - 2) if k <= 600 else k * math.log2(3.0)
+
+
 def _best_cut(x: np.ndarray, cumulative: np.ndarray, lo: int, hi: int) -> int | None:
     """The position i (lo < i < hi; rows lo..i-1 | i..hi-1) of the accepted cut of the
     segment, or None when the segment is not cut."""
@@ -48,7 +54,7 @@ def _best_cut(x: np.ndarray, cumulative: np.ndarray, lo: int, hi: int) -> int | 
     whole = float(_entropy_rows(total))
     gain = whole - float(expected[best])
     k, k1, k2 = (int(np.count_nonzero(c)) for c in (total, left[best], right[best]))
-    delta = math.log2(3.0 ** k - 2) - (k * whole - k1 * float(_entropy_rows(left[best]))
+    delta = _log2_three_to_the(k) - (k * whole - k1 * float(_entropy_rows(left[best]))
                                        - k2 * float(_entropy_rows(right[best])))
     if gain > (math.log2(n - 1) + delta) / n:
         return int(candidates[best])

@@ -1,10 +1,14 @@
 """Naive Bayes leaves in a model file: to and from the JSON block `leaf_model`
-(docs/model-format.md), validated on load like the rest of the file."""
+(docs/model-format.md), validated on load like the rest of the file: the leaves'
+class counts must be the tree's at those leaves (what they were fitted on), and each
+categorical feature's counts in a leaf and class may not add up to more than the
+class's count there (rows with the feature missing are skipped)."""
 from __future__ import annotations
 
 import numpy as np
 
 from dtcli.io.dataset import NOMINAL
+from dtcli.model.check import COUNT_TOLERANCE
 from dtcli.leaves.naive_bayes import NaiveBayesLeaves, leaf_options
 
 
@@ -54,6 +58,9 @@ def leaves_from_dict(doc, tree, features, n_classes: int, fail, read=None) -> Na
         where("nodes must be increasing ids of the tree's leaves")
     L, K = nodes.shape[0], n_classes
     class_counts = _counts(doc.get("class_counts"), (L, K), where, "class_counts", read)
+    tolerance = COUNT_TOLERANCE * np.maximum(tree.counts[nodes].sum(axis=1), 1.0)[:, None]
+    if (np.abs(class_counts - tree.counts[nodes]) > tolerance).any():
+        where("class_counts must be the tree's class counts at each leaf")
     categorical, gaussian = (_mapping(doc.get(k), where, k) for k in ("categorical", "gaussian"))
     cuts = {}
     for key, values in _mapping(doc.get("cuts"), where, "cuts").items():
@@ -73,6 +80,9 @@ def leaves_from_dict(doc, tree, features, n_classes: int, fail, read=None) -> Na
         where("categorical.sizes must be each feature's categories (or bins)")
     cat_counts = _counts(categorical.get("counts"), (L, K, int(sizes.sum())), where,
                          "categorical.counts", read)
+    for start, size in zip((np.cumsum(sizes) - sizes).tolist(), sizes.tolist()):
+        if (cat_counts[:, :, start:start + size].sum(axis=2) > class_counts + tolerance).any():
+            where("categorical.counts must not count more rows than class_counts has")
     gauss_features = _feature_list(gaussian.get("features"), features, where, "gaussian",
                                    read)
     if any(features[j].kind == NOMINAL for j in gauss_features):

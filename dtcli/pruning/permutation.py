@@ -45,9 +45,11 @@ from dtcli.jit.indirect import Signature, caller
 # A first-run argument of the searches: an int literal would compile them again.
 FIRST = np.int64(0)
 ONE = np.int64(1)
+# Shuffles between two looks at the stop flag (SplitTest.stop): a block takes well
+# under a second on any node the test accepts (significance.check_work).
+STOP_BLOCK = 64
 
 
-@njit
 def sequential_bounds(n_shuffles, significance, risk):
     """For L = 1..n_shuffles shuffles with g of them at least the observed score:
     split_at_most[L], the largest g with P(Bin(L, s) <= g) <= risk / n_shuffles, and
@@ -55,21 +57,40 @@ def sequential_bounds(n_shuffles, significance, risk):
     (s = significance). g <= split_at_most[L] puts the p-value's Clopper-Pearson
     upper bound below s, g >= leaf_from[L] its lower bound above s, each at
     level risk / n_shuffles: over all looks at one node, a wrong side at most
-    `risk` (union bound)."""
+    `risk` (union bound). The work grows as s x n_shuffles^2: computed in blocks of
+    L (`_bounds_block`) of a fraction of a second each, so that a stop (a signal)
+    is handled between them."""
+    n_shuffles = np.int64(n_shuffles)
     split_at_most = np.full(n_shuffles + 1, -1, np.int64)
-    leaf_from = np.empty(n_shuffles + 1, np.int64)
-    for n in range(n_shuffles + 1):
-        leaf_from[n] = n + 1
+    leaf_from = np.arange(1, n_shuffles + 2, dtype=np.int64)
+    lo = np.int64(1)
+    while lo <= n_shuffles:
+        # steps per L: about its leaf_from, L s plus a few standard deviations; a block
+        # at most doubles L, so its last L costs at most twice its first
+        per_n = lo * min(max(significance, 1e-3), 1.0) + 10.0 * math.sqrt(lo) + 10.0
+        hi = min(n_shuffles + 1, lo + max(1, int(BOUNDS_BLOCK_WORK / per_n)), 2 * lo + 1000)
+        _bounds_block(n_shuffles, float(significance), float(risk), lo, np.int64(hi),
+                      split_at_most, leaf_from)
+        lo = np.int64(hi)
+    return split_at_most, leaf_from
+
+
+BOUNDS_BLOCK_WORK = 2_000_000  # steps of `_bounds_block`'s inner loop per call (~0.1 s)
+
+
+@njit
+def _bounds_block(n_shuffles, significance, risk, lo, hi, split_at_most, leaf_from):
+    """sequential_bounds' entries L = lo..hi-1, written into its arrays."""
     level = risk / n_shuffles
     if significance <= 0.0 or significance >= 1.0:  # Bin(L, s) is a point mass
-        for n in range(1, n_shuffles + 1):
+        for n in range(lo, hi):
             if significance <= 0.0:
                 leaf_from[n] = 1
             else:
                 split_at_most[n] = n - 1
-        return split_at_most, leaf_from
+        return
     odds = math.log(significance) - math.log1p(-significance)
-    for n in range(1, n_shuffles + 1):
+    for n in range(lo, hi):
         log_pmf = n * math.log1p(-significance)  # ln P(Bin(n, s) = 0)
         below_g = 0.0  # P(Bin(n, s) <= g - 1)
         for g in range(n + 1):
@@ -80,7 +101,6 @@ def sequential_bounds(n_shuffles, significance, risk):
             if below_g <= level:
                 split_at_most[n] = g
             log_pmf += math.log((n - g) / (g + 1.0)) + odds
-    return split_at_most, leaf_from
 
 
 @njit
@@ -366,7 +386,7 @@ def test_split(words, level, j, f, columns, rows, min_leaf, test):
                               or (n_done > 0 and (n_hits <= split_at_most[n_done]
                                                   or n_hits >= leaf_from[n_done]))):
                 break
-            if n_done == n_shuffles:
+            if n_done == n_shuffles or (n_done % STOP_BLOCK == 0 and test.stop[0] != 0):
                 break
             _shuffle(node_words, m, key_shift, seed, n_done, test.keys[slot], labels,
                      shuffled_words)

@@ -79,6 +79,33 @@ BOUNDED_CODES = {CRITERIA[name].code: bounded
                  for name, bounded in (("gini", False), ("entropy", False), ("hddt", True))}
 
 
+# What a test may cost, so that a request of hours is refused before it starts (the
+# constant MAX_PERMUTATIONS bounds memory only): the shuffles scan each tested node's
+# rows once each, a level of nodes at most all rows, so permutations x rows bounds a
+# level's work; the default mode's stopping table costs about s x permutations^2 / 2
+# steps (permutation.sequential_bounds), measured at ~50 ns a step (2x10^5 at s = 0.05:
+# 50 s on a shared machine), so MAX_TABLE_STEPS is a few minutes. MAX_SHUFFLED_ROWS is
+# a round bound, not a measured time.
+MAX_SHUFFLED_ROWS = 30_000_000_000
+MAX_TABLE_STEPS = 5_000_000_000
+
+
+def check_work(permutations: int, significance: float, n_rows: int, exact: bool) -> None:
+    """Refuse, in one line, a permutation test whose work (module constants) is too much."""
+    if permutations * n_rows > MAX_SHUFFLED_ROWS:
+        raise ParameterError(
+            f"permutations={permutations} on {n_rows} rows is too much work for S-pruning's "
+            f"test (rows x permutations at most {MAX_SHUFFLED_ROWS:.0e}): use at most "
+            f"{MAX_SHUFFLED_ROWS // max(n_rows, 1)} permutations")
+    steps = min(max(significance, 1e-3), 1.0) * permutations * permutations / 2
+    if not exact and steps > MAX_TABLE_STEPS:
+        most = int((2 * MAX_TABLE_STEPS / min(max(significance, 1e-3), 1.0)) ** 0.5)
+        raise ParameterError(
+            f"permutations={permutations} at significance {significance:g} is too much work "
+            f"for S-pruning's sequential stopping table: use at most {most} permutations, "
+            "or mode exact")
+
+
 def check_parameters(significance, permutations, mode) -> None:
     if (not isinstance(significance, numbers.Real) or isinstance(significance, bool)
             or not 0.0 <= significance <= 1.0):
@@ -119,6 +146,7 @@ class PermutationTest:
         from dtcli.pruning.permutation import BOUND, log_factorials, p_value_bound
 
         code = criterion.code
+        check_work(self.permutations, self.significance, n_rows, self.exact)
         bounded = not self.exact and n_classes == 2 and unit_weight and code in BOUNDED_CODES
         tables = "".join("1" if f else "0" for f in searches.present)
         with _announced([Part("spruning-test")]
@@ -127,14 +155,16 @@ class PermutationTest:
             test = _test_address()
             bound = (compiled(p_value_bound, (code, searches.present), BOUND)[1] if bounded
                      else np.int64(0))
-        split_at_most, leaf_from = _sequential_bounds(self.permutations, self.significance)
+        split_at_most, leaf_from = ((np.zeros(0, np.int64), np.zeros(0, np.int64)) if self.exact
+                                    else _sequential_bounds(self.permutations, self.significance))
         self._record = SplitTest(
             test, searches.scorer, bound,
             (np.int64(self.seed), np.int64(self.permutations), self.significance, self.exact,
              BOUNDED_CODES.get(code, False)),
             (split_at_most, leaf_from, log_factorials(np.int64(n_rows))),
             np.empty(n_slots(n_rows), np.uint64), np.empty(n_slots(n_rows), np.uint8),
-            np.full(n_slots(n_rows), np.nan), np.full(n_slots(n_rows), -1, np.int64))
+            np.full(n_slots(n_rows), np.nan), np.full(n_slots(n_rows), -1, np.int64),
+            np.zeros(1, np.uint8))
         self._record.keys[0] = np.uint64(root_key)
         return self._record
 
@@ -200,4 +230,4 @@ def _sequential_bounds(permutations: int, significance: float):
     takes writable arrays, so that it is compiled for one type)."""
     from dtcli.pruning.permutation import sequential_bounds
 
-    return sequential_bounds(np.int64(permutations), significance, RISK)
+    return sequential_bounds(permutations, significance, RISK)

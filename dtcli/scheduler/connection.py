@@ -37,10 +37,26 @@ def connect(address: str):
     scheduler is probed first: probe.py); DtreeError naming the address and
     what did not answer otherwise."""
     distributed = import_distributed()
-    from dtcli.scheduler.probe import probe
+    from dtcli.scheduler.probe import host_and_port, probe
 
+    failed = f"cannot connect to the Dask scheduler at {address}"
+    if host_and_port(address)[0] == "tls" and not _tls_configured():
+        raise DtreeError(f"{failed}: tls:// needs Dask's TLS settings (distributed.comm.tls: "
+                         "ca-file, and client.cert and client.key), and none are set")
     probe(address)
     try:
         return distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise DtreeError(f"cannot connect to the Dask scheduler at {address} ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 - any transport's failure (ucx:// without ucx...)
+        raise DtreeError(f"{failed} ({first_line(exc)})") from None
+
+
+def _tls_configured() -> bool:
+    import dask
+
+    return bool(dask.config.get("distributed.comm.tls.ca-file", None))
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception as one line: its type and its message's first line."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
