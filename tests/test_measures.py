@@ -1,4 +1,4 @@
-"""The measures of dtcli/measures.py against scikit-learn (to 1e-12, on hypothesis inputs
+"""The measures of dtcli/measures/__init__.py against scikit-learn (to 1e-12, on hypothesis inputs
 with tied scores, constant probabilities, absent classes and sample weights) or, where
 scikit-learn has none (G-mean, ECE), against the definition computed by hand."""
 import json
@@ -12,7 +12,8 @@ from click.testing import CliRunner
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dtcli import measures, metrics
+from dtcli import measures
+    from dtcli.measures import metrics
 from dtcli.cli import cli
 from dtcli.crossval.results import check_record
 from dtcli.crossval.scoring import score_predictions

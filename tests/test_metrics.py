@@ -1,4 +1,4 @@
-"""Tests of dtcli.metrics against hand-computed values and scikit-learn."""
+"""Tests of dtcli.measures.metrics against hand-computed values and scikit-learn."""
 
 import math
 import warnings
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dtcli import metrics
+from dtcli.measures import metrics
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 

@@ -1,4 +1,4 @@
-"""Costs and decision thresholds (dtcli/thresholds.py): expected_cost by hand, a fixed
+"""Costs and decision thresholds (dtcli/measures/thresholds.py): expected_cost by hand, a fixed
 threshold against scikit-learn on out-of-fold probabilities, and --threshold auto never
 seeing the outer test fold (with a planted leak that the check catches)."""
 import json
@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import dtcli
-from dtcli import thresholds
+from dtcli.measures import thresholds
 from dtcli.cli import cli
 from dtcli.sampling.folds import repeat_folds
 from dtcli.crossval.scoring import score_predictions

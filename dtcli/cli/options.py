@@ -77,7 +77,7 @@ def target_options(func):
 
 
 def positive_option(func):
-    """The class of the positive-class measures (dtcli/measures.py)."""
+    """The class of the positive-class measures (dtcli/measures/__init__.py)."""
     return click.option("--positive", metavar="LABEL",
                         help="The positive class of precision, recall, f1 and two-class "
                              "average_precision (default: each dataset's rarest class; the "
@@ -100,7 +100,7 @@ DECISION_KEYS = ("cost", "cost_matrix", "threshold", "threshold_metric")
 
 
 def decision_options(func):
-    """--cost, --cost-matrix, --threshold, --threshold-metric (dtcli/thresholds.py), passed
+    """--cost, --cost-matrix, --threshold, --threshold-metric (dtcli/measures/thresholds.py), passed
     to the library under their names (DECISION_KEYS)."""
     from dtcli.measures import THRESHOLD_METRICS
 

@@ -244,7 +244,7 @@ def run_method_task(dataset: Dataset, task: Task) -> dict:
 
 def _scored(dataset: Dataset, task: Task, train: np.ndarray, y_test: np.ndarray,
             proba: np.ndarray, positive: int, fit_predict, y_pred=None) -> dict:
-    """score_predictions under the dataset's Decision (dtcli/thresholds.py): its costs, its
+    """score_predictions under the dataset's Decision (dtcli/measures/thresholds.py): its costs, its
     threshold, or one chosen by an inner cross-validation of the training rows `train`
     alone (`fit_predict(inner_train, inner_test)`: the probabilities of a fit)."""
     decision = dataset.decision
@@ -252,7 +252,7 @@ def _scored(dataset: Dataset, task: Task, train: np.ndarray, y_test: np.ndarray,
         return score_predictions(y_test, proba, positive, y_pred=y_pred)
     threshold = decision.threshold
     if threshold == "auto":
-        from dtcli.thresholds import auto_threshold
+        from dtcli.measures.thresholds import auto_threshold
 
         threshold = auto_threshold(train, dataset.y, positive, decision, task.seed,
                                    fit_predict)

@@ -51,7 +51,7 @@ def _confusion_matrix(value) -> list[list[int]] | None:
 def check_record(record) -> dict | None:
     """{"key", "metrics", "confusion_matrix"} of a line if it is one a task can produce,
     else None: the first results files' measures present, every measure present in its
-    range (dtcli/measures.py), null only where a measure may be undefined (AUC only for a
+    range (dtcli/measures/__init__.py), null only where a measure may be undefined (AUC only for a
     fold with a single class), and the accuracy the one the confusion matrix gives."""
     if not isinstance(record, dict) or not isinstance(record.get("key"), str):
         return None
@@ -94,7 +94,7 @@ def check_record(record) -> dict | None:
 def _calibration(value, total: int) -> dict | None:
     """The reliability bins' sums of a line (scoring.score_predictions) if they are ones a
     task gives: ECE_BINS counts adding up to the rows, sums within them; else None."""
-    from dtcli.metrics import ECE_BINS
+    from dtcli.measures.metrics import ECE_BINS
 
     if not isinstance(value, dict) or set(value) != {"count", "confidence", "correct"}:
         return None

@@ -7,7 +7,8 @@ import time
 
 import numpy as np
 
-from dtcli import measures, metrics
+from dtcli import measures
+from dtcli.measures import metrics
 from dtcli.errors import DataError
 
 
@@ -26,7 +27,7 @@ def score_predictions(y_true: np.ndarray, proba: np.ndarray, positive: int | Non
     precision, recall, f1 and two-class average precision (default: the rarest of
     y_true; a cross-validation passes the dataset's, `measures.positive_of`). `costs`:
     the cost matrix of expected_cost (NaN without); `threshold`: the decisions' threshold
-    on the positive class's probability (dtcli/thresholds.py), kept as "threshold".
+    on the positive class's probability (dtcli/measures/thresholds.py), kept as "threshold".
     """
     if positive is None:
         positive = measures.positive_class(y_true, proba.shape[1])

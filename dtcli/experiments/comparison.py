@@ -46,13 +46,13 @@ def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 1
     metric's units (document["bayes"], `Comparison.bayes`; dtcli/reporting/bayes.py);
     `cost` ("FN=10,FP=1") or `cost_matrix` (a CSV) the costs of the expected_cost measure,
     `threshold` (a probability or "auto") and `threshold_metric` the decisions of two-class
-    datasets (dtcli/thresholds.py);
+    datasets (dtcli/measures/thresholds.py);
     `folds` "weka": Weka's stratified folds for `seed` (sampling/weka_folds.py);
     `options`: every tree's options, named as the estimator's parameters
     (min_samples_leaf=5, class_weight="balanced", pruning="ccp", ...)."""
     from dtcli.reporting.comparison import comparison_document
     from dtcli.measures import positive_label
-    from dtcli.thresholds import decision_about, with_decisions
+    from dtcli.measures.thresholds import decision_about, with_decisions
     from dtcli.reporting.report import METRICS
 
     _check_rope(rope)

@@ -33,7 +33,7 @@ def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int =
     with `threshold`, each fold's decision threshold is in document["thresholds"];
     `folds` "weka": Weka's folds for `seed` (J48 -x 10 -s 1 is cv=10, seed=1)."""
     from dtcli.measures import with_positive
-    from dtcli.thresholds import decision_about, with_decisions
+    from dtcli.measures.thresholds import decision_about, with_decisions
     from dtcli.crossval.method_syntax import one_method, with_tuned_options
     from dtcli.crossval.tasks import Protocol, TreeOptions, check_class_weight, check_protocol
     from dtcli.tuning.grid import auto_options

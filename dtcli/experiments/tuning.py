@@ -29,7 +29,7 @@ def tune(data, method="tsallis", grid=None, *, cv: int = 5, repeats: int = 1, se
     `positive` the class of the positive-class measures (default: the rarest); `cost`,
     `cost_matrix`, `threshold`, `threshold_metric` as `compare`'s."""
     from dtcli.measures import positive_label, with_positive
-    from dtcli.thresholds import decision_about, with_decisions
+    from dtcli.measures.thresholds import decision_about, with_decisions
     from dtcli.crossval.tasks import Protocol, check_class_weight, check_protocol
     from dtcli.tuning.report import search_document
     from dtcli.tuning.search import grid_search

@@ -89,10 +89,10 @@ class Dataset:
     # no row has among them; empty for CSV. `classes` is sorted; J48 (dtcli/c45) keeps
     # Weka's declared order, which decides its ties and its minimum split size.
     declared_classes: tuple[str, ...] = ()
-    # the class of precision, recall, f1 and two-class PR-AUC (dtcli/measures.py); None:
+    # the class of precision, recall, f1 and two-class PR-AUC (dtcli/measures/__init__.py); None:
     # the rarest
     positive: int | None = None
-    # costs and decision threshold of its folds (dtcli/thresholds.py Decision), or None
+    # costs and decision threshold of its folds (dtcli/measures/thresholds.py Decision), or None
     decision: object = None
 
     @property

@@ -22,7 +22,7 @@ from dtcli.reporting.tables import console, markdown_table, print_table
 
 from dtcli.measures import MEASURES
 
-# The per-fold metrics in report order: name -> higher is better (dtcli/measures.py).
+# The per-fold metrics in report order: name -> higher is better (dtcli/measures/__init__.py).
 METRICS = {m.name: m.higher_is_better for m in MEASURES}
 TIMING = ("fit_seconds", "predict_seconds")  # the only metrics that vary between runs
 # Computed by `evaluate` also from the confusion matrix summed over folds, as Weka does
@@ -142,7 +142,7 @@ def evaluation_document(summary: dict, classes: Sequence[str], about: dict) -> d
     (`CONFUSION_METRICS`), then the matrix itself. Scores computed from the summed
     matrix are single numbers, pooled over the folds as Weka reports them; an undefined
     one is null. `about` names the positive class of precision, recall and f1."""
-    from dtcli import metrics
+    from dtcli.measures import metrics
 
     doc = dict(about)
     doc["classes"] = [str(c) for c in classes]

@@ -21,7 +21,7 @@ import numpy as np
 from dtcli.errors import ParameterError
 
 from dtcli.measures import THRESHOLD_METRICS
-from dtcli.metrics import decisions, expected_cost
+from dtcli.measures.metrics import decisions, expected_cost
 
 INNER_FOLDS = 3
 
@@ -37,7 +37,8 @@ def choose_threshold(y: np.ndarray, proba: np.ndarray, positive: int,
                      decision: Decision) -> float:
     """The threshold that scores best on these (out-of-fold) probabilities: least expected
     cost, or best `decision.metric`; nearest 0.5 among equals."""
-    from dtcli import measures, metrics
+    from dtcli import measures
+    from dtcli.measures import metrics
 
     candidates = np.unique(np.r_[proba[:, positive], 0.5])
     best, best_score = 0.5, None

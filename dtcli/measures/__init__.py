@@ -4,7 +4,7 @@ function), so that adding a measure is one entry. Every command that scores fold
 files, and `--metric` / `--tune-metric` accept each (`dtree metrics` lists them).
 
 The functions take a `Scored` fold (true classes, class probabilities, predicted classes,
-confusion matrix, positive class) and live in `dtcli.metrics`; entries without one are
+confusion matrix, positive class) and live in `dtcli.measures.metrics`; entries without one are
 measured by the task itself (the model's size, its timings). numpy is imported inside
 the functions: the CLI imports this module to build `--help`.
 """
@@ -23,7 +23,7 @@ class Scored(NamedTuple):
     y_pred: object  # the most probable class of each row, the first of ties
     matrix: object  # K x K confusion matrix, rows the true classes
     positive: int  # the class of precision, recall, f1 and two-class average precision
-    costs: object = None  # K x K cost matrix (rows: true class) or None (dtcli/thresholds.py)
+    costs: object = None  # K x K cost matrix (rows: true class) or None (dtcli/measures/thresholds.py)
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Measure:
 
 
 def _m():
-    from dtcli import metrics
+    from dtcli.measures import metrics
 
     return metrics
 
@@ -89,7 +89,7 @@ MEASURES = (
 )
 BY_NAME = {m.name: m for m in MEASURES}
 # the measures a decision threshold changes (those of the predicted classes; probability
-# measures do not): what --threshold-metric may name (dtcli/thresholds.py)
+# measures do not): what --threshold-metric may name (dtcli/measures/thresholds.py)
 THRESHOLD_METRICS = ("accuracy", "balanced_accuracy", "f1_macro", "mcc", "g_mean", "kappa",
                      "precision", "recall", "f1")
 
@@ -147,7 +147,7 @@ def score(y, proba, positive: int, costs=None, threshold: float | None = None,
     confusion matrix; the decisions are the most probable classes (`y_pred` where given
     without a threshold: a model's predicted_index, J48's ties), or with a `threshold`
     (two classes) the positive class where its probability reaches it."""
-    from dtcli import metrics
+    from dtcli.measures import metrics
 
     if y_pred is None or threshold is not None:
         y_pred = metrics.decisions(proba, positive, threshold)
