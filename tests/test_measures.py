@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dtcli import measures
-    from dtcli.measures import metrics
+from dtcli.measures import metrics
 from dtcli.cli import cli
 from dtcli.crossval.results import check_record
 from dtcli.crossval.scoring import score_predictions
