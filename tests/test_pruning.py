@@ -130,6 +130,15 @@ def test_node_risks_of_the_impurity_criteria():
     np.testing.assert_allclose(node_risk(value, "gini"), gini * [1, 0.5, 0.5])
 
 
+def test_every_impurity_gain_names_its_impurity_in_the_registry():
+    # a new impurity criterion without its node impurity would silently prune by error rate
+    from dtcli.criteria import CRITERIA
+
+    for name, criterion in CRITERIA.items():
+        gain = criterion.kernel.node_term.__qualname__.startswith("impurity_decrease.")
+        assert (criterion.node_impurity is not None) == gain, name
+
+
 @pytest.mark.parametrize("setting", ["defaults", "others"])
 def test_node_impurities_equal_the_papers_reference(setting):
     from test_criteria_reference import IMPURITY

@@ -94,6 +94,11 @@ class Kernel(NamedTuple):
     tie_bound: float = 0.0
     finish: Callable = _unchanged
 
+    @property
+    def finishes(self) -> bool:
+        """Whether the scan compares something other than the score (`finish` maps it)."""
+        return self.finish is not _unchanged
+
 
 def _form_of(function, parent_is_pair):
     """The function itself, or its form for these counts if given per form (ByForm)."""

@@ -15,11 +15,11 @@ import itertools
 import math
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Mapping, NamedTuple
+from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
-from dtcli.criteria import dcsm, hellinger, impurity
+from dtcli.criteria import dcsm, hellinger, impurity, proportions
 from dtcli.criteria.counts import NO_TABLES, count_tables
 from dtcli.criteria.impurity import impurity_decrease, tsallis_gain_ratio
 from dtcli.criteria.kernels import ByForm, Kernel, param_tuple, score_split
@@ -105,6 +105,11 @@ class EngineFlags:
     # With the switch at 1, only the features whose best split scores at least the
     # average under the screening criterion compete (see `Criterion.screen_for`).
     screen: tuple[str, str] | None = None
+    # Two classes: the score is convex in a threshold's class-1 count with its minimum 0
+    # at its mean (the decrease of a concave impurity; HDDT's squared distance, 2 - 2 x a
+    # sum of geometric means of counts), so S-pruning's hypergeometric bound and exact
+    # lattice count hold for it (pruning/significance.py).
+    convex_in_counts: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,10 @@ class Criterion:
     kernel: Kernel  # its scoring functions (kernels: the engine inlines them)
     params: tuple[Param, ...] = ()
     flags: EngineFlags = EngineFlags()
+    # The impurity whose decrease it scores, of class proportions (proportions.py), for
+    # cost-complexity pruning's node risk; None: it scores splits by something else, and
+    # that risk is the error rate (pruning/risk.py).
+    node_impurity: Callable[[np.ndarray, Mapping[str, float]], np.ndarray] | None = None
     # Given by the registry (`_with_code`): an int whose class tells numba which
     # kernel to compile.
     code: IntEnum | None = None
@@ -223,13 +232,16 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
               "L. Breiman, J. H. Friedman, R. A. Olshen and C. J. Stone, Classification and "
               f"Regression Trees, Wadsworth 1984; as in {_IHD}, eq. (1), (3)",
               impurity_decrease(impurity.gini),
-              flags=EngineFlags(boundary_points=True, score_all_two_class=True)),
+              flags=EngineFlags(boundary_points=True, score_all_two_class=True,
+                                convex_in_counts=True),
+              node_impurity=proportions.gini),
     Criterion("entropy",
               "Shannon information gain in nats (ID3).",
               "J. R. Quinlan, Induction of decision trees, Machine Learning 1, 1986; as in "
               f"{_IHD}, eq. (1)-(2)",
               impurity_decrease(impurity.entropy),
-              flags=EngineFlags(("xlogx",), boundary_points=True)),
+              flags=EngineFlags(("xlogx",), boundary_points=True, convex_in_counts=True),
+              node_impurity=proportions.entropy),
     Criterion("gain-ratio",
               "Information gain over split information (C4.5); on large noisy data cap "
               "the depth or set average_gain=1 (C4.5's rule: only features with at least "
@@ -248,7 +260,8 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
               params=(_order("q", 2.0),),
               flags=EngineFlags(("power0",), boundary_points=True,
                                 reduces_to=(((("q", 1.0),), "entropy"),
-                                            ((("q", 2.0),), "gini")))),
+                                            ((("q", 2.0),), "gini"))),
+              node_impurity=proportions.tsallis),
     Criterion("tsallis-gain-ratio",
               "Tsallis gain over Tsallis split information (q=1 gain ratio); smaller trees.",
               f"{_TSALLIS}, eq. (4)",
@@ -262,21 +275,24 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
               impurity_decrease(impurity.renyi),
               params=(_order("gamma", 1.0),),
               flags=EngineFlags(("power0",), boundary_points_up_to=("gamma", 1.0),
-                                reduces_to=(((("gamma", 1.0),), "entropy"),))),
+                                reduces_to=(((("gamma", 1.0),), "entropy"),)),
+              node_impurity=proportions.renyi),
     Criterion("pe",
               "Parameterised entropy E^alpha gain (alpha=1 entropy); tune alpha by CV.",
               f"{_PIDT}, eq. (5)",
               impurity_decrease(impurity.pe),
               params=(_exponent("alpha"),),
               flags=EngineFlags(("xlogx",), boundary_points=True,
-                                reduces_to=(((("alpha", 1.0),), "entropy"),))),
+                                reduces_to=(((("alpha", 1.0),), "entropy"),)),
+              node_impurity=proportions.pe),
     Criterion("pg",
               "Parameterised Gini G^alpha gain (alpha=1 gini); tune alpha by CV.",
               f"{_PIDT}, eq. (6)",
               impurity_decrease(impurity.pg, pair_mass=impurity.pg_pair),
               params=(_exponent("alpha"),),
               flags=EngineFlags(boundary_points=True,
-                                reduces_to=(((("alpha", 1.0),), "gini"),))),
+                                reduces_to=(((("alpha", 1.0),), "gini"),)),
+              node_impurity=proportions.pg),
     Criterion("pt",
               "Parameterised Tsallis T_gamma^alpha gain (defaults: gini); tune by CV.",
               f"{_PIDT}, eq. (4), (8)",
@@ -284,27 +300,31 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
               params=(_exponent("alpha"), _order("gamma", 2.0)),
               flags=EngineFlags(("xlogx", "power1"), boundary_points=True,
                                 reduces_to=(((("alpha", 1.0), ("gamma", 2.0)), "gini"),
-                                            ((("alpha", 1.0), ("gamma", 1.0)), "entropy")))),
+                                            ((("alpha", 1.0), ("gamma", 1.0)), "entropy"))),
+              node_impurity=proportions.pt),
     Criterion("pr",
               "Parameterised Renyi R_gamma^alpha gain (defaults: entropy); tune by CV.",
               f"{_PIDT}, eq. (3), (7)",
               impurity_decrease(impurity.pr),
               params=(_exponent("alpha"), _order("gamma", 1.0)),
               flags=EngineFlags(("xlogx", "power1"), boundary_points_up_to=("gamma", 1.0),
-                                reduces_to=(((("alpha", 1.0), ("gamma", 1.0)), "entropy"),))),
+                                reduces_to=(((("alpha", 1.0), ("gamma", 1.0)), "entropy"),)),
+              node_impurity=proportions.pr),
     Criterion("ge",
               "Gini^alpha + entropy^beta gain (entropy in nats); two shape parameters.",
               f"{_PIDT}, eq. (9)",
               impurity_decrease(impurity.ge),
               params=(_exponent("alpha"), _exponent("beta")),
-              flags=EngineFlags(("xlogx",), boundary_points=True)),
+              flags=EngineFlags(("xlogx",), boundary_points=True),
+              node_impurity=proportions.ge),
     Criterion("abi",
               "Alpha-beta impurity sum p^alpha (1-p)^beta gain (defaults: gini).",
               f"{_PIDT}, eq. (10)",
               impurity_decrease(impurity.abi),
               params=(_exponent("alpha"), _exponent("beta")),
               flags=EngineFlags(("power0", "power1"), boundary_points=True,
-                                reduces_to=(((("alpha", 1.0), ("beta", 1.0)), "gini"),))),
+                                reduces_to=(((("alpha", 1.0), ("beta", 1.0)), "gini"),)),
+              node_impurity=proportions.abi),
     Criterion("dcsm",
               "Distinct class based split measure, M(node) - M(split); small trees, "
               "skew-sensitive.",
@@ -318,7 +338,8 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
               f"{_IHD}, eq. (7), section 2.3",
               Kernel(hellinger.hddt_node_term, hellinger.hddt_split_score,
                      finish=hellinger.hellinger_distance),
-              flags=EngineFlags(("sqrt",), boundary_points=True, score_all_two_class=True)),
+              flags=EngineFlags(("sqrt",), boundary_points=True, score_all_two_class=True,
+                                convex_in_counts=True)),
     Criterion("ccpdt",
               "Information gain of class confidence proportions, ties by HDDT; "
               "skew-insensitive, for imbalanced classes.",
@@ -339,6 +360,14 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
               # boundary points: no proof, and no counterexample found (docs/criteria.md)
               flags=EngineFlags(("sqrt",), boundary_points=True, score_all_two_class=True)),
 )))}
+
+
+def by_code(code: int) -> Criterion:
+    """The criterion of an engine code (its position in CRITERIA)."""
+    return _BY_CODE[int(code)]
+
+
+_BY_CODE = tuple(CRITERIA.values())
 
 
 def get(name: str) -> Criterion:

@@ -2,11 +2,12 @@
 training weight times its impurity (Breiman et al. 1984, ch. 3; scikit-learn's
 `weighted_n_node_samples[t] / total * impurity[t]`).
 
-`r(t)` is the criterion's own impurity where it has one (gini, entropy and the
-parameterised impurities, with the same parameters and units as the split
-search: entropy in nats), and the misclassification error 1 - max_k p_k for
-criteria that score a split by something else (gain ratios, DCSM, the Hellinger
-family), or whenever `risk="error"` asks for it.
+`r(t)` is the criterion's own impurity where it has one (the registry's
+`Criterion.node_impurity`: gini, entropy and the parameterised impurities, with
+the same parameters and units as the split search, entropy in nats), and the
+misclassification error 1 - max_k p_k for criteria that score a split by
+something else (gain ratios, DCSM, the Hellinger family), or whenever
+`risk="error"` asks for it.
 """
 from __future__ import annotations
 
@@ -19,48 +20,12 @@ from dtcli.errors import ParameterError
 RISKS = ("impurity", "error")
 
 
-def _powers(p: np.ndarray, exponent: float) -> np.ndarray:
-    return np.where(p > 0, p ** exponent, 0.0)
-
-
-def _shannon(p):
-    return -np.sum(np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0), axis=1)
-
-
-def _gini(p):
-    return 1.0 - np.sum(p * p, axis=1)
-
-
-def _tsallis(p, q):
-    return _shannon(p) if q == 1.0 else (1.0 - _powers(p, q).sum(axis=1)) / (q - 1.0)
-
-
-def _renyi(p, gamma):
-    if gamma == 1.0:
-        return _shannon(p)
-    return np.log(np.maximum(_powers(p, gamma).sum(axis=1), 1e-300)) / (1.0 - gamma)
-
-
-# name -> impurity of class proportions (rows) at the criterion's parameters
-# (parameterised-impurities-s-pruning.txt, eq. (3)-(10); tsallis-unified-criterion.txt, eq. (1))
-_IMPURITIES = {
-    "gini": lambda p, v: _gini(p),
-    "entropy": lambda p, v: _shannon(p),
-    "tsallis": lambda p, v: _tsallis(p, v["q"]),
-    "renyi": lambda p, v: _renyi(p, v["gamma"]),
-    "pe": lambda p, v: _shannon(p) ** v["alpha"],
-    "pg": lambda p, v: _gini(p) ** v["alpha"],
-    "pt": lambda p, v: _tsallis(p, v["gamma"]) ** v["alpha"],
-    "pr": lambda p, v: np.maximum(_renyi(p, v["gamma"]), 0.0) ** v["alpha"],
-    "ge": lambda p, v: _gini(p) ** v["alpha"] + _shannon(p) ** v["beta"],
-    "abi": lambda p, v: np.sum(_powers(p, v["alpha"]) * _powers(1.0 - p, v["beta"]), axis=1),
-}
-
-
 def has_impurity(criterion: str) -> bool:
     """Whether `criterion` scores splits by an impurity decrease (then its impurity is the
     default risk)."""
-    return criterion in _IMPURITIES
+    from dtcli import criteria
+
+    return criteria.get(criterion).node_impurity is not None
 
 
 def node_impurity(value: np.ndarray, criterion: str, params: Mapping[str, float] | None = None,
@@ -77,7 +42,7 @@ def node_impurity(value: np.ndarray, criterion: str, params: Mapping[str, float]
     spec = criteria.get(criterion)
     vector = spec.param_vector(params)
     named = {param.name: float(vector[i]) for i, param in enumerate(spec.params)}
-    return np.maximum(_IMPURITIES[criterion](p, named), 0.0)
+    return np.maximum(spec.node_impurity(p, named), 0.0)
 
 
 def weighted_node_risk(value: np.ndarray, criterion: str,

@@ -27,7 +27,7 @@ Two modes:
 - `exact`: all t shuffles at every tested node, the paper's procedure.
 - `default`: the same decisions, for a fraction of the cost, at a stated risk.
   For a two-class score convex in a threshold's class counts (Gini, Shannon
-  entropy, HDDT: BOUNDED_CODES) on a numeric feature with unit weights, no
+  entropy, HDDT: registry.EngineFlags.convex_in_counts) on a numeric feature with unit weights, no
   shuffles: a node whose
   hypergeometric bound on p (`permutation._hypergeometric_bound`) is at most
   s splits, and a node without missing values of the feature gets its exact
@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtcli.criteria.registry import CRITERIA
+from dtcli.criteria.registry import by_code
 from dtcli.engine.builder import Prepared, StopRules, grow
 from dtcli.engine.forms import Part
 from dtcli.engine.nodes import n_slots
@@ -70,13 +70,14 @@ MODES = ("default", "exact")
 # Per node, the chance that the default mode's Clopper-Pearson stop decides otherwise
 # than the true p-value would.
 RISK = 1e-3
-# Two-class scores convex in a threshold's class-1 count, with their minimum 0 at its
-# mean: decreases of a concave impurity, and HDDT's squared distance (2 - 2 x a sum of
-# geometric means of counts, each concave). The hypergeometric bound and the exact
-# lattice count hold for them. Whether the scan compares squares (HDDT's finish is
-# the square root).
-BOUNDED_CODES = {CRITERIA[name].code: bounded
-                 for name, bounded in (("gini", False), ("entropy", False), ("hddt", True))}
+
+
+def _bounded(code) -> tuple[bool, bool]:
+    """Whether the hypergeometric bound and the exact lattice count hold for the criterion
+    of this engine code (registry.EngineFlags.convex_in_counts), and whether its scan
+    compares squares (a finish, such as HDDT's square root, maps them to its score)."""
+    criterion = by_code(code)
+    return criterion.flags.convex_in_counts, criterion.kernel.finishes
 
 
 # What a test may cost, so that a request of hours is refused before it starts (the
@@ -147,7 +148,8 @@ class PermutationTest:
 
         code = criterion.code
         check_work(self.permutations, self.significance, n_rows, self.exact)
-        bounded = not self.exact and n_classes == 2 and unit_weight and code in BOUNDED_CODES
+        convex, squares = _bounded(code)
+        bounded = not self.exact and n_classes == 2 and unit_weight and convex
         tables = "".join("1" if f else "0" for f in searches.present)
         with _announced([Part("spruning-test")]
                         + ([Part(f"spruning-bound-{code.name.lower()}_t{tables}")] if bounded
@@ -160,7 +162,7 @@ class PermutationTest:
         self._record = SplitTest(
             test, searches.scorer, bound,
             (np.int64(self.seed), np.int64(self.permutations), self.significance, self.exact,
-             BOUNDED_CODES.get(code, False)),
+             convex and squares),
             (split_at_most, leaf_from, log_factorials(np.int64(n_rows))),
             np.empty(n_slots(n_rows), np.uint64), np.empty(n_slots(n_rows), np.uint8),
             np.full(n_slots(n_rows), np.nan), np.full(n_slots(n_rows), -1, np.int64),
