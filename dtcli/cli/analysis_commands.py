@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import click
 
-from dtcli.cli.experiment_options import (cv_options, report_options, run_options,
-                                          tree_options_without, without)
-from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
-                               force_option, quiet_option, target_options)
+from dtcli.cli.experiment_options import experiment_options, report_options, stack, without
+from dtcli.cli.options import CONTEXT, SectionedCommand, quiet_option
 from dtcli.cli.pruning_options import pruning_options
 from dtcli.reporting.report import METRICS
 
@@ -149,9 +147,7 @@ def _analysis_options(metric: str):
                          help=f"The score: {', '.join(METRICS)}."),
             click.option("--plot", metavar="FILE.svg", help="Also write the plot as SVG."),
         ]
-        for option in reversed(options):
-            func = option(func)
-        return func
+        return stack(*options)(func)
     return decorate
 
 
@@ -168,16 +164,7 @@ def _reading(target, drop, data_format, no_header, delimiter, force):
                    "leaving out minority rows (test folds untouched).")
 @click.option("--minority", metavar="LABEL",
               help="The class resampled against the rest (default: the smaller of two).")
-@cv_options
-@run_options
-@target_options
-@data_options
-@tree_options_without("criterion", "criterion_params")
-@class_weight_option
-@pruning_options
-@report_options
-@force_option
-@quiet_option("No progress bar or notes on stderr.")
+@experiment_options(pruning_options)
 def sweep(data, spec_path, criteria_entries, metric, plot, ratios, minority, cv, repeats, seed,
           jobs, results_path, scheduler, target, drop, data_format, no_header, delimiter,
           output, output_format, force, quiet, **tree):
@@ -202,16 +189,7 @@ def sweep(data, spec_path, criteria_entries, metric, plot, ratios, minority, cv,
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)
 @_analysis_options("accuracy")
-@cv_options
-@run_options
-@target_options
-@data_options
-@tree_options_without("criterion", "criterion_params")
-@class_weight_option
-@without(pruning_options, *FRONTIER_SETS)
-@report_options
-@force_option
-@quiet_option("No progress bar or notes on stderr.")
+@experiment_options(without(pruning_options, *FRONTIER_SETS))
 def frontier(data, spec_path, criteria_entries, metric, plot, cv, repeats, seed, jobs,
              results_path, scheduler, target, drop, data_format, no_header, delimiter, output,
              output_format, force, quiet, **tree):

@@ -5,8 +5,8 @@ import click
 
 from dtcli.cli.analyses_options import deprecated_analysis_options
 from dtcli.cli.analysis_commands import statistics_options
-from dtcli.cli.experiment_options import (cv_options, folds_option, report_options,
-                                          run_options, tree_options_without)
+from dtcli.cli.experiment_options import (cv_options, experiment_options, folds_option,
+                                          report_options, run_options)
 from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
                                decision_options, force_option, output_format_option,
                                output_option, positive_option, quiet_option,
@@ -148,21 +148,9 @@ def evaluate(ctx, inputs, target, drop, data_format, no_header, delimiter, cv, r
               help="With --bayes: the region of practical equivalence, in --metric's units.")
 @click.option("--table", "table_path", hidden=True)  # deprecated: dtree rank TABLE
 @click.option("--lower-is-better", is_flag=True, hidden=True)
-@cv_options
-@folds_option
-@run_options
-@target_options
-@data_options
-@tree_options_without("criterion", "criterion_params")
-@class_weight_option
-@pruning_options
-@tuned_method_options
-@deprecated_analysis_options
-@report_options
-@positive_option
-@decision_options
-@force_option
-@quiet_option("No progress bar or notes on stderr.")
+@experiment_options(pruning_options, folds=True,
+                    after_pruning=(tuned_method_options, deprecated_analysis_options),
+                    after_report=(positive_option, decision_options))
 @click.pass_context
 def compare(ctx, data, spec_path, criteria_entries, metric, base, show_sd, cd_diagram, posthoc,
             report_path, reference, table_path, lower_is_better, bayes, rope, cv, repeats, seed,

@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import click
 
-from dtcli.cli.options import jobs_option, output_format_option, output_option, tree_options
+from dtcli.cli.options import (class_weight_option, data_options, force_option, jobs_option,
+                               output_format_option, output_option, quiet_option,
+                               target_options, tree_options)
 from dtcli.reporting.report import FORMATS
+
+
+def stack(*decorators):
+    """One decorator: `decorators` in the order they would be written above a function."""
+    def decorate(func):
+        for decorator in reversed(decorators):
+            func = decorator(func)
+        return func
+    return decorate
 
 
 def without(bundle, *names):
@@ -34,9 +45,7 @@ def cv_options(func):
         jobs_option("one worker process per core (default: the cores other processes "
                     "leave idle, or one for a run of a few seconds)"),
     ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+    return stack(*options)(func)
 
 
 def folds_option(func):
@@ -61,3 +70,14 @@ def report_options(func):
     func = output_option("Write the report here (- for stdout).", formats=FORMATS)(func)
     return output_format_option(FORMATS, "table",
                                 "A table for people; json, csv or markdown for scripts.")(func)
+
+
+def experiment_options(pruning, *, folds: bool = False, after_pruning=(), after_report=()):
+    """The options of a cross-validated run of methods over datasets (compare, sweep,
+    frontier), in their --help order: the folds, where runs go, the data, the trees
+    (methods come from --criteria), their `pruning` bundle, the report, --force, -q;
+    `after_pruning` and `after_report` are a command's own bundles at those places."""
+    return stack(cv_options, *((folds_option,) if folds else ()), run_options, target_options,
+                 data_options, tree_options_without("criterion", "criterion_params"),
+                 class_weight_option, pruning, *after_pruning, report_options, *after_report,
+                 force_option, quiet_option("No progress bar or notes on stderr."))

@@ -5,8 +5,6 @@ import os
 
 import click
 
-from dtcli.experiments.notes import stderr_console  # noqa: F401 - the commands' console
-
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 # --help lists a command's options under these headings (by parameter name, in this

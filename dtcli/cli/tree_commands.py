@@ -6,10 +6,9 @@ import click
 from dtcli.cli.forest_options import (forest_options, forest_summary, forest_title, one_tree,
                                       shape_model)
 from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
-                               force_option,
-                               jobs_option, output_format_option, output_option,
+                               force_option, jobs_option, output_format_option, output_option,
                                positional_features, quiet_option, refuse_unmarked_stdin,
-                               stderr_console, target_options, tree_options)
+                               target_options, tree_options)
 from dtcli.cli.export_options import (PRODUCTION_FORMATS, export_production,
                                       production_options, refuse_production_options)
 from dtcli.cli.model_choice import model_options
@@ -17,6 +16,7 @@ from dtcli.cli.preset_options import preset_model, preset_options, tree_preset
 from dtcli.cli.pruning_options import pruning_options, pruning_params
 from dtcli.cli.tune_command import tuning_options
 from dtcli.errors import ParameterError
+from dtcli.experiments.notes import stderr_console
 
 
 @click.command(cls=SectionedCommand, context_settings=CONTEXT)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import click
 
-from dtcli.cli.options import CONTEXT, jobs_option, quiet_option, stderr_console
+from dtcli.cli.options import CONTEXT, jobs_option, quiet_option
+from dtcli.experiments.notes import stderr_console
 
 
 @click.command(context_settings=CONTEXT)

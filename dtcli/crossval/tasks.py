@@ -24,7 +24,7 @@ from dtcli.crossval.tree_options import TreeOptions
 from dtcli.errors import ParameterError
 from dtcli.io.dataset import Dataset
 from dtcli.measures import positive_class
-from dtcli.params import MAX_REPEATS, MAX_TREES
+from dtcli.params import MAX_REPEATS
 from dtcli.sampling.folds import FOLD_SCHEMES
 
 RESULTS_FORMAT = 1  # part of every task key: bump it when the meaning of a result changes
