@@ -60,7 +60,7 @@ def run_sklearn(criteria: list[str], repeats: int = 1) -> tuple[float, dict]:
     from sklearn.tree import DecisionTreeClassifier
 
     from dtcli.sampling.folds import repeat_folds
-    from dtcli.measures.metrics import auc
+    from dtcli.measures.probabilities import auc
     from dtcli.io import load_dataset
 
     datasets = {path.stem: load_dataset(str(path)) for path in DATA}

@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dtcli import measures
-from dtcli.measures import metrics
+from dtcli.measures import metrics, probabilities
 from dtcli.cli import cli
 from dtcli.crossval.results import check_record
 from dtcli.crossval.scoring import score_predictions
@@ -67,7 +67,7 @@ def test_average_precision_of_a_class_is_scikit_learns(fold, column):
     y, proba, weights = fold
     column = column % proba.shape[1]
     positive = y == column
-    ours = metrics.average_precision_binary(positive, proba[:, column], weights)
+    ours = probabilities.average_precision_binary(positive, proba[:, column], weights)
     if weights[positive].sum() == 0:
         assert math.isnan(ours)
         return
@@ -81,8 +81,8 @@ def test_average_precision_averages_are_scikit_learns(fold, positive):
     y, proba, _ = fold
     k = proba.shape[1]
     present = np.unique(y)
-    macro = metrics.average_precision(y, proba, positive=positive % k)
-    weighted = metrics.average_precision(y, proba, average="weighted")
+    macro = probabilities.average_precision(y, proba, positive=positive % k)
+    weighted = probabilities.average_precision(y, proba, average="weighted")
     if len(present) < 2:
         assert math.isnan(macro) and math.isnan(weighted)
         return
@@ -105,7 +105,7 @@ def test_brier_is_scikit_learns(fold):
         expected = sk.brier_score_loss(y, proba[:, 1], sample_weight=weights, labels=[0, 1])
     else:
         expected = sk.brier_score_loss(y, proba, sample_weight=weights, labels=list(range(k)))
-    assert metrics.brier_score(y, proba, weights) == pytest.approx(expected, abs=1e-12)
+    assert probabilities.brier_score(y, proba, weights) == pytest.approx(expected, abs=1e-12)
 
 
 def ece_by_hand(y, proba, bins=15):
@@ -129,7 +129,7 @@ def ece_by_hand(y, proba, bins=15):
 @given(folds(max_classes=5))
 def test_ece_is_its_definition(fold):
     y, proba, _ = fold
-    assert metrics.expected_calibration_error(y, proba) == pytest.approx(
+    assert probabilities.expected_calibration_error(y, proba) == pytest.approx(
         ece_by_hand(y, proba), abs=1e-12)
 
 
@@ -137,9 +137,9 @@ def test_ece_of_a_known_case():
     # two rows at confidence 0.9 (one right), one at 0.6 (right): bins 14 and 9
     y = np.array([0, 1, 0])
     proba = np.array([[0.9, 0.1], [0.9, 0.1], [0.6, 0.4]])
-    assert metrics.expected_calibration_error(y, proba) == pytest.approx(
+    assert probabilities.expected_calibration_error(y, proba) == pytest.approx(
         2 / 3 * abs(0.5 - 0.9) + 1 / 3 * abs(1 - 0.6), abs=1e-15)
-    bins = metrics.calibration_bins(y, proba)
+    bins = probabilities.calibration_bins(y, proba)
     assert bins["count"].tolist() == [0] * 8 + [1] + [0] * 4 + [2, 0]
 
 
@@ -200,7 +200,7 @@ def test_a_fold_records_every_measure(fold):
     y_pred = np.argmax(proba, axis=1)
     assert scores["precision"] == pytest.approx(sk.precision_score(
         y, y_pred, labels=[positive], average=None, zero_division=0)[0], abs=1e-12)
-    assert scores["brier"] == pytest.approx(metrics.brier_score(y, proba), abs=1e-15)
+    assert scores["brier"] == pytest.approx(probabilities.brier_score(y, proba), abs=1e-15)
     record = {"key": "k", "metrics": {**scores, "n_nodes": 3, "n_leaves": 2, "depth": 1,
                                       "fit_seconds": 0.1, "predict_seconds": 0.1},
               "confusion_matrix": result["confusion_matrix"]}

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dtcli.measures import metrics
+from dtcli.measures import metrics, probabilities
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
@@ -156,11 +156,11 @@ def test_confusion_matrix_metrics_match_scikit_learn(case):
 def test_roc_auc_binary_counts_ties_as_half():
     # Pairs (positive, negative): (0.8, 0.3) win, (0.8, 0.5) win, (0.5, 0.3) win, (0.5, 0.5) tie.
     y, score = np.array([1, 1, 0, 0]), np.array([0.8, 0.5, 0.3, 0.5])
-    assert metrics.roc_auc_binary(y, score) == pytest.approx(3.5 / 4)
+    assert probabilities.roc_auc_binary(y, score) == pytest.approx(3.5 / 4)
 
 
 def test_roc_auc_binary_is_nan_without_both_classes():
-    assert math.isnan(metrics.roc_auc_binary(np.array([1, 1]), np.array([0.2, 0.3])))
+    assert math.isnan(probabilities.roc_auc_binary(np.array([1, 1]), np.array([0.2, 0.3])))
 
 
 @settings(max_examples=100, deadline=None)
@@ -169,14 +169,14 @@ def test_roc_auc_binary_matches_scikit_learn_with_ties(pairs):
     y, score = (np.array(column) for column in zip(*pairs))
     assume(0 < y.sum() < len(y))
     expected = sklearn_metrics.roc_auc_score(y, score)
-    assert metrics.roc_auc_binary(y, score) == pytest.approx(expected)
+    assert probabilities.roc_auc_binary(y, score) == pytest.approx(expected)
 
 
 @settings(max_examples=50, deadline=None)
 @given(labels_and_leaf_probabilities(n_classes=2))
 def test_auc_binary_uses_the_second_column(case):
     y, proba = case
-    assert metrics.auc(y, proba) == pytest.approx(sklearn_metrics.roc_auc_score(y, proba[:, 1]))
+    assert probabilities.auc(y, proba) == pytest.approx(sklearn_metrics.roc_auc_score(y, proba[:, 1]))
 
 
 @settings(max_examples=50, deadline=None)
@@ -185,7 +185,7 @@ def test_auc_multiclass_is_hand_and_till_as_in_scikit_learn_ovo(case):
     y, proba = case
     labels = range(proba.shape[1])
     expected = sklearn_metrics.roc_auc_score(y, proba, multi_class="ovo", labels=labels)
-    assert metrics.auc(y, proba) == pytest.approx(expected)
+    assert probabilities.auc(y, proba) == pytest.approx(expected)
 
 
 def test_auc_hand_and_till_on_a_hand_example():
@@ -194,23 +194,23 @@ def test_auc_hand_and_till_on_a_hand_example():
     # Pair (0, 1): A(0|1) = 1 (0.6 > 0.5), A(1|0) = 1 (0.4 > 0.3).
     # Pair (0, 2): A(0|2) = 1, A(2|0) = 1.
     # Pair (1, 2): A(1|2) = (1 + 0.5) / 2 (0.4 > 0.1, 0.4 = 0.4), A(2|1) = 1.
-    assert metrics.auc(y, proba) == pytest.approx((1 + 1 + (0.75 + 1) / 2) / 3)
+    assert probabilities.auc(y, proba) == pytest.approx((1 + 1 + (0.75 + 1) / 2) / 3)
 
 
 def test_auc_skips_pairs_with_a_class_missing_from_y_true():
     y = np.array([0, 0, 2, 2])
     proba = np.array([[0.7, 0.2, 0.1], [0.5, 0.4, 0.1], [0.6, 0.1, 0.3], [0.1, 0.2, 0.7]])
     # Only the pair (0, 2): A(0|2) = 3/4 (0.5 < 0.6), A(2|0) = 1.
-    assert metrics.auc(y, proba) == pytest.approx((0.75 + 1.0) / 2)
+    assert probabilities.auc(y, proba) == pytest.approx((0.75 + 1.0) / 2)
 
 
 def test_auc_is_nan_with_a_single_class():
-    assert math.isnan(metrics.auc(np.array([1, 1]), np.array([[0.5, 0.5], [0.2, 0.8]])))
+    assert math.isnan(probabilities.auc(np.array([1, 1]), np.array([[0.5, 0.5], [0.2, 0.8]])))
 
 
 def test_auc_rejects_class_indices_beyond_the_model():
     with pytest.raises(ValueError, match="0..1"):
-        metrics.auc(np.array([0, 2]), np.array([[0.5, 0.5], [0.2, 0.8]]))
+        probabilities.auc(np.array([0, 2]), np.array([[0.5, 0.5], [0.2, 0.8]]))
 
 
 # --------------------------------------------------------------------------
@@ -222,15 +222,15 @@ def test_log_loss_is_the_summed_cost_of_eq_4():
     y = np.array([0, 1, 1])
     proba = np.array([[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]])
     expected = -(math.log(0.5) + math.log(0.8) + math.log(0.1))
-    assert metrics.log_loss(y, proba) == pytest.approx(expected)
-    assert metrics.log_loss(y, proba, normalize=True) == pytest.approx(expected / 3)
+    assert probabilities.log_loss(y, proba) == pytest.approx(expected)
+    assert probabilities.log_loss(y, proba, normalize=True) == pytest.approx(expected / 3)
 
 
 def test_log_loss_clips_zero_probabilities():
     proba = np.array([[1.0, 0.0]])
-    assert metrics.log_loss(np.array([1]), proba) == pytest.approx(-math.log(1e-15))
-    assert metrics.log_loss(np.array([1]), proba, eps=1e-5) == pytest.approx(-math.log(1e-5))
-    assert metrics.log_loss(np.array([0]), proba) == 0.0
+    assert probabilities.log_loss(np.array([1]), proba) == pytest.approx(-math.log(1e-15))
+    assert probabilities.log_loss(np.array([1]), proba, eps=1e-5) == pytest.approx(-math.log(1e-5))
+    assert probabilities.log_loss(np.array([0]), proba) == 0.0
 
 
 @settings(max_examples=50, deadline=None)
@@ -239,6 +239,6 @@ def test_log_loss_matches_scikit_learn(case):
     y, proba = case
     eps = np.finfo(float).eps  # scikit-learn clips to [eps, 1 - eps]
     expected = sklearn_metrics.log_loss(y, proba, labels=range(proba.shape[1]))
-    mean = metrics.log_loss(y, proba, eps=eps, normalize=True)
+    mean = probabilities.log_loss(y, proba, eps=eps, normalize=True)
     assert mean == pytest.approx(expected, rel=1e-9, abs=1e-14)
-    assert metrics.log_loss(y, proba, eps=eps) == pytest.approx(len(y) * mean, rel=1e-12)
+    assert probabilities.log_loss(y, proba, eps=eps) == pytest.approx(len(y) * mean, rel=1e-12)

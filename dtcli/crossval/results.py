@@ -94,7 +94,7 @@ def check_record(record) -> dict | None:
 def _calibration(value, total: int) -> dict | None:
     """The reliability bins' sums of a line (scoring.score_predictions) if they are ones a
     task gives: ECE_BINS counts adding up to the rows, sums within them; else None."""
-    from dtcli.measures.metrics import ECE_BINS
+    from dtcli.measures.probabilities import ECE_BINS
 
     if not isinstance(value, dict) or set(value) != {"count", "confidence", "correct"}:
         return None

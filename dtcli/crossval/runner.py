@@ -269,8 +269,8 @@ def summarize(folds: Sequence[dict]) -> dict:
 
 def pooled_calibration(folds: Sequence[dict]) -> dict:
     """The reliability diagram of the folds' pooled out-of-fold probabilities: {bins, count,
-    confidence, accuracy} (metrics.calibration_of the bin sums added over the folds)."""
-    from dtcli.measures.metrics import calibration_of
+    confidence, accuracy} (probabilities.calibration_of the bin sums added over the folds)."""
+    from dtcli.measures.probabilities import calibration_of
 
     sums = {name: np.sum([fold["calibration"][name] for fold in folds], axis=0)
             for name in ("count", "confidence", "correct")}

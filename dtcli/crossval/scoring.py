@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from dtcli import measures
-from dtcli.measures import metrics
+from dtcli.measures import probabilities
 from dtcli.errors import DataError
 
 
@@ -18,7 +18,7 @@ def score_predictions(y_true: np.ndarray, proba: np.ndarray, positive: int | Non
 
     Returns {"metrics": every measure of `dtcli.measures` with a function,
     "confusion_matrix": K x K list, "calibration": the reliability diagram's bin sums
-    (`metrics.calibration_sums`: they add up over folds)}. The predicted class is `y_pred`
+    (`probabilities.calibration_sums`: they add up over folds)}. The predicted class is `y_pred`
     where given (a model's `predicted_index`), else the most probable one (the first on
     ties). log_loss is the FDF paper's P_cost
     (eq. (4)) divided by the number of rows, in nats, with the true class's
@@ -32,7 +32,7 @@ def score_predictions(y_true: np.ndarray, proba: np.ndarray, positive: int | Non
     if positive is None:
         positive = measures.positive_class(y_true, proba.shape[1])
     scores, matrix = measures.score(y_true, proba, positive, costs, threshold, y_pred)
-    calibration = metrics.calibration_sums(y_true, proba)
+    calibration = probabilities.calibration_sums(y_true, proba)
     result = {"metrics": scores, "confusion_matrix": matrix.tolist(),
               "calibration": {name: values.tolist() for name, values in calibration.items()}}
     if threshold is not None:

@@ -4,7 +4,8 @@ function), so that adding a measure is one entry. Every command that scores fold
 files, and `--metric` / `--tune-metric` accept each (`dtree metrics` lists them).
 
 The functions take a `Scored` fold (true classes, class probabilities, predicted classes,
-confusion matrix, positive class) and live in `dtcli.measures.metrics`; entries without one are
+confusion matrix, positive class) and live in `dtcli.measures.metrics` and
+`dtcli.measures.probabilities`; entries without one are
 measured by the task itself (the model's size, its timings). numpy is imported inside
 the functions: the CLI imports this module to build `--help`.
 """
@@ -43,24 +44,30 @@ def _m():
     return metrics
 
 
+def _p():
+    from dtcli.measures import probabilities
+
+    return probabilities
+
+
 MEASURES = (
     Measure("accuracy", "fraction of rows whose most probable class is the true one", True,
             compute=lambda s: _m().accuracy(s.y, s.y_pred)),
     Measure("balanced_accuracy", "mean recall over the classes present", True,
             compute=lambda s: _m().balanced_accuracy_of(s.matrix)),
     Measure("auc", "ROC AUC (2 classes), Hand and Till's M (more)", True,
-            compute=lambda s: _m().auc(s.y, s.proba), may_be_undefined=True),
+            compute=lambda s: _p().auc(s.y, s.proba), may_be_undefined=True),
     Measure("log_loss", "mean -ln p of the true class, p clipped to >= 1e-15", False,
-            high=math.inf, compute=lambda s: _m().log_loss(s.y, s.proba, normalize=True)),
+            high=math.inf, compute=lambda s: _p().log_loss(s.y, s.proba, normalize=True)),
     Measure("f1_macro", "unweighted mean of the per-class F1", True,
             compute=lambda s: _m().f1_macro_of(s.matrix)),
     Measure("average_precision", "PR-AUC, step-wise (sklearn): of the positive class (2 "
             "classes), one-vs-rest macro mean (more)", True,
-            compute=lambda s: _m().average_precision(s.y, s.proba, positive=s.positive),
+            compute=lambda s: _p().average_precision(s.y, s.proba, positive=s.positive),
             may_be_undefined=True),
     Measure("average_precision_weighted", "one-vs-rest PR-AUC of every class, weighted by "
             "its support", True, may_be_undefined=True,
-            compute=lambda s: _m().average_precision(s.y, s.proba, average="weighted")),
+            compute=lambda s: _p().average_precision(s.y, s.proba, average="weighted")),
     Measure("mcc", "Matthews correlation (Gorodkin's R_K for K classes)", True, low=-1.0,
             compute=lambda s: _m().matthews_corrcoef(s.matrix)),
     Measure("g_mean", "geometric mean of the recalls of the classes present", True,
@@ -69,9 +76,9 @@ MEASURES = (
             low=-1.0, compute=lambda s: _m().cohen_kappa(s.matrix), may_be_undefined=True),
     Measure("brier", "mean squared distance of the probability vector to the true class "
             "(halved for 2 classes)", False, high=2.0,
-            compute=lambda s: _m().brier_score(s.y, s.proba)),
+            compute=lambda s: _p().brier_score(s.y, s.proba)),
     Measure("ece", "expected calibration error of the top probability, 15 equal-width bins",
-            False, compute=lambda s: _m().expected_calibration_error(s.y, s.proba)),
+            False, compute=lambda s: _p().expected_calibration_error(s.y, s.proba)),
     Measure("precision", "TP / (TP + FP) of the positive class (0 if never predicted)", True,
             compute=lambda s: _m().class_scores(s.matrix, s.positive)["precision"]),
     Measure("recall", "TP / (TP + FN) of the positive class", True, may_be_undefined=True,
