@@ -16,6 +16,7 @@ from dtcli.errors import ParameterError
 from dtcli.estimator_base import TreeEstimatorBase
 from dtcli.fit_data import FitData
 from dtcli.io.dataset import Dataset
+from dtcli.measures.fitted import THRESHOLD_PARAMS, as_dataset, decide
 from dtcli.pruning import methods as pruning_methods
 from dtcli.validation import not_fitted, row_weights
 
@@ -26,7 +27,7 @@ _PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split",
            "n_jobs", "class_weight", "max_features", "random_state", "pruning", "ccp_alpha", "cp",
            "ccp_risk", "confidence",
            "subtree_raising", "pruning_folds", "significance", "permutations", "pruning_mode",
-           "leaf_estimate", "m", "leaf_model", "leaf_params")
+           "leaf_estimate", "m", "leaf_model", "leaf_params", *THRESHOLD_PARAMS)
 
 
 class DecisionTreeClassifier(TreeEstimatorBase):
@@ -73,6 +74,14 @@ class DecisionTreeClassifier(TreeEstimatorBase):
     Naive Bayes model fitted on its training rows, over all features, and predicts
     with it: dtcli.leaves.naive_bayes, whose options `leaf_params` sets: numeric
     ("mdl" or "gaussian"), min_samples, alpha, var_smoothing).
+
+    `threshold` (None: the most probable class; two classes only): the positive class
+    (`positive`, default the rarest) is predicted where its probability is at least
+    this number, or, for "auto", at least the threshold an inner cross-validation of
+    the training data chooses, minimising the expected cost of `cost` ("FN=10,FP=1" or
+    {"FN": 10, "FP": 1}) or maximising `threshold_metric` (f1, mcc, ...), as
+    scikit-learn's TunedThresholdClassifierCV (dtcli/measures/fitted.py; fitted
+    `threshold_`). predict_proba is unchanged.
     """
 
     model_kind = "tree"  # its model file's kind (dtcli/model/kinds.py)
@@ -88,7 +97,8 @@ class DecisionTreeClassifier(TreeEstimatorBase):
                  cp=None, ccp_risk="impurity", confidence=0.25, subtree_raising=True,
                  pruning_folds=None, significance=0.05, permutations=1000,
                  pruning_mode="default", leaf_estimate="frequency", m=2.0,
-                 leaf_model: str = "counts", leaf_params: dict | None = None):
+                 leaf_model: str = "counts", leaf_params: dict | None = None,
+                 threshold=None, threshold_metric: str | None = None, cost=None, positive=None):
         self.criterion = criterion
         self.criterion_params = criterion_params
         self.max_depth = max_depth
@@ -115,14 +125,22 @@ class DecisionTreeClassifier(TreeEstimatorBase):
         self.m = m
         self.leaf_model = leaf_model
         self.leaf_params = leaf_params
+        self.threshold = threshold
+        self.threshold_metric = threshold_metric
+        self.cost = cost
+        self.positive = positive
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "DecisionTreeClassifier":
-        return self.fit_prepared(self.fit_data(X, y), sample_weight, spend=True)
+        data = self.fit_data(X, y)
+        self.fit_prepared(data, sample_weight, spend=True)
+        return decide(self, as_dataset(data.X, data.y, data.features, data.classes),
+                      sample_weight)
 
     def fit_dataset(self, dataset: Dataset, sample_weight=None) -> "DecisionTreeClassifier":
         """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does)."""
-        return self.fit_prepared(FitData.of_dataset(dataset), sample_weight, spend=True)
+        self.fit_prepared(FitData.of_dataset(dataset), sample_weight, spend=True)
+        return decide(self, dataset, sample_weight)
 
     def fit_prepared(self, data: FitData, sample_weight=None, *,
                      spend: bool = False) -> "DecisionTreeClassifier":
@@ -235,8 +253,9 @@ class DecisionTreeClassifier(TreeEstimatorBase):
         return leaf_estimate.node_proba(self.tree_.counts, estimate, m)[leaves]
 
     def predict(self, X) -> np.ndarray:
-        if getattr(self, "leaf_model_", None) is not None:
-            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        if getattr(self, "leaf_model_", None) is not None or getattr(self, "threshold_", None) \
+                is not None:
+            return self.classes_[self.predicted_index(self.predict_proba(X))]
         leaves = self.apply(X)  # checks first that the tree is fitted
         return self.classes_[self.tree_.node_class[leaves]]  # ties as argmax of predict_proba
 

@@ -67,8 +67,19 @@ class Classifier(Parameters, Exportable):
         return self.proba_from_matrix(self._matrix(X))
 
     def predicted_index(self, proba: np.ndarray) -> np.ndarray:
-        """The column of `classes_` each row of `proba` predicts: the most probable, the
-        first on ties (J48 breaks ties by the file's declared class order instead)."""
+        """The column of `classes_` each row of `proba` predicts: with a fitted decision
+        threshold (`threshold_`, dtcli/measures/fitted.py) the positive class where its
+        probability reaches it, else the other; otherwise `most_probable_index`."""
+        if getattr(self, "threshold_", None) is not None:
+            from dtcli.measures.fitted import positive_index
+            from dtcli.measures.metrics import decisions
+
+            return decisions(proba, positive_index(self), self.threshold_)
+        return self.most_probable_index(proba)
+
+    def most_probable_index(self, proba: np.ndarray) -> np.ndarray:
+        """The most probable class of each row, the first on ties (J48 breaks ties by the
+        file's declared class order instead)."""
         return np.argmax(proba, axis=1)
 
     def predict_log_proba(self, X) -> np.ndarray:

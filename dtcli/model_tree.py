@@ -27,7 +27,8 @@ from dtcli.engine.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 def tree_to_dict(model, *, target: str, source: str | None) -> dict:
     """JSON-ready dict of a fitted DecisionTreeClassifier."""
     tree = model.tree_
-    sparse = uses_sparse_layout(model.features_)
+    # a file with a decision threshold is version 4, laid out as version 3
+    sparse = uses_sparse_layout(model.features_) or getattr(model, "decision_", None) is not None
     if sparse:
         categories = {"category_offsets": tree.category_offsets.tolist(),
                       "category_codes": tree.category_codes.tolist(),

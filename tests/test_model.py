@@ -9,7 +9,7 @@ import pytest
 from dtcli import DecisionTreeClassifier
 from dtcli.errors import ModelError
 from dtcli.model import load_model, model_from_dict, model_to_dict, save_model
-from dtcli.model.categories import SPARSE_VERSION
+from dtcli.model.check import DECISION_VERSION
 
 ROUND_TRIP = ["iris.csv", "crx.csv", "hepatitis.csv", "ecoli2.dat", "vehicle.arff"]
 
@@ -188,7 +188,7 @@ def test_truncated_file_is_rejected(tmp_path, good_doc):
 
 
 def test_newer_format_version_asks_for_an_upgrade(tmp_path, good_doc):
-    message = load_error(tmp_path, mutate(good_doc, _set(["format_version"], SPARSE_VERSION + 1)))
+    message = load_error(tmp_path, mutate(good_doc, _set(["format_version"], DECISION_VERSION + 1)))
     assert "newer" in message and "upgrade" in message and "damaged" not in message
 
 

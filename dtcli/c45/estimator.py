@@ -23,6 +23,7 @@ from dtcli.c45.tree import C45Tree, weka_argmax
 from dtcli.errors import ParameterError
 from dtcli.estimator_base import Classifier
 from dtcli.io.dataset import NOMINAL, Dataset
+from dtcli.measures.fitted import THRESHOLD_PARAMS, as_dataset, decide
 from dtcli.params import integer_param
 from dtcli.pruning.pessimistic import check_confidence
 from dtcli.validation import not_fitted
@@ -33,15 +34,19 @@ LEAF_ESTIMATES = ("frequency", "laplace")
 
 
 class J48Classifier(Classifier):
-    """C4.5 (Quinlan 1993) exactly as Weka's J48 builds it; docs/c45.md."""
+    """C4.5 (Quinlan 1993) exactly as Weka's J48 builds it; docs/c45.md.
+
+    `threshold`, `threshold_metric`, `cost`, `positive`: the decision threshold of
+    predict, as DecisionTreeClassifier's (dtcli/measures/fitted.py; fitted `threshold_`).
+    """
 
     model_kind = "c45"
-    PARAMS = PARAMS + ("nominal_features",)
+    PARAMS = PARAMS + ("nominal_features", *THRESHOLD_PARAMS)
 
     def __init__(self, min_samples_leaf: int = 2, pruning: str | None = "pessimistic",
                  confidence: float = 0.25, subtree_raising: bool = True,
                  leaf_estimate: str = "frequency", binary_splits: bool = False,
-                 nominal_features=None):
+                 nominal_features=None, threshold=None, threshold_metric: str | None = None, cost=None, positive=None):
         self.min_samples_leaf = min_samples_leaf
         self.pruning = pruning
         self.confidence = confidence
@@ -49,6 +54,10 @@ class J48Classifier(Classifier):
         self.leaf_estimate = leaf_estimate
         self.binary_splits = binary_splits
         self.nominal_features = nominal_features
+        self.threshold = threshold
+        self.threshold_metric = threshold_metric
+        self.cost = cost
+        self.positive = positive
 
     def options(self) -> dict:
         """The parameters, validated (ParameterError), as the model file records them."""
@@ -69,7 +78,8 @@ class J48Classifier(Classifier):
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "J48Classifier":
         features, matrix, classes, codes = self._training_input(X, y)
-        return self._fit_encoded(matrix, codes, features, classes, sample_weight)
+        self._fit_encoded(matrix, codes, features, classes, sample_weight)
+        return decide(self, as_dataset(matrix, codes, features, classes), sample_weight)
 
     def fit_dataset(self, dataset: Dataset, sample_weight=None) -> "J48Classifier":
         """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does). The
@@ -80,7 +90,7 @@ class J48Classifier(Classifier):
         self._fit_encoded(dataset.X, y, dataset.features, tree_classes, sample_weight)
         self.classes_ = np.array(dataset.classes, dtype=object)
         self.n_classes_ = len(dataset.classes)
-        return self
+        return decide(self, dataset, sample_weight)
 
     def _fit_encoded(self, X, y, features, classes, sample_weight=None) -> "J48Classifier":
         options = self.options()
@@ -125,7 +135,7 @@ class J48Classifier(Classifier):
         column = {label: k for k, label in enumerate(self.tree_classes_)}
         return proba[:, [column[label] for label in self.classes_]]
 
-    def predicted_index(self, proba: np.ndarray) -> np.ndarray:
+    def most_probable_index(self, proba: np.ndarray) -> np.ndarray:
         """J48's prediction from `proba` (columns: `classes_`): the first most probable
         class in the order the training file declared them (`tree_classes_`), as Weka's
         classifyInstance takes it and as the printed tree labels its leaves."""

@@ -6,7 +6,8 @@ import click
 from dtcli.cli.forest_options import (forest_options, forest_summary, forest_title, one_tree,
                                       shape_model)
 from dtcli.cli.options import (CONTEXT, SectionedCommand, class_weight_option, data_options,
-                               force_option, jobs_option, output_format_option, output_option,
+                               decision_options, force_option, positive_option,
+                               jobs_option, output_format_option, output_option,
                                positional_features, quiet_option, refuse_unmarked_stdin,
                                target_options, tree_options)
 from dtcli.cli.export_options import (PRODUCTION_FORMATS, export_production,
@@ -36,6 +37,8 @@ from dtcli.experiments.notes import stderr_console
 @tuning_options
 @forest_options
 @preset_options
+@positive_option
+@decision_options
 @jobs_option("as threads (default: all)")
 @output_option("Write the model JSON here (- for stdout).")
 @force_option
@@ -43,7 +46,8 @@ from dtcli.experiments.notes import stderr_console
 def train(data, target, drop, data_format, no_header, delimiter, grid_entries, tune_cv, jobs,
           output, force, quiet, pruning_path, plot_path, model_kind, fdf_combine, leaf_model,
           nb_numeric, nb_min_samples, n_estimators, max_features, no_bootstrap, max_samples, oob,
-          seed, scheduler, preset, binary_splits, **tree):
+          seed, scheduler, preset, binary_splits, positive, cost, cost_matrix, threshold,
+          threshold_metric, **tree):
     """Fit a tree on DATA and write the model as JSON.
 
     Without -o, the JSON goes to stdout when it is a file or a pipe; on a
@@ -69,6 +73,8 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
       dtree train examples/vehicle.arff --preset j48 --no-subtree-raising \\
           -o j48.json
       dtree train examples/iris.csv --preset rpart -o rpart.json
+      dtree train examples/imbalanced/haberman.dat --threshold auto \\
+          --cost FN=10,FP=1 -o haberman.json
     """
     import sys
 
@@ -76,7 +82,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     from dtcli.cli.model_choice import make_model
     from dtcli.cli.unused_options import refuse_unused
     from dtcli.experiments.data import Reading
-    from dtcli.experiments.training import fit_model
+    from dtcli.experiments.training import fit_model, with_threshold
     from dtcli.experiments.tuning import TrainingSearch
     from dtcli.pruning.methods import effective_ccp_alpha
 
@@ -102,6 +108,11 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
                                 max_samples, oob, seed, scheduler)
         if plot_path is not None and not pruning_path:
             raise click.UsageError("--plot draws the pruning path: add --pruning-path")
+    if cost_matrix is not None:
+        raise click.UsageError("--cost-matrix: a model stores a threshold of two classes; "
+                               "give --cost FN=X,FP=Y")
+    model = with_threshold(model, threshold=threshold, threshold_metric=threshold_metric,
+                           cost=cost, positive=positive)
     refuse_output_over_input(output, "--output", {"training data": data})
     refuse_output_over_input(plot_path, "--plot", {"training data": data, "--output": output})
     refuse_unmarked_stdin(data, data_format)

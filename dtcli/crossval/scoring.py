@@ -58,7 +58,8 @@ def evaluate_model(model, fit_seconds: float, X: np.ndarray, labels: np.ndarray,
 
     Returns (fold result as `run_task` gives it, number of rows scored). Rows
     without a label are left out; a label the model does not know is a DataError.
-    `positive`: the label of the positive class (default: the rarest of the rows).
+    `positive`: the label of the positive class (default: the rarest of the rows). The
+    classes are the model's decisions: at its stored threshold if it has one.
     """
     classes = [str(c) for c in model.classes_]
     index = {label: i for i, label in enumerate(classes)}
@@ -78,7 +79,11 @@ def evaluate_model(model, fit_seconds: float, X: np.ndarray, labels: np.ndarray,
     if positive is not None and str(positive) not in index:
         raise DataError(f"--positive: the model has no class {str(positive)!r} (its classes: "
                         f"{', '.join(classes)})")
-    result = score_predictions(y, proba, None if positive is None else index[str(positive)])
+    # a model's stored decision threshold decides its classes (dtcli/measures/fitted.py)
+    decided = (model.predicted_index(proba) if getattr(model, "threshold_", None) is not None
+               else None)
+    result = score_predictions(y, proba, None if positive is None else index[str(positive)],
+                               y_pred=decided)
     result["metrics"].update(tree_facts(model), fit_seconds=fit_seconds,
                              predict_seconds=predict_seconds)
     return result, int(known.sum())

@@ -51,7 +51,9 @@ class _TreeOptionsMethods:
 # The estimator's parameters that a method or a call sets (its criterion, a forest's draws,
 # its leaves' models, threads), not every tree of a run alike; TreeOptions has the others.
 _PER_METHOD = ("criterion", "criterion_params", "nominal_features", "n_jobs", "max_features",
-               "random_state", "leaf_model", "leaf_params")
+               "random_state", "leaf_model", "leaf_params",
+               # a run's decisions are the dataset's (measures/thresholds.py Decision)
+               "threshold", "threshold_metric", "cost", "positive")
 # where a run's default differs from the estimator's: None is auto for ccp, else 0
 # (pruning.methods.effective_ccp_alpha)
 _RUN_DEFAULTS = {"ccp_alpha": None}

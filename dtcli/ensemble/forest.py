@@ -19,6 +19,7 @@ from dtcli.errors import ParameterError
 from dtcli.estimator import DecisionTreeClassifier
 from dtcli.fit_data import FitData
 from dtcli.estimator_base import TreeEstimatorBase
+from dtcli.measures.fitted import THRESHOLD_PARAMS, as_dataset, decide
 from dtcli.params import MAX_TREES, count_or_fraction
 from dtcli.validation import not_fitted, row_weights
 
@@ -26,7 +27,7 @@ _TREE_PARAMS = ("criterion", "criterion_params", "max_depth", "min_samples_split
                 "min_samples_leaf", "min_weight_fraction_leaf", "min_gain", "nominal_features",
                 "class_weight", "max_features", "leaf_model", "leaf_params")
 _PARAMS = ("n_estimators",) + _TREE_PARAMS + ("bootstrap", "max_samples", "oob_score",
-                                              "n_jobs", "random_state")
+                                              "n_jobs", "random_state", *THRESHOLD_PARAMS)
 
 
 class RandomForestClassifier(TreeEstimatorBase):
@@ -50,6 +51,9 @@ class RandomForestClassifier(TreeEstimatorBase):
     from, weighted by its bootstrap counts (times the rows' weights), as a tree fitted
     with those weights as sample_weight would fit them; `predict_proba` is then the
     mean of the trees' Naive Bayes leaf probabilities.
+
+    `threshold`, `threshold_metric`, `cost`, `positive`: the decision threshold of
+    predict, as DecisionTreeClassifier's (dtcli/measures/fitted.py; fitted `threshold_`).
     """
 
     model_kind = "forest"  # its model file's kind (dtcli/model/kinds.py)
@@ -61,7 +65,7 @@ class RandomForestClassifier(TreeEstimatorBase):
                  nominal_features=None, class_weight=None, max_features="sqrt",
                  bootstrap: bool = True, max_samples=None, oob_score: bool = False,
                  n_jobs: int | None = None, random_state=None, leaf_model: str = "counts",
-                 leaf_params: dict | None = None):
+                 leaf_params: dict | None = None, threshold=None, threshold_metric: str | None = None, cost=None, positive=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.criterion_params = criterion_params
@@ -80,17 +84,25 @@ class RandomForestClassifier(TreeEstimatorBase):
         self.random_state = random_state
         self.leaf_model = leaf_model
         self.leaf_params = leaf_params
+        self.threshold = threshold
+        self.threshold_metric = threshold_metric
+        self.cost = cost
+        self.positive = positive
 
     PARAMS = _PARAMS
 
     # fitting ----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "RandomForestClassifier":
-        return self.fit_prepared(self.fit_data(X, y), sample_weight)
+        data = self.fit_data(X, y)
+        self.fit_prepared(data, sample_weight)
+        return decide(self, as_dataset(data.X, data.y, data.features, data.classes),
+                      sample_weight)
 
     def fit_dataset(self, dataset, sample_weight=None, grower=None) -> "RandomForestClassifier":
         """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does); `grower`
         as in fit_prepared."""
-        return self.fit_prepared(FitData.of_dataset(dataset), sample_weight, grower)
+        self.fit_prepared(FitData.of_dataset(dataset), sample_weight, grower)
+        return decide(self, dataset, sample_weight)
 
     def fit_prepared(self, data: FitData, sample_weight=None,
                      grower=None) -> "RandomForestClassifier":
@@ -206,7 +218,7 @@ class RandomForestClassifier(TreeEstimatorBase):
 
     def predict(self, X) -> np.ndarray:
         proba = self.predict_proba(X)  # checks first that the forest is fitted
-        return self.classes_[np.argmax(proba, axis=1)]
+        return self.classes_[self.predicted_index(proba)]
 
     @property
     def feature_importances_(self) -> np.ndarray:

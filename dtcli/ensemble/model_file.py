@@ -46,7 +46,8 @@ def forest_to_dict(forest, *, target: str, source: str | None) -> dict:
     from dtcli.ensemble.leaves import leaves_block
 
     trees = [e.tree_ for e in forest.estimators_]
-    sparse = uses_sparse_layout(forest.features_)
+    # a file with a decision threshold is version 4, laid out as version 3
+    sparse = uses_sparse_layout(forest.features_) or getattr(forest, "decision_", None) is not None
     header = header_fields(forest, "forest", target, source, forest._n_rows)
     if sparse:
         header["format_version"] = SPARSE_VERSION

@@ -157,5 +157,6 @@ def score_model(model_path: str, data: str, *, target: str | None = None, input_
     about = {"model": model_path, "dataset": data, "target": target, "n_rows": n_rows,
              "positive": str(chosen),
              "criterion": meta.get("criterion", {"name": meta.get("kind"), "params": {}}),
-             "options": meta["options"]}
+             "options": meta["options"],
+             **({"decision": meta["decision"]} if "decision" in meta else {})}
     return Evaluation(evaluation_document(summarize([result]), model.classes_, about), [result])

@@ -19,6 +19,7 @@ import numpy as np
 from dtcli.errors import ParameterError
 from dtcli.experiments.data import Reading, sources
 from dtcli.experiments.notes import Notes
+from dtcli.measures.fitted import THRESHOLD_PARAMS
 
 _SPREAD_ROWS = 64  # rows of the dataset whose fit loads the kernels
 
@@ -75,6 +76,10 @@ class Training:
                     f"({self.model.tree_.node_count} nodes): {len(self.path.alphas)} steps, "
                     f"risk = {self.model.ccp_risk}")
         written = "" if written_to is None else f"; model written to {written_to}"
+        decision = getattr(self.model, "decision_", None)
+        if decision is not None:
+            written = (f"; predicts {decision['positive']} at p >= {decision['threshold']:.6g}"
+                       + written)
         shape = (f"{data.source}, target column '{data.target}': {data.X.shape[0]} rows, "
                  f"{data.X.shape[1]} features, {len(data.classes)} classes; ")
         kind = getattr(self.model, "model_kind", None)
@@ -112,6 +117,7 @@ def train(data, method="gini", *, jobs: int | None = None, seed: int = 0,
           scheduler: str | None = None, grid=None, tune_cv: int | None = None,
           pruning_path: bool = False, target=None, drop=(), input_format=None,
           header: bool = True, delimiter=None, force: bool = False, quiet: bool = False,
+          threshold=None, threshold_metric: str | None = None, cost=None, positive=None,
           **options) -> Training:
     """Fit `method` on one dataset (a path, Dataset, (X, y) pair or DataFrame).
 
@@ -121,8 +127,12 @@ def train(data, method="gini", *, jobs: int | None = None, seed: int = 0,
     options (max_depth=3, pruning="ccp", ...; an estimator keeps its own). A criterion
     parameter or tree option given as "auto" is chosen first by a grid search (`grid`,
     `tune_cv` folds, seeded by `seed`). `scheduler`: fit a forest's trees on that Dask
-    cluster. `pruning_path`: the unpruned tree and its cost-complexity path instead."""
+    cluster. `pruning_path`: the unpruned tree and its cost-complexity path instead.
+    `threshold` (a probability, or "auto" with `threshold_metric` or `cost`) and
+    `positive`: the decision threshold the model stores (dtcli/measures/fitted.py)."""
     model, search = _model_of(method, options, jobs, seed, grid, tune_cv)
+    model = with_threshold(model, threshold=threshold, threshold_metric=threshold_metric,
+                           cost=cost, positive=positive)
     return fit_model(data, model, search=search, scheduler=scheduler, pruning_path=pruning_path,
                      jobs=jobs, quiet=quiet,
                      reading=Reading(target, tuple(drop), input_format, header, delimiter, force))
@@ -140,7 +150,8 @@ def fit_model(data, model, *, search=None, scheduler=None, pruning_path: bool = 
     dataset = source.load(reading.force)
     notes.warn(dataset.warnings)
     if search is not None:
-        leaves = {k: model.get_params(deep=False)[k] for k in ("leaf_model", "leaf_params")}
+        leaves = {k: model.get_params(deep=False)[k]
+                  for k in ("leaf_model", "leaf_params", *THRESHOLD_PARAMS)}
         model = search.tuned_tree(dataset, jobs, quiet).set_params(**leaves)
     if preset is not None:
         model.preset_ = preset
@@ -157,6 +168,16 @@ def fit_model(data, model, *, search=None, scheduler=None, pruning_path: bool = 
     notes.warn(fitted)
     result.warnings += fitted
     return result
+
+
+def with_threshold(model, **decision):
+    """`model` with the decision threshold parameters given (those not None), seeded as
+    the model is for "auto"'s inner cross-validation."""
+    given = {k: v for k, v in decision.items() if v is not None}
+    if given and "threshold" not in given:
+        raise ParameterError(f"{', '.join(given)} choose the decision threshold: give "
+                             "threshold (--threshold auto)")
+    return model.set_params(**given) if given else model
 
 
 def _model_of(method, options: dict, jobs, seed: int, grid, tune_cv):

@@ -24,13 +24,14 @@ from dtcli.leaves.discretise import mdl_cut_points, to_bins
 from dtcli.fdf.grow import NO_VALUE, Coded, Forest, Stops, root_gains, walk
 from dtcli.io.dataset import NOMINAL, NUMERIC, Dataset
 from dtcli.leaves.naive_bayes import softmax
+from dtcli.measures.fitted import THRESHOLD_PARAMS, as_dataset, decide
 from dtcli.params import integer_param
 from dtcli.validation import not_fitted
 
 _FLOAT_MAX = sys.float_info.max
 
 _PARAMS = ("min_samples_leaf", "max_depth", "min_gain", "nb_min_samples", "alpha",
-           "combine", "nominal_features")
+           "combine", "nominal_features", *THRESHOLD_PARAMS)
 COMBINE = ("select", "average")
 
 
@@ -48,6 +49,9 @@ class FDFClassifier(Classifier):
     weights GenGain(S, x) of its value at each root; docs/fdf.md, reading 8).
     `nominal_features` as in DecisionTreeClassifier. Sample weights are not
     supported: the method counts rows.
+
+    `threshold`, `threshold_metric`, `cost`, `positive`: the decision threshold of
+    predict, as DecisionTreeClassifier's (dtcli/measures/fitted.py; fitted `threshold_`).
     """
 
     model_kind = "fdf"
@@ -55,7 +59,7 @@ class FDFClassifier(Classifier):
 
     def __init__(self, min_samples_leaf: int = 1, max_depth: int | None = None,
                  min_gain: float = 0.0, nb_min_samples: int = 5, alpha: float = 1.0,
-                 combine: str = "select", nominal_features=None):
+                 combine: str = "select", nominal_features=None, threshold=None, threshold_metric: str | None = None, cost=None, positive=None):
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
         self.min_gain = min_gain
@@ -63,6 +67,10 @@ class FDFClassifier(Classifier):
         self.alpha = alpha
         self.combine = combine
         self.nominal_features = nominal_features
+        self.threshold = threshold
+        self.threshold_metric = threshold_metric
+        self.cost = cost
+        self.positive = positive
 
     def stops(self) -> Stops:
         """The parameters, validated (ParameterError)."""
@@ -89,13 +97,15 @@ class FDFClassifier(Classifier):
         if sample_weight is not None:
             raise ParameterError("FDFClassifier counts rows: sample_weight is not supported")
         features, matrix, classes, codes = self._training_input(X, y)
-        return self._fit_encoded(matrix, codes, features, classes)
+        self._fit_encoded(matrix, codes, features, classes)
+        return decide(self, as_dataset(matrix, codes, features, classes))
 
     def fit_dataset(self, dataset: Dataset) -> "FDFClassifier":
         """Fit on a `Dataset` from `dtcli.io.load_dataset` (what the CLI does)."""
         self.feature_names_in_ = np.array(dataset.feature_names, dtype=object)
-        return self._fit_encoded(dataset.X, dataset.y, dataset.features,
-                                 np.array(dataset.classes, dtype=object))
+        self._fit_encoded(dataset.X, dataset.y, dataset.features,
+                          np.array(dataset.classes, dtype=object))
+        return decide(self, dataset)
 
     def _fit_encoded(self, X, y, features, classes) -> "FDFClassifier":
         stops = self.stops()
@@ -182,7 +192,7 @@ class FDFClassifier(Classifier):
         return self.proba_from_matrix(self._matrix(X))
 
     def predict(self, X) -> np.ndarray:
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        return self.classes_[self.predicted_index(self.predict_proba(X))]
 
     def score(self, X, y, sample_weight=None) -> float:
         correct = (self.predict(X) == np.asarray(y)).astype(np.float64)

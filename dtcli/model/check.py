@@ -22,6 +22,9 @@ from dtcli.io.dataset import NOMINAL, NUMERIC, Feature
 
 FORMAT = "dtree-model"
 FORMAT_VERSION = 2  # written by default; categories.SPARSE_VERSION is read too
+# files with a decision threshold (a `decision` block, dtcli/measures/fitted.py): laid out as
+# version 3, and a version older readers refuse rather than predict without the threshold
+DECISION_VERSION = 4
 INT64 = 2**63
 _FLOAT_MAX = sys.float_info.max
 # Children's class counts must add up to the parent's up to float rounding (weighted counts).
@@ -323,17 +326,15 @@ class Checker:
 
 def version_and_kind(doc: Any, path: str, kinds) -> tuple[int, str]:
     """The file's format version and kind (one of `kinds`), after checking its format."""
-    from dtcli.model.categories import SPARSE_VERSION
-
     check = Checker(path)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelError(f"{path}: not a dtree model file (no \"format\": \"{FORMAT}\")")
     version = doc.get("format_version")
     if not is_int(version) or version < 1:
         check.fail("format_version is missing or not a positive integer")
-    if version > SPARSE_VERSION:
+    if version > DECISION_VERSION:
         raise ModelError(f"{path}: written by a newer dtree (model format {version}); this "
-                         f"dtree {__version__} reads formats up to {SPARSE_VERSION}: upgrade "
+                         f"dtree {__version__} reads formats up to {DECISION_VERSION}: upgrade "
                          "dtcli")
     kind = doc.get("kind", "tree") if version >= 2 else "tree"
     if not isinstance(kind, str) or kind not in kinds:

@@ -16,13 +16,18 @@ from typing import Any
 
 from dtcli.atomic import open_output
 from dtcli.errors import ModelError
-from dtcli.model.check import Checker, version_and_kind
+from dtcli.model.check import DECISION_VERSION, Checker, version_and_kind
 from dtcli.model.kinds import KINDS, function
 
 
 def model_to_dict(model, *, target: str = "class", source: str | None = None) -> dict[str, Any]:
-    """JSON-ready dict of a fitted model of any kind (its class's `model_kind`)."""
-    return function(model.model_kind, "to_dict")(model, target=target, source=source)
+    """JSON-ready dict of a fitted model of any kind (its class's `model_kind`), with its
+    decision threshold's block if it has one (every kind alike: dtcli/measures/fitted.py)."""
+    doc = function(model.model_kind, "to_dict")(model, target=target, source=source)
+    if getattr(model, "decision_", None) is not None:
+        doc["format_version"] = DECISION_VERSION
+        doc["decision"] = model.decision_
+    return doc
 
 
 def save_model(model, path: str, *, target: str = "class", source: str | None = None) -> None:
@@ -57,4 +62,12 @@ def model_from_dict(doc: Any, path: str = "<model>"):
     """A fitted model from a parsed model file, validated field by field; returns
     (model, doc). `path` names the file in error messages."""
     _, kind = version_and_kind(doc, path, tuple(KINDS))
-    return function(kind, "from_dict")(doc, Checker(path)), doc
+    check = Checker(path)
+    model = function(kind, "from_dict")(doc, check)
+    model.threshold_, model.decision_ = None, None  # as a model fitted without one
+    if "decision" in doc:
+        from dtcli.measures.fitted import read_block, set_from_block
+
+        set_from_block(model, read_block(doc["decision"], [str(c) for c in model.classes_],
+                                          check.fail))
+    return model, doc

@@ -194,6 +194,9 @@ def _evaluation_title(doc: dict) -> str:
     positive = f"; positive class {doc['positive']}" if "positive" in doc else ""
     positive += "".join(f"; {name.replace('_', ' ')} {doc[name]}" for name in
                         ("cost", "cost_matrix", "threshold", "threshold_metric") if name in doc)
+    if "decision" in doc:  # a model file's stored threshold (dtcli/measures/fitted.py)
+        positive += (f"; decides {doc['decision']['positive']} at p >= "
+                     f"{doc['decision']['threshold']:.6g}")
     if doc.get("model"):
         return f"model {doc['model']} on {doc['dataset']}{positive}"
     criterion = doc["criterion"]
