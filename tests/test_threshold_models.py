@@ -148,3 +148,50 @@ def test_train_stores_it_and_predict_and_evaluate_apply_it(tmp_path):
     predicted = np.array([r[0] for r in rows])
     truth = np.array(load_dataset(str(HABERMAN)).classes)[load_dataset(str(HABERMAN)).y]
     assert report["accuracy"]["mean"] == pytest.approx(float((predicted == truth).mean()), abs=1e-12)
+
+
+@pytest.fixture(scope="module")
+def decided_models(tmp_path_factory):
+    """A gini tree and a small forest trained with --threshold 0.3 (positive: the rarer
+    class), whose labels differ from the most probable class on some rows."""
+    folder = tmp_path_factory.mktemp("decided")
+    paths = {}
+    for kind, options in (("tree", ["--max-depth", "4"]),
+                          ("forest", ["--model", "forest", "--trees", "4", "--seed", "3"])):
+        paths[kind] = folder / f"{kind}.json"
+        result = CliRunner().invoke(cli, ["train", str(HABERMAN), *options, "--threshold",
+                                          "0.3", "-q", "-o", str(paths[kind])])
+        assert result.exit_code == 0, result.stderr
+        model, _ = load_model(str(paths[kind]))
+        proba = model.predict_proba(load_dataset(str(HABERMAN)).X)
+        assert (model.predicted_index(proba) != proba.argmax(axis=1)).any()
+    return paths
+
+
+@pytest.mark.parametrize("kind, fmt, options", [
+    ("tree", "python", []), ("tree", "sql", []), ("tree", "c", []), ("tree", "pmml", []),
+    ("tree", "onnx", []), ("forest", "onnx", ["--onnx-opset", "3"]), ("forest", "python", [])])
+def test_every_export_format_labels_rows_as_predict_does(decided_models, tmp_path, kind, fmt,
+                                                         options):
+    import importlib.util
+    import shutil
+
+    if fmt == "onnx" and importlib.util.find_spec("onnxruntime") is None:
+        pytest.skip("onnxruntime is not installed")
+    if fmt == "c" and not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler")
+    artifact = tmp_path / f"model.{fmt}"
+    result = CliRunner().invoke(cli, ["export", str(decided_models[kind]), "-f", fmt, *options,
+                                      "-o", str(artifact), "--check", str(HABERMAN)])
+    assert result.exit_code == 0, result.output + result.stderr
+    certificates = [line for line in (result.stdout + result.stderr).splitlines()
+                    if " rows, " in line]
+    assert certificates and all(line.startswith("PASS") and " 0 with another class" in line
+                                for line in certificates)
+
+
+def test_the_shown_formats_say_the_threshold(decided_models):
+    for fmt in ("text", "rules", "svg", "html"):
+        out = CliRunner().invoke(cli, ["export", str(decided_models["tree"]), "-f", fmt]).stdout
+        assert "decision threshold: predicts positive where p(positive) &gt;= 0.3" in out \
+            or "decision threshold: predicts positive where p(positive) >= 0.3" in out, fmt

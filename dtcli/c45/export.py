@@ -11,6 +11,7 @@ from dtcli.errors import ParameterError
 def write(model, doc: dict, output_format: str, output: str, max_depth) -> None:
     from dtcli.atomic import open_output
     from dtcli.c45 import drawing
+    from dtcli.export.describe import decision_comment
 
     if max_depth is not None:
         raise ParameterError("--max-depth is not available for J48 models (the html page "
@@ -18,15 +19,16 @@ def write(model, doc: dict, output_format: str, output: str, max_depth) -> None:
     if output_format == "json":
         text = json.dumps(doc, indent=1) + "\n"
     elif output_format in ("svg", "html"):
-        from dtcli.export import html, svg
+        from dtcli.export.pictures import picture
 
-        picture = drawing.diagram(model)
-        text = svg.render(picture) if output_format == "svg" else html.page(picture)
+        text = picture(drawing.diagram(model), output_format, doc.get("decision"))
     elif output_format == "dot":
         text = drawing.dot(model)
     elif output_format == "rules":
         text = drawing.rules(model)
     else:
         text = model.text()
+    if output_format in ("rules", "text"):
+        text = decision_comment(doc) + text
     with open_output(output) as handle:
         handle.write(text)

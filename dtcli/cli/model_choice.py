@@ -13,7 +13,7 @@ MODELS = ("tree", "forest", "fdf")
 # with --model fdf is refused, so that a new tree option needs no entry here
 _FOR_FDF = ("data", "target", "drop", "data_format", "no_header", "delimiter", "model_kind",
             "fdf_combine", "nb_min_samples", "max_depth", "min_samples_leaf", "min_gain", "jobs",
-            "output", "force", "quiet")
+            "output", "force", "quiet", "positive", "cost", "threshold", "threshold_metric")
 
 
 def model_options(func):

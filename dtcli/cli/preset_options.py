@@ -14,7 +14,9 @@ _SETTINGS = {"min_samples_leaf": "min_samples_leaf", "pruning": "pruning",
              "confidence": "confidence", "subtree_raising": "subtree_raising",
              "leaf_estimate": "leaf_estimate", "binary_splits": "binary_splits"}
 _ALWAYS = {"data", "target", "drop", "data_format", "no_header", "delimiter", "output", "force",
-           "quiet", "preset", "jobs"}
+           "quiet", "preset", "jobs",
+           # the decision threshold the model stores (dtcli/measures/fitted.py)
+           "positive", "cost", "threshold", "threshold_metric"}
 
 
 def preset_options(func):

@@ -268,6 +268,7 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet, **pr
     import json
 
     from dtcli.atomic import open_output, refuse_output_over_input
+    from dtcli.export.describe import decision_comment
     from dtcli.model import load_model
 
     if max_depth is not None and output_format not in ("text", "svg", "html"):
@@ -288,6 +289,8 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet, **pr
         return write(model, doc, output_format, output, max_depth)
     model, forest_text = one_tree(model, doc, tree_index, output_format)
     with open_output(output) as handle:
+        if output_format in ("text", "rules"):
+            handle.write(decision_comment(doc))
         if forest_text is not None:
             handle.write(forest_text)
         elif output_format == "json":
@@ -303,7 +306,8 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet, **pr
         elif output_format in ("svg", "html"):
             from dtcli.export.pictures import draw
 
-            handle.write(draw(model, output_format, _title(doc, model, tree_index), max_depth))
+            handle.write(draw(model, output_format, _title(doc, model, tree_index), max_depth,
+                              doc.get("decision")))
         else:
             from rich.console import Console
 

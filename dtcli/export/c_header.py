@@ -117,17 +117,25 @@ def render(model: FlatModel, name: str = "dtree") -> str:
         f"  for (int k = 0; k < {n_classes}; k++) proba[k] /= {len(model.trees)}.0;",
         "}",
         "",
-        "/* the index of the first class of highest probability */",
+        ("/* the index of the first class of highest probability */" if model.decision is None
+         else f"/* the index of the predicted class: {_comment(model.label_rule())} */"),
         f"static inline int {name}_predict(const double *x) {{",
         f"  double proba[{n_classes}];",
         f"  int best = 0;",
         f"  {name}_predict_proba(x, proba);",
-        f"  for (int k = 1; k < {n_classes}; k++) if (proba[k] > proba[best]) best = k;",
+        *(_decided(model.decision) if model.decision is not None else [
+            f"  for (int k = 1; k < {n_classes}; k++) if (proba[k] > proba[best]) best = k;"]),
         "  return best;",
         "}",
         "",
         f"#endif /* {guard} */", ""]
     return "\n".join(lines)
+
+
+def _decided(decision: tuple) -> list[str]:
+    """predict's lines for a model with a decision threshold (flat.FlatModel.decision)."""
+    positive, threshold = decision
+    return [f"  best = proba[{positive}] >= {_double(threshold)} ? {positive} : {1 - positive};"]
 
 
 def _double(x: float) -> str:

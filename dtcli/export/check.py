@@ -1,6 +1,7 @@
 """The parity certificate of an exported artifact (`dtree export --check DATA`, `dtree
 verify MODEL ARTIFACT DATA`): score DATA with the artifact in its own runtime and with
-dtree, and report the rows whose predicted class differs and the largest probability
+dtree, and report the rows whose predicted class differs (dtree's label: at the model's
+decision threshold if it has one, as `dtree predict` decides) and the largest probability
 difference. It passes when no class differs and no probability differs by more than
 TOLERANCE (FLOAT32_TOLERANCE for an ONNX opset 3 model, whose float32 thresholds are
 compared with dtree on the data rounded to float32, as that runtime receives it).
@@ -74,7 +75,9 @@ def certify(model, path: str, rows: Rows) -> list[Certificate]:
         reference_rows = rows.matrix.astype(np.float32).astype(np.float64) if float32 \
             else rows.matrix
         expected = model.proba_from_matrix(reference_rows)
-        expected_labels = np.array(classes, dtype=object)[expected.argmax(axis=1)]
+        decided = (model.predicted_index(expected) if getattr(model, "threshold_", None)
+                   is not None else expected.argmax(axis=1))  # at its decision threshold
+        expected_labels = np.array(classes, dtype=object)[decided]
         if proba.shape != expected.shape:
             differs, largest = list(range(1, rows.matrix.shape[0] + 1)), float("inf")
         else:

@@ -160,3 +160,12 @@ def pruning_note(doc: dict) -> str:
     elif estimate["name"] == "m-estimate":
         note += f", m-estimate leaves (m={estimate['m']:g})"
     return note
+
+
+def decision_comment(doc: dict) -> str:
+    """'# decision threshold: ...' and a newline, the first line of the text and rules of
+    a model file with a `decision` block (dtcli/measures/fitted.py); '' without one."""
+    from dtcli.measures.fitted import describe
+
+    line = describe(doc.get("decision"))
+    return "" if line is None else f"# {line}\n"

@@ -18,7 +18,9 @@ m-estimate: leaf_estimate.py). A forest's probability is the mean of its trees',
 added up in dtree's order (`tree_groups`: growth.forest_proba's groups, each summed
 in tree order, then the groups in order, then divided by the number of trees),
 so a runtime that follows the order reproduces dtree's doubles bit for bit. The
-label is the first class of highest probability, as `dtree predict` reports it.
+label is the first class of highest probability, as `dtree predict` reports it, or for
+a model with a decision threshold (`FlatModel.decision`) the positive class where its
+probability reaches the threshold, else the other, as `dtree predict` decides it.
 
 A split whose every row goes one way (a nominal split listing no category on its
 listed side, a present-vs-missing split whose missing values go left) is replaced
@@ -92,6 +94,17 @@ class FlatModel:
     classes: list  # str, the model's class order (columns of predict_proba)
     trees: list  # FlatTree
     kind: str  # "tree" or "forest"
+    # (positive class index, threshold) of a model with a decision threshold: the label is
+    # the positive class where its probability is >= the threshold, else the other
+    decision: tuple | None = None
+
+    def label_rule(self) -> str:
+        """The label's rule in words, for the artifacts' comments."""
+        if self.decision is None:
+            return "the first class of highest probability"
+        positive, threshold = self.decision
+        return (f"{self.classes[positive]} where its probability is >= {threshold!r}, else "
+                f"{self.classes[1 - positive]} (the model's decision threshold)")
 
     @property
     def nominal(self) -> list[bool]:
@@ -127,7 +140,16 @@ def flatten(model, fmt: str) -> FlatModel:
     else:
         trees = [_flat_tree(model.tree_, _leaf_proba(model), model.features_)]
     return FlatModel(features=list(model.features_), classes=[str(c) for c in model.classes_],
-                     trees=trees, kind=model.model_kind)
+                     trees=trees, kind=model.model_kind, decision=decision_of(model))
+
+
+def decision_of(model) -> tuple | None:
+    """(positive class index, threshold) of a model with a decision threshold, else None."""
+    if getattr(model, "threshold_", None) is None:
+        return None
+    from dtcli.measures.fitted import positive_index
+
+    return positive_index(model), float(model.threshold_)
 
 
 def refuse_unless_exportable(model, fmt: str) -> None:

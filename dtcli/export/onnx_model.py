@@ -5,8 +5,9 @@ are and a nominal feature as its category's code (the table in the model's metad
 `category_table`, and in `dtree export -f onnx --describe`); NaN where a value is
 missing, and any unlisted code (-1) for a category the model never saw: such a row
 goes where the tree sends missing values. Outputs: `label` (the class label, the first
-class of highest probability) and `probabilities` (one column per class, in
-`classes` order).
+class of highest probability; with a decision threshold, Gather, GreaterOrEqual and Where
+after the ensemble make it the positive class where its probability reaches the
+threshold) and `probabilities` (one column per class, in `classes` order).
 
 - opset 5 (the default): ai.onnx.ml `TreeEnsemble`, double input and thresholds
   (dtree's own doubles), `BRANCH_MEMBER` category sets, missing values tracked per
@@ -71,9 +72,14 @@ def build(model: FlatModel, opset: int = 5):
     else:
         nodes.append(helper.make_node("Identity", [scores], ["probabilities"]))
         initializers = [classes]
-    nodes += [helper.make_node("ArgMax", ["probabilities"], ["class_index"], axis=1,
-                               keepdims=0, select_last_index=0),
-              helper.make_node("Gather", ["classes", "class_index"], ["label"], axis=0)]
+    if model.decision is None:
+        nodes.append(helper.make_node("ArgMax", ["probabilities"], ["class_index"], axis=1,
+                                      keepdims=0, select_last_index=0))
+    else:
+        decided, constants = _decided(model.decision, floats, helper)
+        nodes += decided
+        initializers += constants
+    nodes.append(helper.make_node("Gather", ["classes", "class_index"], ["label"], axis=0))
     graph = helper.make_graph(
         nodes, "dtree_" + model.kind,
         [helper.make_tensor_value_info("input", floats, [None, n_features])],
@@ -89,12 +95,33 @@ def build(model: FlatModel, opset: int = 5):
     return proto
 
 
+def _decided(decision: tuple, floats, helper) -> tuple[list, list]:
+    """The nodes (and their constants) of a decision threshold after the ensemble: the
+    positive class's probability column, >= the threshold, as the class index."""
+    from onnx import TensorProto
+
+    positive, threshold = decision
+    constants = [helper.make_tensor("positive_column", TensorProto.INT64, [], [positive]),
+                 helper.make_tensor("threshold", floats, [], [threshold]),
+                 helper.make_tensor("positive_index", TensorProto.INT64, [], [positive]),
+                 helper.make_tensor("negative_index", TensorProto.INT64, [], [1 - positive])]
+    nodes = [helper.make_node("Gather", ["probabilities", "positive_column"], ["positive_proba"],
+                              axis=1),
+             helper.make_node("GreaterOrEqual", ["positive_proba", "threshold"], ["decides"]),
+             helper.make_node("Where", ["decides", "positive_index", "negative_index"],
+                              ["class_index"])]
+    return nodes, constants
+
+
 def metadata(model: FlatModel, opset: int) -> dict[str, str]:
-    """The model's metadata_props: what the input's columns are."""
+    """The model's metadata_props: what the input's columns are, and the label's rule."""
     return {"features": json.dumps([f.name for f in model.features]),
             "category_table": json.dumps(model.category_table()),
             "classes": json.dumps(model.classes),
-            "dtree_kind": model.kind, "dtree_opset": str(opset)}
+            "dtree_kind": model.kind, "dtree_opset": str(opset),
+            **({} if model.decision is None else
+               {"decision": json.dumps({"positive": model.classes[model.decision[0]],
+                                        "threshold": model.decision[1]})})}
 
 
 def describe(model: FlatModel, opset: int) -> str:
@@ -111,7 +138,8 @@ def describe(model: FlatModel, opset: int) -> str:
                          "any other code: unseen)")
         else:
             lines.append(f"  {j}: {feature.name}")
-    lines.append("output 'label': string [N]")
+    lines.append("output 'label': string [N]"
+                 + ("" if model.decision is None else f": {model.label_rule()}"))
     lines.append(f"output 'probabilities': {float_type} [N, {len(model.classes)}]: "
                  + ", ".join(model.classes))
     return "\n".join(lines) + "\n"

@@ -16,11 +16,20 @@ def diagram_of(model, title: str | None = None, max_depth: int | None = None):
 
 
 def draw(model, output_format: str = "svg", title: str | None = None,
-         max_depth: int | None = None) -> str:
-    """The model's picture as an SVG document or a self-contained HTML page."""
-    from dtcli.export import html, svg
-
+         max_depth: int | None = None, decision: dict | None = None) -> str:
+    """The model's picture as an SVG document or a self-contained HTML page, noting the
+    decision threshold (`decision`, a model file's block; default the model's own)."""
     diagram = diagram_of(model, title, max_depth)
+    return picture(diagram, output_format, decision or getattr(model, "decision_", None))
+
+
+def picture(diagram, output_format: str, decision: dict | None) -> str:
+    """A diagram as SVG or HTML, with a note of the decision threshold if there is one."""
+    from dtcli.export import html, svg
+    from dtcli.measures.fitted import describe
+
+    if decision is not None:
+        diagram.notes.append(describe(decision))
     return svg.render(diagram) if output_format == "svg" else html.page(diagram)
 
 

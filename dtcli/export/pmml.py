@@ -10,6 +10,12 @@
 
 A category the model never saw is treated as missing (invalidValueTreatment=
 "asMissing"), as dtree treats it. Forests are refused: PMML would need a MiningModel.
+
+A model with a decision threshold (dtcli/measures/fitted.py) adds the OutputField
+`decision` (if probability(positive) >= threshold: positive, else the other class), the
+label `dtree predict` gives, for both kinds; a binary tree's leaves also score their
+decided class, so its predicted value agrees. J48's weightedConfidence predicted value
+(missing values spread over branches) stays PMML's most confident class: read `decision`.
 """
 from __future__ import annotations
 
@@ -57,8 +63,27 @@ def document(model, classes: list[str], body: str, strategy: str, split: str) ->
             + "    <Output>\n" + "".join(
                 f"      <OutputField name={quoteattr(f'probability({c})')} optype=\"continuous\" "
                 f"dataType=\"double\" feature=\"probability\" value={quoteattr(c)}/>\n"
-                for c in classes) + "    </Output>\n" + body
+                for c in classes) + _decision_field(model, classes) + "    </Output>\n" + body
             + "  </TreeModel>\n</PMML>\n")
+
+
+def _decision_field(model, classes: list[str]) -> str:
+    """With a decision threshold, the OutputField `decision`: the positive class where its
+    probability output is >= the threshold, else the other (PMML 4.4 transformedValue)."""
+    block = getattr(model, "decision_", None)
+    if block is None:
+        return ""
+    positive = block["positive"]
+    negative = next(c for c in classes if c != positive)
+    return ('      <OutputField name="decision" optype="categorical" dataType="string" '
+            'feature="transformedValue">\n'
+            '        <Apply function="if">\n'
+            '          <Apply function="greaterOrEqual">'
+            f"<FieldRef field={quoteattr(f'probability({positive})')}/>"
+            f'<Constant dataType="double">{number(block["threshold"])}</Constant></Apply>\n'
+            f'          <Constant dataType="string">{escape(positive)}</Constant>\n'
+            f'          <Constant dataType="string">{escape(negative)}</Constant>\n'
+            "        </Apply>\n      </OutputField>\n")
 
 
 def _target_name(model) -> str:
@@ -111,6 +136,9 @@ def _binary_nodes(flat: FlatModel) -> str:
 def _binary(flat: FlatModel, tree, node: int, predicate: str, pad: str) -> str:
     proba, counts = tree.proba[node], tree.counts[node]
     score = flat.classes[int(np.argmax(proba if tree.is_leaf(node) else counts))]
+    if flat.decision is not None and tree.is_leaf(node):  # a row reaches one leaf
+        positive, threshold = flat.decision
+        score = flat.classes[positive if proba[positive] >= threshold else 1 - positive]
     if tree.is_leaf(node):
         inner = distribution(flat.classes, counts, proba, pad + "  ")
         return node_element(node, score, counts.sum(), predicate, inner, pad)

@@ -33,7 +33,32 @@ def score(path: str, rows, classes: list[str]):
         proba[i] = [confidences.get(c, 0.0) for c in classes]
     labels = np.array(classes, dtype=object)[proba.argmax(axis=1)] if len(proba) else \
         np.array([], dtype=object)
+    decision = _decision(model, classes)
+    if decision is not None and len(proba):
+        positive, threshold, then, otherwise = decision
+        labels = np.where(proba[:, positive] >= threshold, then, otherwise).astype(object)
     return labels, proba
+
+
+def _decision(model, classes: list[str]):
+    """The OutputField `decision` dtree writes for a decision threshold (pmml.py), as
+    (positive column, threshold, label if reached, label if not), or None."""
+    for field in model.iter(f"{_NS}OutputField"):
+        if field.get("name") != "decision" or field.get("feature") != "transformedValue":
+            continue
+        test = field.find(f"{_NS}Apply/{_NS}Apply")
+        ref = None if test is None else test.find(f"{_NS}FieldRef")
+        values = [c.text or "" for c in field.findall(f"{_NS}Apply/{_NS}Constant")]
+        bar = None if test is None else test.find(f"{_NS}Constant")
+        name = "" if ref is None else ref.get("field", "")
+        if (test is None or test.get("function") != "greaterOrEqual" or bar is None
+                or len(values) != 2 or not name.startswith("probability(")
+                or name[len("probability("):-1] not in classes):
+            raise DtreeError("the PMML's decision OutputField is not dtree's "
+                             "if(probability(class) >= threshold, class, other)")
+        return (classes.index(name[len("probability("):-1]), float(bar.text), values[0],
+                values[1])
+    return None
 
 
 class _TreeModel:

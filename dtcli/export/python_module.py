@@ -42,8 +42,14 @@ def predict_proba(row):
 
 
 def predict(row):
-    """The class label of highest probability (the first such class on a tie)."""
+    """The class label of highest probability (the first such class on a tie), or with
+    a DECISION (positive label, threshold) the positive label where its probability is
+    at least the threshold, else the other."""
     proba = predict_proba(row)
+    if DECISION is not None:
+        positive, threshold = DECISION
+        return positive if proba[positive] >= threshold else \
+            next(label for label in CLASSES if label != positive)
     return max(CLASSES, key=lambda label: (proba[label], -CLASSES.index(label)))
 '''
 
@@ -52,7 +58,8 @@ def render(model: FlatModel) -> str:
     names = [f.name for f in model.features]
     lines = [f'"""A {model.kind} exported by dtree {__version__} (dtree export -f python).',
              "",
-             "predict_proba(row) -> {class label: probability}; predict(row) -> label.",
+             "predict_proba(row) -> {class label: probability}; predict(row) -> label."
+             + ("" if model.decision is None else f" predict: {model.label_rule()}."),
              "`row` maps each feature's column name to its value: a number, a category",
              "string as it appears in the data, or None for a missing value. A category",
              "the model never saw goes where the tree sends missing values.",
@@ -61,6 +68,11 @@ def render(model: FlatModel) -> str:
              f"FEATURES = {names!r}",
              f"CLASSES = {model.classes!r}",
              f"GROUPS = {[list(g) for g in model.tree_groups()]!r}",
+             "# predict's decision threshold: (positive label, threshold), or None for the",
+             "# most probable class",
+             "DECISION = " + ("None" if model.decision is None else
+                              f"({model.classes[model.decision[0]]!r}, "
+                              f"{_float(model.decision[1])})"),
              "",
              "# per tree: true child, false child (-1 on leaves), column, threshold (x <= t),",
              "# category set (None on numeric splits), missing goes true, leaf probabilities",

@@ -57,7 +57,8 @@ def render(model: FlatModel, table: str = "data", keep: tuple = ()) -> str:
     return (f"-- A {model.kind} exported by dtree {__version__} (dtree export -f sql)\n"
             f"-- input table: {quote_identifier(table)}\n"
             f"-- kept columns: {json.dumps(list(keep))}\n"
-            "WITH " + ",\n".join(steps) + f"\nSELECT {outer}\nFROM \"_dtree_proba\";\n")
+            + ("" if model.decision is None else f"-- prediction: {model.label_rule()}\n")
+            + "WITH " + ",\n".join(steps) + f"\nSELECT {outer}\nFROM \"_dtree_proba\";\n")
 
 
 def _level(level: int) -> str:
@@ -134,8 +135,13 @@ def _class_sum(model: FlatModel, walks: list, k: int, level: int) -> str:
 
 
 def _argmax(model: FlatModel, probas: list[str]) -> str:
-    """CASE naming the first class whose probability no later class beats."""
+    """CASE naming the first class whose probability no later class beats, or for a
+    model with a decision threshold the positive class where its probability reaches it."""
     labels = [quote_text(c) for c in model.classes]
+    if model.decision is not None:
+        positive, threshold = model.decision
+        return (f"CASE WHEN {probas[positive]} >= {number(threshold)} THEN {labels[positive]} "
+                f"ELSE {labels[1 - positive]} END")
     cases = []
     for k in range(len(labels) - 1):
         tests = " AND ".join(f"{probas[k]} >= {probas[j]}" for j in range(k + 1, len(labels)))

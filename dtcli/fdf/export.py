@@ -88,6 +88,7 @@ def write(model, doc: dict, output_format: str, output: str, max_depth) -> None:
 
     from dtcli.atomic import open_output
     from dtcli.errors import ParameterError
+    from dtcli.export.describe import decision_comment
 
     if output_format == "dot" or max_depth is not None:
         raise ParameterError(f"{'-f dot' if output_format == 'dot' else '--max-depth'} does "
@@ -96,12 +97,13 @@ def write(model, doc: dict, output_format: str, output: str, max_depth) -> None:
         if output_format == "json":
             handle.write(json.dumps(doc, indent=1) + "\n")
         elif output_format == "rules":
-            handle.write(rules(model))
+            handle.write(decision_comment(doc) + rules(model))
         elif output_format in ("svg", "html"):
             from dtcli.export.pictures import draw
 
-            handle.write(draw(model, output_format))
+            handle.write(draw(model, output_format, decision=doc.get("decision")))
         else:
+            handle.write(decision_comment(doc))
             from rich.console import Console
 
             to_terminal = output == "-" and handle.isatty()

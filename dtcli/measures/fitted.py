@@ -157,9 +157,9 @@ def set_from_block(model, block: dict) -> None:
                                             matrix[pos][pos], matrix[neg][neg])))
 
 
-def describe(model) -> str | None:
-    """One line saying the decision rule (exports that show the model), or None."""
-    block = getattr(model, "decision_", None)
+def describe(block: dict | None) -> str | None:
+    """One line saying the decision rule of a model file's `decision` block (the exports
+    that show a model: text, rules, svg, html), or None without one."""
     if block is None:
         return None
     chosen = block["chosen_by"]
