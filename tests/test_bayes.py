@@ -151,3 +151,23 @@ def test_a_table_of_scores_gets_the_signed_rank_test_only():
     for p_ours, p_theirs in zip((ours["better"], ours["equivalent"], ours["worse"]), theirs):
         assert abs(p_ours - p_theirs) <= 5 * math.sqrt(max(p_theirs * (1 - p_theirs),
                                                            1 / 50000) * 2 / 50000) + 1e-9
+
+
+def test_rank_bayes_prints_the_checked_signed_rank_probabilities():
+    """`dtree rank TABLE --bayes`: the probabilities of compare_scores (checked against
+    baycomp above), seeded; a table has no fold scores, so no correlated t-test."""
+    from dtcli.experiments.comparison import compare_scores
+
+    table = str(ROOT / "docs" / "reference" / "ihd_table3_accuracy_balanced.csv")
+    expected = compare_scores(table, base="iHDw", bayes=True, rope=1, seed=3).document["bayes"]
+    runs = [CliRunner().invoke(cli, ["rank", table, "--base", "iHDw", "--bayes", "--rope", "1",
+                                     "--seed", "3", "-f", "json"]) for _ in range(2)]
+    assert all(run.exit_code == 0 for run in runs), runs[0].stderr
+    section = json.loads(runs[0].stdout)["bayes"]
+    assert section == expected and runs[0].stdout == runs[1].stdout
+    assert "correlated_t" not in section
+    text = CliRunner().invoke(cli, ["rank", table, "--base", "iHDw", "--bayes", "--rope", "1"])
+    assert text.exit_code == 0 and "Bayesian signed-rank test" in text.stdout
+    assert "no correlated t-test" in text.stdout
+    refused = CliRunner().invoke(cli, ["rank", table, "--rope", "1"])
+    assert refused.exit_code != 0 and "--rope" in refused.stderr

@@ -65,12 +65,14 @@ def write_comparison(result, output: str, output_format: str, show_sd: bool,
 
 
 def rank_table(table_path: str, *, lower_is_better: bool, base, posthoc: str, reference,
-               cd_diagram, report_path, output: str, output_format: str, show_sd: bool):
+               cd_diagram, report_path, output: str, output_format: str, show_sd: bool,
+               bayes: bool = False, rope: float = 0.01, seed: int = 0):
     from dtcli.experiments.comparison import compare_scores
 
     result = compare_scores(table_path, lower_is_better=lower_is_better, base=base,
                             posthoc=posthoc, reference=reference, cd_diagram=cd_diagram,
-                            outputs={"--output": output, "--report": report_path})
+                            outputs={"--output": output, "--report": report_path},
+                            bayes=bayes, rope=rope, seed=seed)
     write_comparison(result, output, output_format, show_sd, report_path)
 
 
@@ -78,10 +80,18 @@ def rank_table(table_path: str, *, lower_is_better: bool, base, posthoc: str, re
 @click.argument("table_path", metavar="TABLE")
 @click.option("--lower-is-better", is_flag=True, help="Smaller scores are better.")
 @statistics_options
+@click.option("--bayes", is_flag=True,
+              help="Add the Bayesian signed-rank test across datasets (Benavoli et al. 2017) "
+                   "of --base against each other method: P(better), P(equivalent), P(worse). "
+                   "A table has no fold scores: no correlated t-test per dataset.")
+@click.option("--rope", type=click.FloatRange(min=0), default=0.01, show_default=True,
+              help="With --bayes: the region of practical equivalence, in the scores' units.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="With --bayes: the seed of the posterior samples.")
 @report_options
 @quiet_option("Nothing on stderr but errors.")
-def rank(table_path, lower_is_better, base, show_sd, cd_diagram, posthoc, report_path,
-         reference, output, output_format, quiet):
+def rank(table_path, lower_is_better, base, show_sd, cd_diagram, posthoc, bayes, rope, seed,
+         report_path, reference, output, output_format, quiet):
     """Rank the methods of a TABLE of scores with Demsar's statistics.
 
     TABLE (CSV): a header row, then one row per dataset, its name first and
@@ -92,10 +102,19 @@ def rank(table_path, lower_is_better, base, show_sd, cd_diagram, posthoc, report
     \b
     Example:
       dtree rank docs/reference/ihd_table3_accuracy_balanced.csv --base iHDw
+      dtree rank docs/reference/ihd_table3_accuracy_balanced.csv --base iHDw \\
+          --bayes --rope 1
     """
+    from click.core import ParameterSource
+
+    context = click.get_current_context()
+    for name in ("rope", "seed"):
+        if not bayes and context.get_parameter_source(name) == ParameterSource.COMMANDLINE:
+            raise click.UsageError(f"--{name} applies to --bayes")
     rank_table(table_path, lower_is_better=lower_is_better, base=base, posthoc=posthoc,
                reference=reference, cd_diagram=cd_diagram, report_path=report_path,
-               output=output, output_format=output_format, show_sd=show_sd)
+               output=output, output_format=output_format, show_sd=show_sd, bayes=bayes,
+               rope=rope, seed=seed)
 
 
 def run_analysis(kind: str, *, data, spec_path, criteria, metric, cv, repeats, seed, jobs,

@@ -67,7 +67,9 @@ def bayes_lines(doc: dict) -> list[str]:
     return [f"Bayesian signed-rank test (Benavoli et al. 2017; rope {section['rope']:g}, "
             f"prior 0.5, {section['samples']} posterior samples, seed {section['seed']}): "
             f"P({base} better) / P(equivalent) / P({base} worse) against "
-            + "; ".join(parts) + "."]
+            + "; ".join(parts) + "."
+            + ("" if "correlated_t" in section else
+               " (A table of scores has no fold scores: no correlated t-test per dataset.)")]
 
 
 def correlated_t_table(doc: dict) -> tuple[str, list[str], list[list[str]]] | None:
