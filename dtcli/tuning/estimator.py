@@ -82,6 +82,7 @@ class TunedClassifier:
     def fit(self, X, y, sample_weight=None) -> "TunedClassifier":
         from dtcli.crossval.tasks import Protocol, TreeOptions
         from dtcli.io.dataset import Dataset
+        from dtcli.measures.fitted import as_dataset, decide
         from dtcli.tuning.search import Search, grid_search
 
         if sample_weight is not None:
@@ -110,7 +111,10 @@ class TunedClassifier:
         params = {**tree.get_params(deep=False), **chosen.estimator_params(),
                   "class_weight": tree.class_weight,
                   "criterion_params": dict(choice.params) or None}
-        self.best_estimator_ = DecisionTreeClassifier(**params).fit_prepared(data)
+        best = DecisionTreeClassifier(**params).fit_prepared(data)
+        # the tree's decision threshold, if it has one, fitted on all the rows as fit does
+        self.best_estimator_ = decide(best, as_dataset(data.X, data.y, data.features,
+                                                       data.classes))
         self.classes_ = self.best_estimator_.classes_
         self.n_features_in_ = self.best_estimator_.n_features_in_
         return self
