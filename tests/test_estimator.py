@@ -21,7 +21,8 @@ DEFAULTS = {"criterion": "gini", "criterion_params": None, "max_depth": None,
             "ccp_risk": "impurity", "confidence": 0.25, "subtree_raising": True,
             "pruning_folds": None, "significance": 0.05, "permutations": 1000,
             "pruning_mode": "default", "leaf_estimate": "frequency", "m": 2.0,
-            "leaf_model": "counts", "leaf_params": None}
+            "leaf_model": "counts", "leaf_params": None, "threshold": None,
+            "threshold_metric": None, "cost": None, "positive": None}
 
 
 def test_default_params():
@@ -36,7 +37,8 @@ def test_set_params_round_trip_and_returns_self():
                "ccp_alpha": "auto", "cp": 0.02, "ccp_risk": "error", "confidence": 0.1,
                "subtree_raising": False, "pruning_folds": 5, "significance": 0.01,
                "permutations": 200, "pruning_mode": "exact", "leaf_estimate": "laplace", "m": 3.0,
-               "leaf_model": "naive-bayes", "leaf_params": {"numeric": "mdl"}}
+               "leaf_model": "naive-bayes", "leaf_params": {"numeric": "mdl"},
+               "threshold": "auto", "threshold_metric": "f1", "cost": None, "positive": "yes"}
     model = DecisionTreeClassifier()
     assert model.set_params(**changed) is model
     assert model.get_params() == changed
