@@ -1,6 +1,6 @@
 """A fitted model's decision threshold: the estimators' `threshold`, `threshold_metric`,
-`cost` and `positive` parameters, the `threshold_` they fit, and the model file's
-`decision` block (docs/model-format.md, docs/measures.md).
+`cost` and `positive` parameters, the `threshold_` they fit, and the line that describes a model file's `decision` block
+(dtcli/model/decision.py reads the block; docs/model-format.md, docs/measures.md).
 
 A threshold t on the positive class's probability p decides "positive" where p >= t
 (`metrics.decisions`, the convention of the cross-validation's `--threshold`); it applies
@@ -14,16 +14,13 @@ fit, and of nothing else.
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
 from dtcli.errors import ParameterError
-from dtcli.measures import THRESHOLD_METRICS
 from dtcli.measures.thresholds import INNER_FOLDS, auto_threshold, decision_for
 
 THRESHOLD_PARAMS = ("threshold", "threshold_metric", "cost", "positive")
-_COST_NAMES = ("FN", "FP", "TP", "TN")
 
 
 def as_dataset(X, y, features, classes):
@@ -91,72 +88,6 @@ def positive_index(model) -> int:
     return [str(c) for c in model.classes_].index(model.decision_["positive"])
 
 
-# --------------------------------------------------------------------------
-# The model file's block
-# --------------------------------------------------------------------------
-
-
-def read_block(block, classes: list[str], fail) -> dict:
-    """The `decision` block of a model file after checking every field (`fail(message)`
-    raises one line): two classes, `positive` one of them, `threshold` a number in
-    [0, 1], `chosen_by` {"method": "given"} or an inner cross-validation's record."""
-    if not isinstance(block, dict) or set(block) != {"positive", "threshold", "chosen_by"}:
-        fail("decision must be an object of positive, threshold and chosen_by")
-    if len(classes) != 2:
-        fail(f"decision: a threshold applies to two classes, the model has {len(classes)}")
-    if block["positive"] not in classes:
-        fail(f"decision.positive must be one of the classes ({', '.join(classes)}), got "
-             f"{block['positive']!r}")
-    threshold = block["threshold"]
-    if not is_finite(threshold) or not 0.0 <= threshold <= 1.0:
-        fail(f"decision.threshold must be a number in [0, 1], got {threshold!r}")
-    chosen = block["chosen_by"]
-    if chosen == {"method": "given"}:
-        return block
-    if (not isinstance(chosen, dict) or chosen.get("method") != "inner-cv"
-            or set(chosen) != {"method", "folds", "seed", "metric", "costs"}):
-        fail('decision.chosen_by must be {"method": "given"} or {"method": "inner-cv", '
-             '"folds", "seed", "metric", "costs"}')
-    if not is_int(chosen["folds"]) or chosen["folds"] < 2 or not is_int(chosen["seed"]):
-        fail("decision.chosen_by.folds must be an integer >= 2 and seed an integer")
-    if chosen["metric"] is not None and chosen["metric"] not in THRESHOLD_METRICS:
-        fail(f"decision.chosen_by.metric must be null or one of {', '.join(THRESHOLD_METRICS)}")
-    costs = chosen["costs"]
-    if costs is not None and not (isinstance(costs, list) and len(costs) == 2 and all(
-            isinstance(r, list) and len(r) == 2 and all(is_finite(c) for c in r) for r in costs)):
-        fail("decision.chosen_by.costs must be null or a 2 x 2 list of numbers")
-    if (chosen["metric"] is None) == (costs is None):
-        fail("decision.chosen_by must name a metric or costs, not both")
-    return block
-
-
-def is_finite(value) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return abs(value) <= 1.7976931348623157e308 if isinstance(value, int) else math.isfinite(value)
-
-
-def is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and -2**63 <= value < 2**63
-
-
-def set_from_block(model, block: dict) -> None:
-    """A loaded model's threshold parameters and fitted attributes from its block."""
-    chosen = block["chosen_by"]
-    model.threshold_, model.decision_ = float(block["threshold"]), block
-    model.positive = block["positive"]
-    if chosen["method"] == "given":
-        model.threshold = float(block["threshold"])
-        return
-    model.threshold, model.threshold_metric = "auto", chosen["metric"]
-    if chosen["costs"] is not None:
-        pos = [str(c) for c in model.classes_].index(block["positive"])
-        neg = 1 - pos
-        matrix = chosen["costs"]
-        model.cost = dict(zip(_COST_NAMES, (matrix[pos][neg], matrix[neg][pos],
-                                            matrix[pos][pos], matrix[neg][neg])))
-
-
 def describe(block: dict | None) -> str | None:
     """One line saying the decision rule of a model file's `decision` block (the exports
     that show a model: text, rules, svg, html), or None without one."""
@@ -168,8 +99,4 @@ def describe(block: dict | None) -> str | None:
            + (f"maximising {chosen['metric']}" if chosen["metric"] else
               "minimising the expected cost"))
     return (f"decision threshold: predicts {block['positive']} where p({block['positive']}) "
-            f">= {_number(block['threshold'])}, else the other class ({how})")
-
-
-def _number(x: float) -> str:
-    return repr(float(x)) if not math.isnan(x) else "nan"
+            f">= {float(block['threshold'])!r}, else the other class ({how})")

@@ -66,7 +66,7 @@ def model_from_dict(doc: Any, path: str = "<model>"):
     model = function(kind, "from_dict")(doc, check)
     model.threshold_, model.decision_ = None, None  # as a model fitted without one
     if "decision" in doc:
-        from dtcli.measures.fitted import read_block, set_from_block
+        from dtcli.model.decision import read_block, set_from_block
 
         set_from_block(model, read_block(doc["decision"], [str(c) for c in model.classes_],
                                           check.fail))

@@ -6,7 +6,8 @@ validating every field with `check`, a model_check.Checker that names the file i
 its one-line errors). The modules are imported only when a file of their kind is
 written or read, so no kind imports another or dtcli.model. Blocks that several
 kinds share are validated the same way: Naive Bayes leaves (dtcli/leaves/files.py)
-in trees and forests, the tuning record (dtcli/tuning/record.py) in trees.
+in trees and forests, the tuning record (dtcli/tuning/record.py) in trees; the decision
+threshold's block (dtcli/model/decision.py) is written and read for every kind by files.py.
 
 A new kind is one entry here, a `model_kind` attribute on its estimator class
 naming the entry, and its module's two functions.
