@@ -108,6 +108,9 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
                                 max_samples, oob, seed, scheduler)
         if plot_path is not None and not pruning_path:
             raise click.UsageError("--plot draws the pruning path: add --pruning-path")
+    if pruning_path and threshold is not None:
+        raise click.UsageError("--threshold is stored in the model; --pruning-path writes no "
+                               "model")
     if cost_matrix is not None:
         raise click.UsageError("--cost-matrix: a model stores a threshold of two classes; "
                                "give --cost FN=X,FP=Y")

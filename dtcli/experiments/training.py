@@ -175,8 +175,8 @@ def with_threshold(model, **decision):
     the model is for "auto"'s inner cross-validation."""
     given = {k: v for k, v in decision.items() if v is not None}
     if given and "threshold" not in given:
-        raise ParameterError(f"{', '.join(given)} choose the decision threshold: give "
-                             "threshold (--threshold auto)")
+        raise ParameterError(f"{', '.join(given)} apply to a decision threshold: give "
+                             "threshold (--threshold P or auto) too")
     return model.set_params(**given) if given else model
 
 

@@ -28,7 +28,7 @@ def as_dataset(X, y, features, classes):
     from dtcli.io.dataset import Dataset
 
     return Dataset(np.ascontiguousarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64),
-                   list(features), tuple(str(c) for c in classes), "class", "<training data>")
+                   list(features), tuple(str(c) for c in classes), "class", "X")
 
 
 def decide(model, dataset, sample_weight=None):
@@ -45,7 +45,7 @@ def decide(model, dataset, sample_weight=None):
                              f"got {model.threshold!r}")
     positive = _positive_index(model.positive, dataset)
     dataset = dataclasses.replace(dataset, positive=positive)
-    decision = decision_for(dataset, "the training data", cost=model.cost,
+    decision = decision_for(dataset, dataset.source, cost=model.cost,
                             threshold=model.threshold, threshold_metric=model.threshold_metric)
     chosen_by = {"method": "given"}
     threshold = decision.threshold
