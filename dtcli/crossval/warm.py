@@ -61,8 +61,9 @@ def fit_spread(dataset: Dataset, params: dict, n_rows: int, pruned: bool = False
     estimator's, class_weight included) on `dataset` runs: fit and apply that tree on
     up to n_rows rows spread over the dataset (class-sorted files still give every
     class), weighted as the whole dataset's class weights weigh them (weights that are
-    not whole numbers run kernels of their own). Pruning and leaf models are left out
-    (they add no kernels of the tree's) unless `pruned`: S-pruning's test has kernels
+    not whole numbers run kernels of their own). A decision threshold is left out (its
+    inner fits run the same kernels); pruning and leaf models too (they add no kernels
+    of the tree's) unless `pruned`: S-pruning's test has kernels
     of its own."""
     from dtcli.estimator import DecisionTreeClassifier
     from dtcli.validation import row_weights
@@ -75,6 +76,7 @@ def fit_spread(dataset: Dataset, params: dict, n_rows: int, pruned: bool = False
     if np.unique(small.y).shape[0] < 2 or (weights is not None and weights.sum() <= 0):
         return
     model = DecisionTreeClassifier(**{**params, "class_weight": None, "n_jobs": 1,
-                                      "leaf_model": "counts",
+                                      "leaf_model": "counts", "threshold": None,
+                                      "threshold_metric": None, "cost": None,
                                       **({} if pruned else {"pruning": None})})
     model.fit_dataset(small, sample_weight=weights).proba_from_matrix(small.X)

@@ -277,7 +277,7 @@ def fit(model, dataset, scheduler: str | None = None) -> list[str]:
 
 def training_accuracy(model, dataset) -> float:
     """A fitted tree's accuracy on its training rows (its leaves' majorities, or its
-    Naive Bayes leaves' predictions)."""
-    if getattr(model, "leaf_model_", None) is None:
+    Naive Bayes leaves' predictions, or its decisions at its decision threshold)."""
+    if getattr(model, "leaf_model_", None) is None and getattr(model, "threshold_", None) is None:
         return model.tree_.training_accuracy()
     return float((model.predicted_index(model.proba_from_matrix(dataset.X)) == dataset.y).mean())
