@@ -40,9 +40,25 @@ def test_30000_rows_of_8900_classes_is_one_line(tmp_path, monkeypatch):
 
 def test_the_memory_estimate_follows_the_measurement(monkeypatch):
     monkeypatch.setattr(limits, "available_memory", lambda: 2 * 12_000 * 4_000 * 56)
-    limits.check_node_records(12_000, 4_000, "y", "X")  # 5.4 GB: fits exactly
+    train = limits.TRAIN_BYTES_PER_NODE_COUNT
+    limits.check_node_records(12_000, 4_000, "y", "X", train)  # 5.4 GB: fits exactly
     with pytest.raises(limits.DataError, match="4001 classes"):
-        limits.check_node_records(12_000, 4_001, "y", "X")
+        limits.check_node_records(12_000, 4_001, "y", "X", train)
+    limits.check_node_records(12_000, 14_000, "y", "X")  # a fit alone: 16 bytes a count
+
+
+def test_a_fit_the_library_accepts_and_dtree_train_refuses(tmp_path, monkeypatch):
+    """A library fit holds its node records twice (measured 2.0x); `dtree train` with its
+    model file about 7x (6.8x): with memory for 4x, the library fits and train refuses."""
+    n, k = 300, 30
+    monkeypatch.setattr(limits, "available_memory", lambda: 4 * 2 * n * k * 8)
+    X, y = np.arange(n, dtype=float)[:, None] % 7, np.arange(n) % k
+    DecisionTreeClassifier().fit(X, y)
+    path = tmp_path / "classes.csv"
+    path.write_text("x,y\n" + "".join(f"{a:g},c{b}\n" for a, b in zip(X[:, 0], y)))
+    result = CliRunner().invoke(cli, ["train", str(path), "-o", str(tmp_path / "m.json")])
+    _one_line(result, str(path), "30 classes", "56 bytes per class")
+    assert not (tmp_path / "m.json").exists()
 
 
 def test_an_allocation_failure_anywhere_is_one_line(monkeypatch, examples):

@@ -122,7 +122,7 @@ def train(data, target, drop, data_format, no_header, delimiter, grid_entries, t
     tree_preset_name = preset if model.model_kind == "tree" else None
     result = fit_model(data, model, search=search, scheduler=scheduler,
                        pruning_path=pruning_path, jobs=jobs, quiet=quiet, reading=reading,
-                       preset=tree_preset_name)
+                       preset=tree_preset_name, saved=not pruning_path)
     console = stderr_console()
     if result.path is not None:
         _write_pruning_path(result, output, plot_path)

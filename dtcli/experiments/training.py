@@ -19,6 +19,7 @@ import numpy as np
 from dtcli.errors import ParameterError
 from dtcli.experiments.data import Reading, sources
 from dtcli.experiments.notes import Notes
+from dtcli.io.limits import TRAIN_BYTES_PER_NODE_COUNT, check_node_records
 from dtcli.measures.fitted import THRESHOLD_PARAMS
 
 _SPREAD_ROWS = 64  # rows of the dataset whose fit loads the kernels
@@ -140,14 +141,18 @@ def train(data, method="gini", *, jobs: int | None = None, seed: int = 0,
 
 def fit_model(data, model, *, search=None, scheduler=None, pruning_path: bool = False,
               jobs=None, quiet: bool = False, reading: Reading = Reading(),
-              preset: str | None = None) -> Training:
+              preset: str | None = None, saved: bool = False) -> Training:
     """`train` of an estimator checked already (the command builds it from its options),
-    after `search` (experiments.tuning.TrainingSearch) when a parameter is auto."""
+    after `search` (experiments.tuning.TrainingSearch) when a parameter is auto. `saved`:
+    the model will be written as a model file, whose memory is checked too (io.limits)."""
     if pruning_path and getattr(model, "model_kind", None) != "tree":
         raise ParameterError("pruning_path applies to a single tree (--model tree)")
     notes = Notes(quiet)
     source = sources(data, reading)[0]
     dataset = source.load(reading.force)
+    if saved:
+        check_node_records(len(dataset.y), len(dataset.classes), dataset.target,
+                           dataset.source, TRAIN_BYTES_PER_NODE_COUNT)
     notes.warn(dataset.warnings)
     if search is not None:
         leaves = {k: model.get_params(deep=False)[k]

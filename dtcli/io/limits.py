@@ -13,12 +13,14 @@ records, again by the estimators' fit(X, y)), before training allocates anything
   machine). Nominal features need no limit: a tree keeps only the categories seen
   at its nominal splits, at most a node's rows each (dtcli/engine/tree.py).
 - Memory available: the records are not all a fit takes. Measured (issue 47: 3,000 and
-  6,000 rows of 890 classes, `dtree train`, peak resident memory less the imports'): a
-  fit holds the records and their compacted copy (2x the records; the library's fit
-  alone), and writing the model file turns every class count into a Python float and
-  JSON text (about 7x the records in all, as the audit saw: 12,000 rows x 4,000 classes
-  used 5.39 GB for 0.77 GB of records). A target whose fit would need more than the
-  memory available (MemAvailable in /proc/meminfo) is refused in one line.
+  6,000 rows of 890 classes, peak resident memory less the imports'): a fit holds the
+  records and their compacted copy (the library's fit: 2.0x the records,
+  FIT_BYTES_PER_NODE_COUNT), and `dtree train`'s model file turns every class count
+  into a Python float and JSON text (6.8x the records in all, as the audit saw: 12,000
+  rows x 4,000 classes used 5.39 GB for 0.77 GB of records; TRAIN_BYTES_PER_NODE_COUNT,
+  which the command line checks before it fits, `experiments.training.fit_model`'s
+  `saved`). A target whose fit would need more than the memory available (MemAvailable
+  in /proc/meminfo) is refused in one line.
 """
 from __future__ import annotations
 
@@ -27,9 +29,10 @@ import numpy as np
 from dtcli.errors import DataError
 
 NODE_RECORD_BYTES = 4 << 30
-# Bytes a fit and its model file take per class count of a node record (8 bytes): see
-# the module docstring.
-BYTES_PER_NODE_COUNT = 7 * 8
+# Bytes a fit takes per class count of a node record (8 bytes), and a fit and its model
+# file (`dtree train`): see the module docstring.
+FIT_BYTES_PER_NODE_COUNT = 2 * 8
+TRAIN_BYTES_PER_NODE_COUNT = 7 * 8
 _MIN_ROWS_FOR_CLASS_COUNT = 20  # scikit-learn's: fewer rows are too few to judge
 _FORCE_HINT = "give --force (force=True) if its values really are classes"
 
@@ -55,17 +58,19 @@ def check_class_target(name: str, values: np.ndarray | None, n_classes: int, n_l
                         f"{_FORCE_HINT}")
 
 
-def check_node_records(n_rows: int, n_classes: int, target: str, source: str) -> None:
+def check_node_records(n_rows: int, n_classes: int, target: str, source: str,
+                       bytes_per_count: int = FIT_BYTES_PER_NODE_COUNT) -> None:
     """Refuse a target whose class counts in the node records would exceed
-    NODE_RECORD_BYTES (module docstring)."""
+    NODE_RECORD_BYTES, or whose fit (taking `bytes_per_count` per class count of a
+    record) would exceed the memory available (module docstring)."""
     slots = 2 * max(n_rows, 1)
-    need, available = slots * n_classes * BYTES_PER_NODE_COUNT, available_memory()
+    need, available = slots * n_classes * bytes_per_count, available_memory()
     if slots * 8 * n_classes <= NODE_RECORD_BYTES and (available is None or need <= available):
         return
     if slots * 8 * n_classes <= NODE_RECORD_BYTES:
         raise DataError(f"{source}: target column '{target}' has {n_classes} classes; "
                         f"training on {n_rows} rows would take about {need / 2**30:.1f} GiB "
-                        f"({BYTES_PER_NODE_COUNT} bytes per class for each of 2 x {n_rows} "
+                        f"({bytes_per_count} bytes per class for each of 2 x {n_rows} "
                         f"nodes), more than the {available / 2**30:.1f} GiB of memory "
                         "available")
     fit = NODE_RECORD_BYTES // (8 * slots)
