@@ -214,3 +214,61 @@ def test_export_max_depth_mistakes_are_usage_errors(tmp_path, args):
     save_model(hand_built(), str(path), target="class")
     result = CliRunner().invoke(cli, ["export", str(path), *args])
     assert result.exit_code == 2 and "--max-depth" in result.stderr
+
+
+# --- large trees ------------------------------------------------------------------------------
+
+def test_a_category_bomb_shows_what_reaches_each_node_written_line_by_line(tmp_path):
+    """Issue 47 §6: a 100,001-node tree of 1,000-category splits took minutes and GBs to
+    print. A small one (tests/category_bomb.py): each edge of the text shows the
+    categories that reach its node (brute force over the paths), and the file written
+    line by line is the diagram a terminal shows."""
+    import json
+
+    from category_bomb import bomb_document
+    from dtcli.model import load_model
+
+    doc = bomb_document(nodes=127, categories=24)
+    path = tmp_path / "bomb.json"
+    path.write_text(json.dumps(doc))
+    result = CliRunner().invoke(cli, ["export", str(path), "-o", str(tmp_path / "bomb.txt")])
+    assert result.exit_code == 0, result.stderr
+    written = (tmp_path / "bomb.txt").read_text().splitlines()
+    model, _ = load_model(str(path))
+    assert written == plain(text.render(model, written[0]), width=10_000)
+    tree = doc["tree"]
+    offsets, sides = tree["category_offsets"], tree["category_goes_left"]
+    reaching, shown, stack = {0: set(range(24))}, [], [0]
+    while stack:  # preorder, left child first, as the diagram lists nodes
+        node = stack.pop()
+        if node:
+            shown.append(sorted(reaching[node]))
+        if tree["children_left"][node] >= 0:
+            side = sides[offsets[node]:offsets[node + 1]]
+            for child, left in ((tree["children_right"][node], False),
+                                (tree["children_left"][node], True)):
+                reaching[child] = {c for c in reaching[node] if side[c] == left}
+                stack.append(child)
+    labels = [re.search(r"colour in \{([^}]*)\}|colour is missing|colour: no value", line)
+              for line in written[2:]]
+    assert [sorted(int(c[-5:]) for c in m[1].split(", ")) if m[1] else [] for m in labels] \
+        == shown
+
+
+def test_a_picture_too_big_to_draw_is_refused_with_the_depth_that_fits(tmp_path, monkeypatch):
+    from dtcli.errors import ParameterError
+    from dtcli.export import pictures
+
+    monkeypatch.setattr(pictures, "MAX_PICTURE_NODES", 7)  # hand_built: 1, 3, 7, 9 to depths 0-3
+    path = tmp_path / "model.json"
+    save_model(hand_built(), str(path), target="class")
+    result = CliRunner().invoke(cli, ["export", str(path), "-f", "html"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines()[-1] == (
+        "Error: a picture of 9 nodes is too big to draw (at most 7): limit its depth "
+        "(--max-depth 2, or max_depth=2: 7 nodes) or export the tree as text, rules or dot")
+    assert CliRunner().invoke(cli, ["export", str(path), "-f", "svg", "--max-depth", "2"]
+                              ).exit_code == 0
+    with pytest.raises(ParameterError, match="max_depth=2"):
+        hand_built().to_svg()
+    assert hand_built()._repr_svg_() is None

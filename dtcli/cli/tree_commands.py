@@ -301,11 +301,11 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet, **pr
         elif output_format == "dot":
             from dtcli.export import dot
 
-            handle.write(dot.render(model))
+            handle.writelines(dot.lines(model))
         elif output_format == "rules":
             from dtcli.export import rules
 
-            handle.write(rules.render(model))
+            handle.writelines(rules.lines(model))
         elif output_format in ("svg", "html"):
             from dtcli.export.pictures import draw
 
@@ -318,10 +318,10 @@ def export(model_path, output_format, output, max_depth, tree_index, quiet, **pr
 
             header = _title(doc, model, tree_index)
             # A terminal gets colour and its width; a file or pipe gets plain, unwrapped lines.
-            to_terminal = output == "-" and handle.isatty()
-            console = Console(file=handle, highlight=False, force_terminal=to_terminal,
-                              width=None if to_terminal else 10_000)
-            console.print(text.render(model, header, max_depth))
+            if output == "-" and handle.isatty():
+                Console(file=handle, highlight=False).print(text.render(model, header, max_depth))
+            else:
+                text.write_plain(handle, model, header, max_depth)
 
 
 def _title(doc: dict, model, tree_index: int | None) -> str:

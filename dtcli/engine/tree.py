@@ -185,6 +185,14 @@ class Tree:
         proba.flags.writeable = False
         return proba
 
+    @cached_property
+    def is_weighted(self) -> bool:
+        """Whether the class counts are weights rather than rows: a forest's tree
+        (bootstrap multiplicities), or a tree fitted with row or class weights. Kept:
+        exports ask at every node."""
+        return not np.allclose(self.counts.sum(axis=1), self.n_node_samples, rtol=1e-9,
+                               atol=1e-9)
+
     def training_accuracy(self) -> float:
         """Accuracy on the rows the tree was grown from, read off its leaves: each
         training row reaches the leaf that counted it, so the rows of a leaf's

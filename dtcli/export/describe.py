@@ -115,10 +115,8 @@ def class_counts(model, node: int, summarise: bool = True) -> Text:
 
 
 def is_weighted(model) -> bool:
-    """Whether the tree's class counts are weights rather than rows: a forest's tree
-    (bootstrap multiplicities), or a tree fitted with row or class weights."""
-    tree = model.tree_
-    return not np.allclose(tree.counts.sum(axis=1), tree.n_node_samples, rtol=1e-9, atol=1e-9)
+    """Whether the tree's class counts are weights rather than rows (`Tree.is_weighted`)."""
+    return model.tree_.is_weighted
 
 
 def rows_text(model, node: int) -> str:

@@ -9,6 +9,7 @@ evenly spaced around the colour wheel from 25 degrees, saturation 0.75, value
 from __future__ import annotations
 
 import colorsys
+from typing import Iterator
 
 import numpy as np
 
@@ -37,28 +38,32 @@ def fill_colour(proba: np.ndarray, colours: list[tuple[int, int, int]]) -> str:
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
-def render(model) -> str:
+def lines(model) -> Iterator[str]:
+    """The DOT source, one statement a line (each ending in a newline), made as written."""
     tree = model.tree_
     colours = class_colours(len(model.classes_))
     bounds = split_bounds(model)
-    lines = ["digraph tree {",
-             '  node [shape=box, style="rounded,filled", fontname="Helvetica"];',
-             '  edge [fontname="Helvetica"];']
+    yield "digraph tree {\n"
+    yield '  node [shape=box, style="rounded,filled", fontname="Helvetica"];\n'
+    yield '  edge [fontname="Helvetica"];\n'
     note = pruning_note({"pruning": getattr(model, "pruning_", None),
                          "leaf_estimate": {"name": model.leaf_estimate, "m": model.m}})
     if is_weighted(model):
         note += f", {WEIGHTED_NOTE}"
     if note:  # the graph's caption: how it was pruned, how its leaves give probabilities
-        lines.append(f"  label={quote(note.removeprefix(', '))};")
+        yield f"  label={quote(note.removeprefix(', '))};\n"
     for node in range(tree.node_count):
         counts = class_counts(model, node, summarise=False).plain
         label = f"{majority(model, node)}\n{counts}\n{rows_text(model, node)}"
         fill = fill_colour(tree.node_proba[node], colours)
-        lines.append(f'  n{node} [label={quote(label)}, fillcolor="{fill}"];')
+        yield f'  n{node} [label={quote(label)}, fillcolor="{fill}"];\n'
         if tree.children_left[node] >= 0:
             for child, left in ((tree.children_left[node], True),
                                 (tree.children_right[node], False)):
                 test = split_test(model, node, left, bounds[node])
-                lines.append(f"  n{node} -> n{child} [label={quote(test)}];")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+                yield f"  n{node} -> n{child} [label={quote(test)}];\n"
+    yield "}\n"
+
+
+def render(model) -> str:
+    return "".join(lines(model))

@@ -26,6 +26,7 @@ import dataclasses
 import json
 import math
 import re
+from typing import Iterator
 
 import numpy as np
 
@@ -66,11 +67,16 @@ def _rule(model, features, classes, node: int, path: dict[int, Bounds]) -> str:
             f"  [{counts}]" + (f"  {note}" if note else ""))
 
 
-def render(model) -> str:
+def lines(model) -> Iterator[str]:
+    """The rules, one line each (ending in a newline), made as they are written."""
     features = [dataclasses.replace(f, name=quoted(f.name),
                                     categories=tuple(quoted(c) for c in f.categories))
                 for f in model.features_]
     classes = [quoted(str(c)) for c in model.classes_]
     leaves = model.tree_.children_left < 0
-    return "".join(_rule(model, features, classes, node, path) + "\n"
-                   for node, path in depth_first(model) if leaves[node])
+    return (_rule(model, features, classes, node, path) + "\n"
+            for node, path in depth_first(model) if leaves[node])
+
+
+def render(model) -> str:
+    return "".join(lines(model))
