@@ -105,20 +105,30 @@ def test_options_a_criteria_entry_may_use_are_taken():
 
 
 def test_permutations_are_bounded_by_the_work_they_imply():
-    """Issue 47: a constant maximum let 10^6 permutations run for half an hour. The
-    default mode's stopping table costs s x t^2 / 2 steps; the shuffles rows x t."""
+    """Issue 47: a constant maximum let 10^6 permutations run for half an hour, and then
+    rows x permutations <= 3x10^10 was a round number. A test whose estimated work on
+    one core (significance's measured costs) exceeds an hour is refused, saying the
+    estimate and the most permutations that fit, which do fit: the default mode's
+    stopping table grows as s x t^2, the shuffles as t x rows."""
     import numpy as np
 
     from dtcli import DecisionTreeClassifier
-    from dtcli.pruning.significance import MAX_SHUFFLED_ROWS, MAX_TABLE_STEPS
+    from dtcli.pruning import significance
 
-    result = refused(["train", IRIS, "--pruning", "s-pruning", "--permutations", "1000000"],
-                     "permutations=1000000", "mode exact")
+    def hours(t, rows, classes, s, exact):
+        return sum(significance._work_seconds(t, rows, classes, s, exact)) / 3600
+
+    result = refused(["train", IRIS, "--pruning", "s-pruning", "--significance", "1",
+                      "--permutations", "1000000"],
+                     "permutations=1000000 on 150 rows of 3 classes", "11.1 hours for the "
+                     "sequential stopping table", "or mode exact")
     most = int(result.stderr.split("at most ")[1].split()[0])
-    assert 0.05 * most * most / 2 <= MAX_TABLE_STEPS < 0.05 * (most + 1) ** 2 / 2 * 1.001
-    rows = MAX_SHUFFLED_ROWS // 500_000 + 1
+    assert hours(most, 150, 3, 1.0, False) <= 1 < hours(most + 1, 150, 3, 1.0, False)
+    rows = 100_000
     X = np.arange(rows, dtype=float)[:, None]
-    with pytest.raises(ParameterError,
-                       match=f"on {rows} rows.*at most {MAX_SHUFFLED_ROWS // rows} permutations"):
+    with pytest.raises(ParameterError, match="on 100000 rows of 2 classes could take "
+                       "S-pruning's test about 67 minutes a level of the tree") as refusal:
         DecisionTreeClassifier(pruning="s-pruning", pruning_mode="exact",
-                               permutations=500_000).fit(X, np.arange(rows) % 2)
+                               permutations=1_000_000).fit(X, np.arange(rows) % 2)
+    most = int(str(refusal.value).split("at most ")[1].split()[0])
+    assert hours(most, rows, 2, 0.05, True) <= 1 < hours(most + 1, rows, 2, 0.05, True)

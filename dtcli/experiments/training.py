@@ -23,6 +23,7 @@ from dtcli.io.limits import TRAIN_BYTES_PER_NODE_COUNT, check_node_records
 from dtcli.measures.fitted import THRESHOLD_PARAMS
 
 _SPREAD_ROWS = 64  # rows of the dataset whose fit loads the kernels
+_SPREAD_PERMUTATIONS = 100  # S-pruning's permutations in that fit
 
 
 @dataclass
@@ -263,7 +264,15 @@ def load_kernels(model, dataset) -> None:
     if form.levels:
         run_task(WarmTask(model.criterion, tuple((model.criterion_params or {}).items()), form))
     if model.pruning == "s-pruning":  # its test's kernels (announced if cold)
-        fit_spread(dataset, model.get_params(deep=False), _SPREAD_ROWS, pruned=True)
+        from dtcli.pruning.significance import check_work
+
+        # a test of too much work is refused on the whole data before any kernel loads;
+        # the kernels do not depend on the number of permutations
+        check_work(model.permutations, model.significance, len(dataset.y),
+                   len(dataset.classes), model.pruning_mode == "exact")
+        fit_spread(dataset, {**model.get_params(deep=False),
+                             "permutations": min(model.permutations, _SPREAD_PERMUTATIONS)},
+                   _SPREAD_ROWS, pruned=True)
 
 
 def fit(model, dataset, scheduler: str | None = None) -> list[str]:

@@ -45,9 +45,6 @@ from dtcli.jit.indirect import Signature, caller
 # A first-run argument of the searches: an int literal would compile them again.
 FIRST = np.int64(0)
 ONE = np.int64(1)
-# Shuffles between two looks at the stop flag (SplitTest.stop): a block takes well
-# under a second on any node the test accepts (significance.check_work).
-STOP_BLOCK = 64
 
 
 def sequential_bounds(n_shuffles, significance, risk):
@@ -386,7 +383,9 @@ def test_split(words, level, j, f, columns, rows, min_leaf, test):
                               or (n_done > 0 and (n_hits <= split_at_most[n_done]
                                                   or n_hits >= leaf_from[n_done]))):
                 break
-            if n_done == n_shuffles or (n_done % STOP_BLOCK == 0 and test.stop[0] != 0):
+            # the stop flag at every shuffle: one shuffle of a node of a million rows
+            # takes ~0.05 s, a block of them could take seconds
+            if n_done == n_shuffles or test.stop[0] != 0:
                 break
             _shuffle(node_words, m, key_shift, seed, n_done, test.keys[slot], labels,
                      shuffled_words)

@@ -80,31 +80,53 @@ def _bounded(code) -> tuple[bool, bool]:
     return criterion.flags.convex_in_counts, criterion.kernel.finishes
 
 
-# What a test may cost, so that a request of hours is refused before it starts (the
-# constant MAX_PERMUTATIONS bounds memory only): the shuffles scan each tested node's
-# rows once each, a level of nodes at most all rows, so permutations x rows bounds a
-# level's work; the default mode's stopping table costs about s x permutations^2 / 2
-# steps (permutation.sequential_bounds), measured at ~50 ns a step (2x10^5 at s = 0.05:
-# 50 s on a shared machine), so MAX_TABLE_STEPS is a few minutes. MAX_SHUFFLED_ROWS is
-# a round bound, not a measured time.
-MAX_SHUFFLED_ROWS = 30_000_000_000
-MAX_TABLE_STEPS = 5_000_000_000
+# What a test may cost: a request whose estimated work on one core exceeds
+# MAX_TEST_SECONDS is refused before it starts (MAX_PERMUTATIONS bounds memory only).
+# The estimate is one level of the tree (a level's tested nodes hold at most all
+# rows, each shuffled `permutations` times; a tree tests its rows once per level, so
+# the whole test takes that times the depth it reaches) plus, in the default mode, the
+# stopping table (permutation.sequential_bounds, about s x t^2 / 2 steps, computed
+# once per process). Measured (docs/pruning-significance.md, "What a test costs"):
+# a shuffle costs SHUFFLE_SECONDS plus, per row, ROW_SECONDS and CLASS_SECONDS per
+# class; a step of the table TABLE_STEP_SECONDS.
+MAX_TEST_SECONDS = 3600.0
+SHUFFLE_SECONDS = 4e-6
+ROW_SECONDS = 30e-9
+CLASS_SECONDS = 5e-9
+TABLE_STEP_SECONDS = 80e-9
 
 
-def check_work(permutations: int, significance: float, n_rows: int, exact: bool) -> None:
-    """Refuse, in one line, a permutation test whose work (module constants) is too much."""
-    if permutations * n_rows > MAX_SHUFFLED_ROWS:
-        raise ParameterError(
-            f"permutations={permutations} on {n_rows} rows is too much work for S-pruning's "
-            f"test (rows x permutations at most {MAX_SHUFFLED_ROWS:.0e}): use at most "
-            f"{MAX_SHUFFLED_ROWS // max(n_rows, 1)} permutations")
-    steps = min(max(significance, 1e-3), 1.0) * permutations * permutations / 2
-    if not exact and steps > MAX_TABLE_STEPS:
-        most = int((2 * MAX_TABLE_STEPS / min(max(significance, 1e-3), 1.0)) ** 0.5)
-        raise ParameterError(
-            f"permutations={permutations} at significance {significance:g} is too much work "
-            f"for S-pruning's sequential stopping table: use at most {most} permutations, "
-            "or mode exact")
+def _work_seconds(permutations: float, n_rows: int, n_classes: int,
+                  significance: float, exact: bool) -> tuple[float, float]:
+    """(one level's shuffles, the stopping table) in estimated seconds on one core."""
+    shuffle = SHUFFLE_SECONDS + n_rows * (ROW_SECONDS + n_classes * CLASS_SECONDS)
+    table = 0.0 if exact else (TABLE_STEP_SECONDS * min(max(significance, 1e-3), 1.0)
+                               * permutations * permutations / 2)
+    return permutations * shuffle, table
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} hours" if seconds >= 5400 else f"{seconds / 60:.0f} minutes"
+
+
+def check_work(permutations: int, significance: float, n_rows: int, n_classes: int,
+               exact: bool) -> None:
+    """Refuse, in one line, a permutation test whose estimated work exceeds
+    MAX_TEST_SECONDS (module constants), saying the estimate and how to lower it."""
+    level, table = _work_seconds(permutations, n_rows, n_classes, significance, exact)
+    if level + table <= MAX_TEST_SECONDS:
+        return
+    # the most permutations that fit: the root of table x (t / T)^2 + level x t / T = limit
+    a, b = table / permutations ** 2, level / permutations
+    most = int(MAX_TEST_SECONDS / b if a == 0 else
+               (-b + (b * b + 4 * a * MAX_TEST_SECONDS) ** 0.5) / (2 * a))
+    parts = [f"{_duration(level)} a level of the tree"] + (
+        [f"{_duration(table)} for the sequential stopping table"] if table >= 60 else [])
+    raise ParameterError(
+        f"permutations={permutations} on {n_rows} rows of {n_classes} classes could take "
+        f"S-pruning's test about {' and '.join(parts)} on one core, more than "
+        f"{MAX_TEST_SECONDS / 3600:g} hour: use at most {max(most, 1)} permutations"
+        + (", or mode exact" if table > level else ""))
 
 
 def check_parameters(significance, permutations, mode) -> None:
@@ -147,7 +169,7 @@ class PermutationTest:
         from dtcli.pruning.permutation import BOUND, log_factorials, p_value_bound
 
         code = criterion.code
-        check_work(self.permutations, self.significance, n_rows, self.exact)
+        check_work(self.permutations, self.significance, n_rows, n_classes, self.exact)
         convex, squares = _bounded(code)
         bounded = not self.exact and n_classes == 2 and unit_weight and convex
         tables = "".join("1" if f else "0" for f in searches.present)
