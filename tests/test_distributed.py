@@ -155,3 +155,29 @@ def test_a_cluster_that_dies_mid_run_is_one_line_and_keeps_the_folds(tmp_path, m
         cluster.close()
     _one_line(result, cluster.scheduler_address, "failed mid-run", "results kept")
     assert len(results.read_text().splitlines()) >= 1
+
+
+def test_a_cluster_that_dies_under_a_forest_is_one_line(monkeypatch, capfd):
+    """A forest's trees on a cluster whose scheduler goes before they are grown: one line
+    (it was 91: Dask's client logs each reconnection attempt as a traceback)."""
+    distributed = pytest.importorskip("distributed")
+    from dtcli.ensemble import distributed as forest_on_dask
+
+    cluster = distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
+                                       host="127.0.0.1", dashboard_address=None)
+    connect = forest_on_dask.connect
+
+    def connect_then_die(address):
+        client = connect(address)
+        cluster.close()
+        return client
+
+    monkeypatch.setattr(forest_on_dask, "connect", connect_then_die)
+    try:
+        result = CliRunner().invoke(cli, ["train", str(DATA[0]), "--model", "forest",
+                                          "--trees", "8", "--scheduler",
+                                          cluster.scheduler_address, "-q"])
+    finally:
+        cluster.close()
+    _one_line(result, cluster.scheduler_address, "failed mid-run", "not trained")
+    assert "distributed.client - ERROR" not in capfd.readouterr().err

@@ -12,13 +12,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from dtcli.errors import DtreeError
-from dtcli.scheduler.connection import connect, first_line, import_distributed
+from dtcli.scheduler.connection import connect, first_line, import_distributed, quiet_client
 
 
 def run_on_dask(address: str, datasets: Sequence, tasks: Sequence,
                 on_done: Callable[[int, dict], None], describe: Callable) -> None:
     """Run `tasks` on the cluster whose scheduler listens at `address`; call
     on_done(task index, result) as each one finishes."""
+    with quiet_client():
+        _run(address, datasets, tasks, on_done, describe)
+
+
+def _run(address: str, datasets: Sequence, tasks: Sequence,
+         on_done: Callable[[int, dict], None], describe: Callable) -> None:
     distributed = import_distributed()
     from dtcli.crossval.batch import task_failed, task_groups
     from dtcli.crossval.workers import chunk_size, run_group

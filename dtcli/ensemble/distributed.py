@@ -9,7 +9,8 @@ dtcli must be installed on the workers.
 from __future__ import annotations
 
 from dtcli.ensemble.growth import grow_trees
-from dtcli.scheduler.connection import check_address, connect
+from dtcli.errors import DtreeError
+from dtcli.scheduler.connection import check_address, connect, first_line, quiet_client
 
 TREES_PER_TASK = 4  # small enough to spread 100 trees over many workers
 
@@ -33,7 +34,13 @@ def fit_on_cluster(forest, dataset, address: str):
                                  pure=False) for chunk in chunks]
         return [tree for future in futures for tree in future.result()]
 
-    try:
-        return forest.fit_dataset(dataset, grower=grower)
-    finally:
-        client.close()
+    with quiet_client():
+        try:
+            return forest.fit_dataset(dataset, grower=grower)
+        except (DtreeError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the cluster failed, not the forest
+            raise DtreeError(f"the Dask cluster at {address} failed mid-run "
+                             f"({first_line(exc)}): the forest was not trained") from None
+        finally:
+            client.close()

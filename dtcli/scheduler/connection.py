@@ -3,7 +3,9 @@ dependency, `pip install "dtcli[dask]"`, imported only here): the forests and
 cross-validation both connect through `connect`."""
 from __future__ import annotations
 
+import logging
 import re
+from contextlib import contextmanager
 
 from dtcli.errors import DtreeError, ParameterError
 
@@ -48,6 +50,27 @@ def connect(address: str):
         return distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except Exception as exc:  # noqa: BLE001 - any transport's failure (ucx:// without ucx...)
         raise DtreeError(f"{failed} ({first_line(exc)})") from None
+
+
+@contextmanager
+def quiet_client():
+    """While a run talks to the cluster and closes its client, Dask's logs stay quiet: a
+    scheduler that dies logs its lost connection and every reconnection attempt as
+    tracebacks (36 lines) before the run fails, which the caller says in one line.
+    (Dask's handlers hang on the "distributed" logger, which its children reach.)"""
+    import_distributed()  # which sets up its loggers
+    handlers = logging.getLogger("distributed").handlers + logging.getLogger().handlers
+    for handler in handlers:
+        handler.addFilter(_drop_distributed)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(_drop_distributed)
+
+
+def _drop_distributed(record: logging.LogRecord) -> bool:
+    return not record.name.startswith("distributed")
 
 
 def _tls_configured() -> bool:
