@@ -255,7 +255,9 @@ def test_a_category_bomb_shows_what_reaches_each_node_written_line_by_line(tmp_p
         == shown
 
 
-def test_a_picture_too_big_to_draw_is_refused_with_the_depth_that_fits(tmp_path, monkeypatch):
+def test_a_picture_too_big_to_draw_is_refused_with_the_depth_that_fits(tmp_path, monkeypatch,
+                                                                       load_example):
+    from dtcli.c45.estimator import J48Classifier
     from dtcli.errors import ParameterError
     from dtcli.export import pictures
 
@@ -272,3 +274,9 @@ def test_a_picture_too_big_to_draw_is_refused_with_the_depth_that_fits(tmp_path,
     with pytest.raises(ParameterError, match="max_depth=2"):
         hand_built().to_svg()
     assert hand_built()._repr_svg_() is None
+    j48 = tmp_path / "j48.json"  # 9 nodes too; J48 has no --max-depth
+    save_model(J48Classifier().fit_dataset(load_example("iris.csv")), str(j48), target="class")
+    result = CliRunner().invoke(cli, ["export", str(j48), "-f", "svg"])
+    assert result.exit_code == 2 and result.stderr.strip().endswith(
+        "a picture of 9 nodes is too big to draw (at most 7): export the J48 tree as text, "
+        "rules or dot")

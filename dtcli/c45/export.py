@@ -19,8 +19,12 @@ def write(model, doc: dict, output_format: str, output: str, max_depth) -> None:
     if output_format == "json":
         text = json.dumps(doc, indent=1) + "\n"
     elif output_format in ("svg", "html"):
-        from dtcli.export.pictures import picture
+        from dtcli.export.pictures import MAX_PICTURE_NODES, picture
 
+        if model.tree_.node_count > MAX_PICTURE_NODES:
+            raise ParameterError(f"a picture of {model.tree_.node_count} nodes is too big to "
+                                 f"draw (at most {MAX_PICTURE_NODES}): export the J48 tree as "
+                                 "text, rules or dot")
         text = picture(drawing.diagram(model), output_format, doc.get("decision"))
     elif output_format == "dot":
         text = drawing.dot(model)
