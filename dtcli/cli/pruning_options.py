@@ -84,7 +84,8 @@ def pruning_options(func):
                           "paper's grid; not in compare, whose entries take "
                           "significance=auto)."),
         click.option("--permutations", type=click.IntRange(1, MAX_PERMUTATIONS), default=1000,
-                     show_default=True, help="s-pruning: label shuffles per tested node."),
+                     show_default=True, help="s-pruning: label shuffles per tested node; a test "
+                     "estimated at over an hour of one core is refused (docs/pruning.md)."),
         click.option("--pruning-mode", type=click.Choice(MODE_NAMES), default="default",
                      show_default=True,
                      help="s-pruning: exact (every shuffle at every node, the paper's) or "
