@@ -319,8 +319,15 @@ def actual_value(column: np.ndarray, cut: float) -> float:
     """The largest training value at or below the cut, within Weka's 1e-6 (Weka 3.6's
     C45Split.setSplitPoint: a midpoint that rounded just below a training value gives
     that value)."""
+    below = column[column - cut < SMALL]  # NaN compares false: left out
+    if below.shape[0] == 0:
+        return -np.finfo(np.float64).max
+    top = below.max()
+    near = below[below != top]
+    if not (top - near <= SMALL).any():
+        return float(top)  # Weka's scan below ends at the maximum: nothing else is near it
     found = -np.finfo(np.float64).max
-    for value in column[column - cut < SMALL]:  # NaN compares false: left out
+    for value in below:
         if value - found > SMALL:
             found = float(value)
     return found

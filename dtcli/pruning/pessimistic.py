@@ -87,6 +87,7 @@ class _Pruner:
         self.value = tree.counts.copy()
         self.n_samples = tree.n_node_samples.copy()
         self.n_missing = tree.n_node_missing.copy()
+        self.estimated = np.zeros(tree.node_count)  # a pruned subtree's errors, set by prune
 
     def counts(self, rows):
         return np.bincount(self.y[rows], weights=self.w[rows], minlength=self.value.shape[1])
@@ -94,17 +95,12 @@ class _Pruner:
     def split(self, node, rows):
         return split_rows(self.tree, node, self.X, rows, self.is_nominal)
 
-    def tree_errors(self, node) -> float:
-        if self.leaf[node]:
-            return leaf_errors(self.value[node], self.cf)
-        return sum(self.tree_errors(k) for k in self.kids[node])
-
     def raised_errors(self, node, extra) -> float:
         """Predicted errors of node's subtree were the rows `extra` sent down it besides
         its own (whose counts it holds): J48's errors of the largest branch given all
         its parent's rows, routing only the other branch's."""
         if extra.shape[0] == 0:
-            return self.tree_errors(node)
+            return self.estimated[node]
         if self.leaf[node]:
             return leaf_errors(self.value[node] + self.counts(extra), self.cf)
         return sum(self.raised_errors(k, part)
@@ -121,6 +117,7 @@ class _Pruner:
         """Prune the subtree at `node` (reached by `rows`); returns the node now in its
         place (a raised branch, or itself)."""
         if self.leaf[node]:
+            self.estimated[node] = leaf_errors(self.value[node], self.cf)
             return node
         parts = self.split(node, rows)
         for side, part in enumerate(parts):
@@ -130,14 +127,16 @@ class _Pruner:
         errors_largest = (self.raised_errors(largest, parts[1 - side]) if self.raising
                           else math.inf)
         errors_leaf = leaf_errors(self.value[node], self.cf)
-        errors_tree = self.tree_errors(node)
+        errors_tree = sum(self.estimated[k] for k in self.kids[node])
         if (errors_leaf <= errors_tree + _SLACK + WEKA_EPS
                 and errors_leaf <= errors_largest + _SLACK + WEKA_EPS):
             self.leaf[node] = True
+            self.estimated[node] = errors_leaf
             return node
         if errors_largest <= errors_tree + _SLACK + WEKA_EPS:
             self.recount(largest, rows)
             return self.prune(largest, rows)
+        self.estimated[node] = errors_tree
         return node
 
     def result(self, root: int) -> Tree:
