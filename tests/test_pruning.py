@@ -2,6 +2,7 @@
 reference, C4.5's pessimistic pruning against Quinlan's published figures and a
 plain-Python J48, reduced-error pruning and the leaf estimates by hand."""
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -290,6 +291,102 @@ def test_pessimistic_pruning_equals_a_plain_python_j48(seed, raising):
     pruned = prune_pessimistic(tree, X, y, None, np.zeros(4, np.uint8), 0.25, raising)
     expected = reference_j48(tree, X.tolist(), y.tolist(), classes, 0.25, raising)
     assert nested(pruned) == reference_nested(expected, y.tolist(), classes)
+    assert pruned.node_count < tree.node_count
+
+
+def recursive_pessimistic(tree, X, y, w, is_nominal, cf):
+    """prune_pessimistic's definition as plain recursion (its implementation before the
+    compiled walk): every subtree's errors summed afresh, every raised branch re-counted
+    and pruned again whole. The links, leaves and counts it leaves."""
+    from dtcli.pruning.pessimistic import collapse_mask, leaf_errors
+    from dtcli.pruning.routing import split_rows
+
+    kids = np.stack([tree.children_left, tree.children_right], axis=1).copy()
+    leaf = (tree.children_left < 0) | collapse_mask(tree)
+    value, n_samples = tree.counts.copy(), tree.n_node_samples.copy()
+
+    def counts(rows):
+        return np.bincount(y[rows], weights=w[rows], minlength=value.shape[1])
+
+    def tree_errors(node):
+        return leaf_errors(value[node], cf) if leaf[node] else sum(map(tree_errors, kids[node]))
+
+    def raised(node, extra):
+        if extra.shape[0] == 0:
+            return tree_errors(node)
+        if leaf[node]:
+            return leaf_errors(value[node] + counts(extra), cf)
+        parts = split_rows(tree, node, X, extra, is_nominal)
+        return sum(raised(k, part) for k, part in zip(kids[node], parts))
+
+    def recount(node, rows):
+        value[node], n_samples[node] = counts(rows), rows.shape[0]
+        if not leaf[node]:
+            for k, part in zip(kids[node], split_rows(tree, node, X, rows, is_nominal)):
+                recount(k, part)
+
+    def prune(node, rows):
+        if leaf[node]:
+            return node
+        parts = split_rows(tree, node, X, rows, is_nominal)
+        for side, part in enumerate(parts):
+            kids[node, side] = prune(kids[node, side], part)
+        side = int(np.argmax(value[kids[node]].sum(axis=1)))
+        largest = kids[node, side]
+        e_big = raised(largest, parts[1 - side])
+        e_leaf, e_tree = leaf_errors(value[node], cf), tree_errors(node)
+        if e_leaf <= e_tree + 0.1 + 1e-6 and e_leaf <= e_big + 0.1 + 1e-6:
+            leaf[node] = True
+            return node
+        if e_big <= e_tree + 0.1 + 1e-6:
+            recount(largest, rows)
+            return prune(largest, rows)
+        return node
+
+    root = prune(0, np.flatnonzero(w > 0))
+    kept, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        kept.append((node, bool(leaf[node]), tuple(value[node]), int(n_samples[node])))
+        if not leaf[node]:
+            stack.extend(kids[node][::-1])
+    return kept
+
+
+def pruned_nodes(tree):
+    """recursive_pessimistic's list for a pruned Tree (pre-order, by count)."""
+    out, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        out.append((bool(tree.children_left[node] < 0), tuple(tree.counts[node]),
+                    int(tree.n_node_samples[node])))
+        if tree.children_left[node] >= 0:
+            stack.extend([tree.children_right[node], tree.children_left[node]])
+    return out
+
+
+@pytest.mark.parametrize("name, weighted", [("noisy", False), ("noisy", True),
+                                            ("breast-cancer", False), ("vote", True)])
+def test_the_compiled_walk_prunes_as_the_recursive_definition(name, weighted):
+    """Deep trees (min_samples_leaf=1) where branches are raised within raised branches;
+    nominal splits and missing values (breast-cancer, vote); fractional weights, whose sums
+    depend on their order: the same leaves and the same counts, to the last bit."""
+    from dtcli.fit_data import FitData
+    from dtcli.io import load_dataset
+
+    model = DecisionTreeClassifier(criterion="entropy")
+    if name == "noisy":
+        data = model.fit_data(*noisy_data(7, n=700, classes=3))
+    else:
+        data = FitData.of_dataset(load_dataset(str(Path(__file__).parent / "data" / "weka"
+                                                   / f"{name}.arff")))
+    X, y, is_nominal = data.X, data.y, data.is_nominal.astype(np.uint8)  # as the tree saw them
+    w = (np.random.default_rng(0).uniform(0.2, 3.0, y.shape[0]) if weighted
+         else np.ones(y.shape[0]))
+    tree = model.fit_prepared(data, w).tree_
+    pruned = prune_pessimistic(tree, X, y, w, is_nominal, 0.25, True)
+    expected = recursive_pessimistic(tree, X, y, w, is_nominal, 0.25)
+    assert pruned_nodes(pruned) == [entry[1:] for entry in expected]
     assert pruned.node_count < tree.node_count
 
 
