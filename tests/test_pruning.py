@@ -299,7 +299,18 @@ def recursive_pessimistic(tree, X, y, w, is_nominal, cf):
     compiled walk): every subtree's errors summed afresh, every raised branch re-counted
     and pruned again whole. The links, leaves and counts it leaves."""
     from dtcli.pruning.pessimistic import collapse_mask, leaf_errors
-    from dtcli.pruning.routing import split_rows
+
+    def split_rows(tree, node, X, rows, is_nominal):
+        """(rows going left, rows going right): the documented tests (engine/tree.py)."""
+        x = X[rows, tree.feature[node]]
+        if is_nominal[tree.feature[node]]:
+            listed, goes = tree.categories_at(node)
+            side = dict(zip(listed.tolist(), goes.tolist()))
+            left = np.array([side.get(int(v), tree.missing_left[node]) if v == v
+                             else tree.missing_left[node] for v in x], dtype=bool)
+        else:
+            left = np.where(np.isnan(x), bool(tree.missing_left[node]), x <= tree.threshold[node])
+        return rows[left], rows[~left]
 
     kids = np.stack([tree.children_left, tree.children_right], axis=1).copy()
     leaf = (tree.children_left < 0) | collapse_mask(tree)

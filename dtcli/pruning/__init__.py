@@ -8,9 +8,8 @@ scikit-learn's pruning does. A fitted tree's arrays are never changed.
 `methods.METHODS` maps the estimator's `pruning=` names to the passes:
 cost_complexity (CART, scikit-learn's ccp_alpha), rpart_rule (R rpart's own
 cp rule, whose bottom-up complexities are not the weakest-link sequence),
-pessimistic (C4.5 / J48),
-reduced_error (J48 -R); `risk` gives cost-complexity its node risks and
-`routing` sends training rows down a tree for the passes that re-count them.
+pessimistic (C4.5 / J48, whose walk with subtree raising is compiled in
+`raising`), reduced_error (J48 -R); `risk` gives cost-complexity its node risks.
 S-pruning (significance, permutation) is no pass: its test runs inside the
 growth step, so the subtree of a node that fails is never grown.
 docs/pruning.md describes them.

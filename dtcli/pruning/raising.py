@@ -135,7 +135,8 @@ def _leaf_errors(counts, cf, z):
 
 @_inline
 def _goes_left(tests, node, x):
-    """Whether node's test sends the value x left (routing.goes_left, for one value)."""
+    """Whether node's test sends the value x left: x <= threshold, a nominal category as
+    the node's set lists it, a missing or unlisted value by missing_left (engine/tree.py)."""
     feature, threshold, missing_left, nominal, offsets, codes, goes = tests
     if math.isnan(x):
         return missing_left[node] != 0
