@@ -316,8 +316,6 @@ def _recount(node, rows, links, state, tests, data, walk, stamp, epoch):
     their previous counts)."""
     kids, leaf = links
     value, _, n_samples, n_missing = state
-    feature = tests[0]
-    X, y, w = data
     below, parent, previous = walk
     below[0] = node
     parent[0] = -1
@@ -337,17 +335,7 @@ def _recount(node, rows, links, state, tests, data, walk, stamp, epoch):
             parent[n_below + 1] = i
             n_below += 2
         i += 1
-    for r in rows:
-        at = node
-        while True:
-            value[at, y[r]] += w[r]
-            n_samples[at] += 1
-            if leaf[at]:
-                break
-            x = X[r, feature[at]]
-            if math.isnan(x):
-                n_missing[at] += 1
-            at = kids[at, 0] if _goes_left(tests, at, x) else kids[at, 1]
+    _add_rows(node, rows, links, state, tests, data)
     for i in range(n_below - 1, -1, -1):  # children after parents in `below`
         at = below[i]
         if stamp[at] != epoch:
@@ -361,8 +349,10 @@ def _recount(node, rows, links, state, tests, data, walk, stamp, epoch):
 
 @njit
 def _add_rows(node, rows, links, state, tests, data):
-    """_recount's counts for `rows` added to those node's subtree holds, where every sum
-    is exact (whole weights): a walk of the added rows only."""
+    """Add `rows` to the class counts, rows and rows missing its feature of every node
+    of node's subtree they reach, in row order: _recount's walk from zero, or, where
+    every sum is exact (whole weights), the rows of a raised node's other branch added
+    to those its largest branch holds."""
     kids, leaf = links
     value, _, n_samples, n_missing = state
     feature = tests[0]
