@@ -183,6 +183,11 @@ class TreeEstimatorBase(Classifier):
         """The stopping rules the engine grows by, checked (ParameterError)."""
         from dtcli.engine.builder import StopRules
 
+        return StopRules(**self.checked_stop_rules())
+
+    def checked_stop_rules(self) -> dict:
+        """The stopping rules' parameters, checked (ParameterError), without importing the
+        engine (a model file's check imports no numba)."""
         def check_int(name, low, allow_none=False):
             return integer_param(self, name, low, allow_none)
 
@@ -197,10 +202,10 @@ class TreeEstimatorBase(Classifier):
         if fraction > 0 and getattr(self, "pruning", None) == "s-pruning":
             # its permutation test searches under min_samples_leaf only (pruning/permutation.py)
             raise ParameterError("pruning='s-pruning' does not take min_weight_fraction_leaf")
-        return StopRules(max_depth=check_int("max_depth", 0, allow_none=True),
-                         min_samples_split=check_int("min_samples_split", 2),
-                         min_samples_leaf=check_int("min_samples_leaf", 1),
-                         min_gain=float(min_gain), min_weight_fraction_leaf=float(fraction))
+        return dict(max_depth=check_int("max_depth", 0, allow_none=True),
+                    min_samples_split=check_int("min_samples_split", 2),
+                    min_samples_leaf=check_int("min_samples_leaf", 1),
+                    min_gain=float(min_gain), min_weight_fraction_leaf=float(fraction))
 
     def _max_features(self, n_features: int) -> int | None:
         """max_features as a count of features, scikit-learn's way; None for all."""

@@ -8,6 +8,7 @@ import io
 import json
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -449,15 +450,34 @@ def test_no_traceback_for_a_directory_as_data(tmp_path):
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-def test_numba_is_not_imported_for_help():
-    code = ("import sys; from dtcli.cli import cli; from click.testing import CliRunner; "
-            "CliRunner().invoke(cli, ['--help']); CliRunner().invoke(cli, ['train', '--help']); "
-            "print('numba' in sys.modules, 'numpy' in sys.modules)")
-    import sys
+NO_KERNEL = """
+import sys
+from click.testing import CliRunner
+from dtcli.cli import cli
+for args in ({calls}):
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, (args, result.output)
+print('numba' in sys.modules, 'numpy' in sys.modules)
+"""
 
+
+def test_numba_is_not_imported_for_help():
+    code = NO_KERNEL.format(calls="['--help'], ['train', '--help'], ['compare', '--help']")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=60)
     assert result.stdout.split() == ["False", "False"], result.stdout + result.stderr
+
+
+def test_commands_that_run_no_kernel_import_no_numba(iris_model, tmp_path):
+    """Listing the criteria and loading, checking and exporting a model run no kernel:
+    numba (half a second of start-up) stays out (issue 46 section 5)."""
+    calls = [["criteria"], ["criteria", "tsallis"], ["export", str(iris_model)],
+             ["export", str(iris_model), "-f", "json"],
+             ["export", str(iris_model), "-f", "c", "-o", str(tmp_path / "tree.c")]]
+    code = NO_KERNEL.format(calls=", ".join(map(repr, calls)))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=60)
+    assert result.stdout.split()[:1] == ["False"], result.stdout + result.stderr
 
 
 def test_predictions_equal_the_library(tmp_path, load_example, iris_model):

@@ -64,6 +64,14 @@ def test_each_code_is_alone_in_a_class_that_carries_its_entrys_kernel():
     assert len({type(c.code) for c in CRITERIA.values()}) == len(CRITERIA)
 
 
+def test_every_entry_has_one_kernel_written_in_its_family():
+    from dtcli.criteria.codes import KERNELS
+
+    assert list(KERNELS) == list(CRITERIA)
+    for name, kernel in KERNELS.items():
+        assert kernel.node_term.__module__ == f"dtcli.criteria.{CRITERIA[name].family}", name
+
+
 @pytest.mark.parametrize("name,param", PARAMETERS)
 def test_out_of_range_values_name_the_valid_range(name, param):
     for value in REJECTED[param] + [math.inf, math.nan]:

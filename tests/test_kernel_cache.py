@@ -22,9 +22,9 @@ print(jit.CACHE, cache_root())
 
 def test_the_key_covers_the_kernels_sources_and_not_the_drivers():
     names = {path.name for path in _keyed_files()}
-    # registry.py: its entries choose the kernel each criterion's code compiles
+    # registry.py and codes.py: they choose the kernel each criterion's code compiles
     assert {"flags.py", "indirect.py", "splitter.py", "subtree.py", "level.py", "kernels.py",
-            "elementary.py", "impurity.py", "registry.py", "permutation.py", "nodes.py"} <= names
+            "elementary.py", "impurity.py", "registry.py", "codes.py", "permutation.py", "nodes.py"} <= names
     assert not names & {"builder.py", "warm.py", "cache.py", "tree.py"}
 
 

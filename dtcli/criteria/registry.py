@@ -1,28 +1,23 @@
-"""Names, parameters, sources and kernels of the split criteria.
+"""Names, parameters, sources and engine flags of the split criteria, in pure Python.
 
 A criterion is defined by one entry here: its name, summary and paper, its
-parameters, its kernel (the scoring functions of its family module, as a
-kernels.Kernel) and its engine flags (`EngineFlags`). The registry gives each
-criterion its code: an int, the only member of an IntEnum class generated for
-it (`_with_code`), which carries the kernel; the engine sees that code and a
-float64 parameter vector. docs/criteria.md explains every entry and says how
-to add a criterion.
+parameters, the family module its kernel is written in, its engine flags
+(`EngineFlags`) and its node impurity; codes.py gives it its kernel and its code (an
+int whose class carries the kernel), read on first use (`Criterion.code`), so that
+listing the criteria, checking parameters and loading models import no numba. The
+engine sees that code and a float64 parameter vector. docs/criteria.md explains every
+entry and says how to add a criterion.
 """
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 from dataclasses import dataclass
-from enum import IntEnum
 from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
-from dtcli.criteria import dcsm, hellinger, impurity, proportions
-from dtcli.criteria.counts import NO_TABLES, count_tables
-from dtcli.criteria.impurity import impurity_decrease, tsallis_gain_ratio
-from dtcli.criteria.kernels import ByForm, Kernel, param_tuple, score_split
+from dtcli.criteria import proportions
 from dtcli.errors import ParameterError
 
 
@@ -65,7 +60,7 @@ def _fmt(x: float) -> str:
 
 class EngineCriterion(NamedTuple):
     """A criterion as the engine runs it, at given parameters (`Criterion.engine`)."""
-    code: int  # the registry's code (an IntEnum member)
+    code: int  # the criterion's code (an IntEnum member, codes.py)
     params: np.ndarray  # float64 parameter vector
     tables: tuple[str, ...]  # count tables its kernel reads (counts.TABLE_KINDS)
     skip_runs: bool  # thresholds inside runs of one class cannot win (boundary points)
@@ -117,16 +112,26 @@ class Criterion:
     name: str
     summary: str  # one line: what it is and when to use it
     source: str  # paper file and equation
-    kernel: Kernel  # its scoring functions (kernels: the engine inlines them)
+    family: str  # the module of dtcli/criteria/ its kernel is written in (codes.KERNELS)
     params: tuple[Param, ...] = ()
     flags: EngineFlags = EngineFlags()
     # The impurity whose decrease it scores, of class proportions (proportions.py), for
     # cost-complexity pruning's node risk; None: it scores splits by something else, and
     # that risk is the error rate (pruning/risk.py).
     node_impurity: Callable[[np.ndarray, Mapping[str, float]], np.ndarray] | None = None
-    # Given by the registry (`_with_code`): an int whose class tells numba which
-    # kernel to compile.
-    code: IntEnum | None = None
+
+    @property
+    def code(self):
+        """An int whose class tells numba which kernel to compile (codes.py; the first
+        use imports the kernels)."""
+        from dtcli.criteria.codes import CODES
+
+        return CODES[self.name]
+
+    @property
+    def kernel(self):
+        """Its scoring functions (kernels.Kernel: the engine inlines them)."""
+        return type(self.code).kernel
 
     def for_engine(self, values: Mapping[str, float] | None = None) -> tuple[Criterion, np.ndarray]:
         """The criterion the engine runs for these parameters, and its parameter vector."""
@@ -212,26 +217,13 @@ def _exponent(name: str) -> Param:
     return Param(name, 1.0, low=0.0, high=1.0, low_open=True)
 
 
-def _with_code(value: int, criterion: Criterion) -> Criterion:
-    """The criterion with its code `value`: the only member of an IntEnum class
-    generated for it, which carries its kernel (numba types an IntEnum member by its
-    class: the engine is compiled once per criterion, with its kernel inlined). The
-    class lives in this module, where numba's cache index finds it again by name."""
-    class_name = "".join(part.capitalize() for part in criterion.name.split("-")) + "Code"
-    code_class = IntEnum(class_name, {criterion.name.upper().replace("-", "_"): value},
-                         module=__name__, qualname=class_name)
-    code_class.kernel = criterion.kernel
-    globals()[class_name] = code_class
-    return dataclasses.replace(criterion, code=code_class(value))
-
-
-# Every criterion; its code is its position.
-CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_code, enumerate((
+# Every criterion (codes.KERNELS has its kernel; its code is its position).
+CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("gini",
               "Gini index gain (CART); the usual default.",
               "L. Breiman, J. H. Friedman, R. A. Olshen and C. J. Stone, Classification and "
               f"Regression Trees, Wadsworth 1984; as in {_IHD}, eq. (1), (3)",
-              impurity_decrease(impurity.gini),
+              "impurity",
               flags=EngineFlags(boundary_points=True, score_all_two_class=True,
                                 convex_in_counts=True),
               node_impurity=proportions.gini),
@@ -239,7 +231,7 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
               "Shannon information gain in nats (ID3).",
               "J. R. Quinlan, Induction of decision trees, Machine Learning 1, 1986; as in "
               f"{_IHD}, eq. (1)-(2)",
-              impurity_decrease(impurity.entropy),
+              "impurity",
               flags=EngineFlags(("xlogx",), boundary_points=True, convex_in_counts=True),
               node_impurity=proportions.entropy),
     Criterion("gain-ratio",
@@ -249,14 +241,14 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
               f"{_IHD}, eq. (4)-(5); {_TSALLIS}, eq. (4); "
               "J. R. Quinlan, C4.5: Programs for Machine Learning, Morgan Kaufmann 1993, ch. 2, "
               "for average_gain",
-              tsallis_gain_ratio(impurity.order_one),
+              "impurity",
               params=(Param("average_gain", 0.0, low=0.0, high=1.0, choices=(0.0, 1.0)),),
               flags=EngineFlags(("xlogx",), boundary_points=True,
                                 screen=("average_gain", "entropy"))),
     Criterion("tsallis",
               "Tsallis entropy gain (q=1 entropy, q=2 gini); tune q per data set by grid search.",
               f"{_TSALLIS}, eq. (1), (5)",
-              impurity_decrease(impurity.tsallis),
+              "impurity",
               params=(_order("q", 2.0),),
               flags=EngineFlags(("power0",), boundary_points=True,
                                 reduces_to=(((("q", 1.0),), "entropy"),
@@ -265,14 +257,14 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
     Criterion("tsallis-gain-ratio",
               "Tsallis gain over Tsallis split information (q=1 gain ratio); smaller trees.",
               f"{_TSALLIS}, eq. (4)",
-              tsallis_gain_ratio(impurity.order_q),
+              "impurity",
               params=(_order("q", 1.0),),
               flags=EngineFlags(("xlogx", "power0"), boundary_points=True,
                                 reduces_to=(((("q", 1.0),), "gain-ratio"),))),
     Criterion("renyi",
               "Renyi entropy gain (gamma=1 entropy); not concave for gamma > 1, may stop early.",
               f"{_PIDT}, eq. (3)",
-              impurity_decrease(impurity.renyi),
+              "impurity",
               params=(_order("gamma", 1.0),),
               flags=EngineFlags(("power0",), boundary_points_up_to=("gamma", 1.0),
                                 reduces_to=(((("gamma", 1.0),), "entropy"),)),
@@ -280,7 +272,7 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
     Criterion("pe",
               "Parameterised entropy E^alpha gain (alpha=1 entropy); tune alpha by CV.",
               f"{_PIDT}, eq. (5)",
-              impurity_decrease(impurity.pe),
+              "impurity",
               params=(_exponent("alpha"),),
               flags=EngineFlags(("xlogx",), boundary_points=True,
                                 reduces_to=(((("alpha", 1.0),), "entropy"),)),
@@ -288,7 +280,7 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
     Criterion("pg",
               "Parameterised Gini G^alpha gain (alpha=1 gini); tune alpha by CV.",
               f"{_PIDT}, eq. (6)",
-              impurity_decrease(impurity.pg, pair_mass=impurity.pg_pair),
+              "impurity",
               params=(_exponent("alpha"),),
               flags=EngineFlags(boundary_points=True,
                                 reduces_to=(((("alpha", 1.0),), "gini"),)),
@@ -296,7 +288,7 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
     Criterion("pt",
               "Parameterised Tsallis T_gamma^alpha gain (defaults: gini); tune by CV.",
               f"{_PIDT}, eq. (4), (8)",
-              impurity_decrease(impurity.pt),
+              "impurity",
               params=(_exponent("alpha"), _order("gamma", 2.0)),
               flags=EngineFlags(("xlogx", "power1"), boundary_points=True,
                                 reduces_to=(((("alpha", 1.0), ("gamma", 2.0)), "gini"),
@@ -305,7 +297,7 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
     Criterion("pr",
               "Parameterised Renyi R_gamma^alpha gain (defaults: entropy); tune by CV.",
               f"{_PIDT}, eq. (3), (7)",
-              impurity_decrease(impurity.pr),
+              "impurity",
               params=(_exponent("alpha"), _order("gamma", 1.0)),
               flags=EngineFlags(("xlogx", "power1"), boundary_points_up_to=("gamma", 1.0),
                                 reduces_to=(((("alpha", 1.0), ("gamma", 1.0)), "entropy"),)),
@@ -313,14 +305,14 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
     Criterion("ge",
               "Gini^alpha + entropy^beta gain (entropy in nats); two shape parameters.",
               f"{_PIDT}, eq. (9)",
-              impurity_decrease(impurity.ge),
+              "impurity",
               params=(_exponent("alpha"), _exponent("beta")),
               flags=EngineFlags(("xlogx",), boundary_points=True),
               node_impurity=proportions.ge),
     Criterion("abi",
               "Alpha-beta impurity sum p^alpha (1-p)^beta gain (defaults: gini).",
               f"{_PIDT}, eq. (10)",
-              impurity_decrease(impurity.abi),
+              "impurity",
               params=(_exponent("alpha"), _exponent("beta")),
               flags=EngineFlags(("power0", "power1"), boundary_points=True,
                                 reduces_to=(((("alpha", 1.0), ("beta", 1.0)), "gini"),)),
@@ -329,37 +321,34 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in itertools.starmap(_with_cod
               "Distinct class based split measure, M(node) - M(split); small trees, "
               "skew-sensitive.",
               f"{_IHD}, eq. (6)",
-              Kernel(dcsm.dcsm_node_term,
-                     ByForm(dcsm.dcsm_split_score_pair, dcsm.dcsm_split_score_many)),
+              "dcsm",
               flags=EngineFlags(boundary_points=True)),
     Criterion("hddt",
               "Hellinger distance (one-versus-all maximum for >2 classes); "
               "skew-insensitive, for imbalanced classes.",
               f"{_IHD}, eq. (7), section 2.3",
-              Kernel(hellinger.hddt_node_term, hellinger.hddt_split_score,
-                     finish=hellinger.hellinger_distance),
+              "hellinger",
               flags=EngineFlags(("sqrt",), boundary_points=True, score_all_two_class=True,
                                 convex_in_counts=True)),
     Criterion("ccpdt",
               "Information gain of class confidence proportions, ties by HDDT; "
               "skew-insensitive, for imbalanced classes.",
               f"{_IHD}, eq. (8)-(9), section 2.4",
-              Kernel(hellinger.ccpdt_node_term, hellinger.ccpdt_split_score,
-                     hellinger.ccpdt_tie_score, hellinger.CCP_TIE_BOUND),
+              "hellinger",
               flags=EngineFlags(("xlogx", "sqrt"), boundary_points=True)),
     Criterion("ihd",
               "Inter-node Hellinger distance; prefers mutually exclusive children, "
               "balanced or imbalanced classes.",
               f"{_IHD}, eq. (12)-(13)",
-              Kernel(hellinger.ihd_node_term, hellinger.inter_node_score(False)),
+              "hellinger",
               flags=EngineFlags(("sqrt",), boundary_points=True, score_all_two_class=True)),
     Criterion("ihdw",
               "Weighted iHD; purer children, best on imbalanced classes in its paper.",
               f"{_IHD}, eq. (15)-(16)",
-              Kernel(hellinger.ihd_node_term, hellinger.inter_node_score(True)),
+              "hellinger",
               # boundary points: no proof, and no counterexample found (docs/criteria.md)
               flags=EngineFlags(("sqrt",), boundary_points=True, score_all_two_class=True)),
-)))}
+)}
 
 
 def by_code(code: int) -> Criterion:
@@ -384,6 +373,9 @@ def score(name: str, parent, left, right, params: Mapping[str, float] | None = N
     unweighted fit, when the counts are integers. The parameters go in as the engine
     passes them (a tuple), so that the criterion's functions compiled for the engine's
     search serve here too."""
+    from dtcli.criteria.counts import NO_TABLES, count_tables
+    from dtcli.criteria.kernels import param_tuple, score_split
+
     criterion, vector = get(name).for_engine(params)
     parent, left, right = (np.asarray(c, dtype=np.float64) for c in (parent, left, right))
     tables = NO_TABLES

@@ -4,7 +4,7 @@ numba keys a cached kernel on its own source file only, but dtree's kernels
 call and inline code from other modules (a split search inlines the criteria;
 the drivers call the searches): edit a criterion and the search's cached code
 would be stale. dtree's kernels are therefore keyed on one hash of every module
-of dtcli that defines jitted code (and the criteria's registry, whose entries
+of dtcli that defines jitted code (and the criteria's registry and codes, which
 choose the kernel each criterion's code compiles), so no module has to stay
 whole for the cache's sake, and cached in a directory named by that hash,
 shared by every checkout and install with the same sources: a second clone, a
@@ -50,12 +50,13 @@ JITTED = (b"from dtcli.jit.flags import", b"from dtcli.jit.indirect import")  # 
 
 def _keyed_files() -> list[Path]:
     """The jit package (flags, the address calls), every module of dtcli that defines
-    kernels, and the criteria's registry, whose entries name the kernel each
-    criterion's code compiles (registry._with_code)."""
+    kernels, and the criteria's registry and codes, which name the kernel each
+    criterion's code compiles (codes.CODES) and its engine flags."""
     own = PACKAGE / "jit"
     files = [path for path in sorted(PACKAGE.rglob("*.py"))
              if path.parent != own and any(mark in path.read_bytes() for mark in JITTED)]
-    return [own / "flags.py", own / "indirect.py", *files, PACKAGE / "criteria" / "registry.py"]
+    return [own / "flags.py", own / "indirect.py", *files, PACKAGE / "criteria" / "registry.py",
+            PACKAGE / "criteria" / "codes.py"]
 
 
 @functools.lru_cache(maxsize=None)

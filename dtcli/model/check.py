@@ -228,7 +228,7 @@ class Checker:
             model.set_params(criterion=criterion.get("name"), criterion_params=dict(params),
                              class_weight=class_weight, **{k: options[k] for k in _OPTIONS},
                              **{k: options[k] for k in _LATER_OPTIONS if k in options})
-            model.stop_rules()
+            model.checked_stop_rules()
             criteria.get(model.criterion).param_vector(model.criterion_params)
         except Exception as exc:  # noqa: BLE001 - any invalid option means a damaged file
             self.fail(f"invalid criterion or options ({exc})")

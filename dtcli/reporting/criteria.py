@@ -18,7 +18,7 @@ _AUTHOR = re.compile(r"^(?:[A-Z][a-z]?\.[ -]?)+(?:[A-Z]\.-[A-Z]\.\s)?\s*(?P<surn
 
 def family(criterion) -> str:
     """The module of dtcli/criteria/ that holds the criterion's kernel."""
-    return criterion.kernel.node_term.__module__.rpartition(".")[2]
+    return criterion.family
 
 
 def short_paper(source: str) -> str:
