@@ -1,15 +1,18 @@
-"""Compiling the units (forms.py lists them): for a first fit, and ahead on all cores.
+"""Compiling and loading the units (forms.py lists them): one function for all.
 
 A fit compiles, the first time, the drivers (once for all criteria) and its
-criterion's searches. One function compiles any list of units (`compile_units`),
-showing progress (jit/notice.py): some in this process, the others side by side
-in a pool (dtcli.processes: they die with dtree) so that no two processes compile
-the same unit; the code lands in the disk cache (jit/cache.py), where the fits
-that follow, in this process or in workers, load it. A first fit asks before it
-compiles (`before_compiling`: the engine's growth calls up to here, the one
-deliberate up-call of the layout); `warm` compiles the cold units of every
-(criterion, form of data) asked for. A marker per unit in the cache directory
-makes a second `warm` free.
+criterion's searches. One function compiles or loads any list of units
+(`compile_units`), showing progress for the cold ones (jit/notice.py): those the
+caller needs are compiled or loaded in this process, the other cold ones side by
+side in a pool (dtcli.processes: they die with dtree) so that no two processes
+compile the same unit; the code lands in the disk cache (jit/cache.py), where the
+fits that follow, in this process or in workers, load it. Its callers: a first fit
+asks before it compiles (`before_compiling`: the engine's growth calls up to here,
+the one deliberate up-call of the layout); `warm` compiles the cold units of every
+(criterion, form of data) asked for (`dtree warm`, and a run's tasks before its
+workers start); a run, or `dtcli.train`, loads the units of its fits before it times
+them (crossval.warm.warm_up, experiments.training.load_kernels). A marker per unit in
+the cache directory makes a second `warm` free.
 """
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ class WarmTask(NamedTuple):
     criterion: str
     params: tuple[tuple[str, float], ...]
     form: Form
+    tables: bool = True  # rows of whole-number weights (count tables), or not
 
     def units(self) -> list:
         """The units (forms.Unit) a fit of this task compiles; a form with nodes large
@@ -43,7 +47,8 @@ class WarmTask(NamedTuple):
         from dtcli import criteria
 
         engine = criteria.get(self.criterion).engine(dict(self.params))
-        units = units_for(engine, 2 if self.form.two_classes else 3, self.form.nominal)
+        units = units_for(engine, 2 if self.form.two_classes else 3, self.form.nominal,
+                          self.tables)
         return units + ([Unit("presort")] if self.form.levels else [])
 
     @property
@@ -85,29 +90,14 @@ def _small_data(form: Form):
 
 
 def presort_large() -> None:
-    """Presort data too large for numpy's sort, compiling the radix sort (presort.py)."""
+    """Presort data too large for numpy's sort, compiling the radix sort (presort.py),
+    and grow its root with the level driver (a search that finds no split)."""
     from dtcli.engine import builder
+    from dtcli.engine.searches import NO_SPLIT
 
     X, y, n_classes, is_nominal, n_categories = _small_data(Form(True, False, True))
-    builder.prepare(X, y, n_classes, is_nominal, n_categories, n_threads=1)
-
-
-def run_task(task: WarmTask) -> None:
-    """Fit and apply one tree of the task's criterion and form, and grow and predict two
-    folds as cross-validation does (engine/folds.py), compiling what they need."""
-    from dtcli import criteria
-    from dtcli.engine import builder
-    from dtcli.engine.folds import predict_folds
-
-    X, y, n_classes, is_nominal, n_categories = _small_data(task.form)
     prepared = builder.prepare(X, y, n_classes, is_nominal, n_categories, n_threads=1)
-    engine = criteria.get(task.criterion).engine(dict(task.params))
-    rules = builder.StopRules(max_depth=4)
-    tree = builder.grow(prepared, engine, rules, n_threads=1)
-    tree.apply(X, is_nominal, 1)
-    even = np.arange(X.shape[0]) % 2 == 0
-    predict_folds(prepared, engine, rules, [even, ~even], X,
-                  [np.flatnonzero(~even), np.flatnonzero(even)])
+    builder.grow(prepared, NO_SPLIT, builder.StopRules(max_depth=1), n_threads=1)
 
 
 def check_cache() -> list:
@@ -140,38 +130,55 @@ def compile_unit(unit: Unit) -> None:
         else:
             for form in (unit.criterion, unit.criterion.screen):
                 if form is not None:
-                    searches.searches_for(form, unit.n_classes, True,
+                    searches.searches_for(form, unit.n_classes, unit.tables,
                                           searches.WARM_TABLE_SIZE, True, unit.nominal)
     finally:
         _UNIT["compiling"] = False
     mark(unit)
 
 
-def compile_units(units: Sequence[Unit], what: str, jobs: int = 1,
-                  here: Sequence[Unit] = ()) -> None:
-    """Compile `units`, saying so with progress (`what` they are): those in `here` in this
-    process (which then has them loaded), the others side by side in up to `jobs`
-    processes, meanwhile. Needs a disk cache (what a process compiles reaches the others
-    through it)."""
+_LOADED: set = set()  # names of the units loaded in this process (compile_units' `here`)
+
+
+def compile_units(units: Sequence[Unit], here: Sequence[Unit] = (), jobs: int = 1,
+                  what: str = "the engine's kernels") -> int:
+    """Have `units` compiled into the disk cache, once, and those in `here` loaded in
+    this process too: the cold ones announced with progress (`what` they are), those of
+    `here` compiled in this process while the others compile side by side in up to
+    `jobs` processes; the warm ones of `here` loaded without a word (a unit loaded in
+    this process already costs nothing). Without a disk cache (what a process compiles
+    would not reach the others), every unit of `here` compiles here and the others are
+    left to the fits that need them. Returns how many units were cold."""
     from concurrent.futures import as_completed
 
     from dtcli.jit.cache import cache_root
     from dtcli.jit.notice import compile_progress
     from dtcli.processes import process_pool
 
-    away = [unit for unit in units if unit not in here]
+    units = list({unit.name: unit for unit in units}.values())
+    needed = {unit.name for unit in here}
+    cold = [unit for unit in units if not is_warm(unit)]
+    if cache_root() is None:
+        cold = [unit for unit in cold if unit.name in needed]
+    away = [unit for unit in cold if unit.name not in needed] if cache_root() else []
     pool = (process_pool(compile_unit, away, max(1, min(jobs, len(away)))) if away
             else nullcontext({}))
-    with compile_progress(len(units), what, str(cache_root().parent)) as step, \
-            pool as futures:
-        for unit in here:
-            compile_unit(unit)
-            step(unit.name)
+    announce = (compile_progress(len(cold), what, str(cache_root().parent))
+                if cold and cache_root() is not None else nullcontext(lambda name: None))
+    with announce as step, pool as futures:
+        for unit in units:
+            if unit.name in needed and unit.name not in _LOADED:
+                was_cold = not is_warm(unit)
+                compile_unit(unit)
+                _LOADED.add(unit.name)
+                if was_cold:
+                    step(unit.name)
         for future in as_completed(futures):
             future.result()
             unit = away[futures[future]]
             mark(unit)
             step(unit.name)
+    return len(cold)
 
 
 def before_compiling(criterion, n_classes: int, nominal: bool) -> None:
@@ -191,7 +198,7 @@ def before_compiling(criterion, n_classes: int, nominal: bool) -> None:
     what = ("the engine" if cold[0].kind == "drivers"
             else f"the {criterion.code.name.lower().replace('_', '-')} search")
     drivers = [unit for unit in cold if unit.kind == "drivers"]
-    compile_units(cold, what, here=drivers or cold)
+    compile_units(cold, here=drivers or cold, what=what)
 
 
 def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
@@ -207,8 +214,6 @@ def warm(tasks: Iterable[WarmTask], jobs: int | None = None) -> int:
     for task in sorted(set(tasks)):
         for unit in task.units():
             units.setdefault(unit.name, unit)
-    pending = [unit for name, unit in sorted(units.items()) if not is_warm(unit)]
-    if pending:
-        compile_units(pending, "the engine's kernels, side by side",
-                      jobs or available_cores())
-    return len(pending)
+    return compile_units([unit for _, unit in sorted(units.items())],
+                         jobs=jobs or available_cores(),
+                         what="the engine's kernels, side by side")

@@ -22,7 +22,7 @@ from dtcli.experiments.notes import Notes
 from dtcli.io.limits import TRAIN_BYTES_PER_NODE_COUNT, check_node_records
 from dtcli.measures.fitted import THRESHOLD_PARAMS
 
-_SPREAD_ROWS = 64  # rows of the dataset whose fit loads the kernels
+_SPREAD_ROWS = 64  # rows of the dataset whose S-pruned fit loads the test's kernels
 _SPREAD_PERMUTATIONS = 100  # S-pruning's permutations in that fit
 
 
@@ -250,19 +250,16 @@ def _pruning_path(model, dataset) -> PruningPath:
 
 
 def load_kernels(model, dataset) -> None:
-    """Load (or compile) the kernels that fitting the tree `model` on `dataset` runs: the
-    same tree on rows spread over the dataset (warm.fit_spread), for data large enough
-    for the level driver a warm fit of that form, and S-pruning's test, which compiles on
-    first use."""
-    from dtcli.engine.warm import WarmTask, form_of, run_task
-    from dtcli.crossval.warm import fit_spread
-    from dtcli.io.dataset import NOMINAL
+    """Load (or compile) the units (engine/forms.py) that fitting the tree `model` on
+    `dataset` runs, through the one function that compiles or loads units; and
+    S-pruning's test, which compiles on first use (a small S-pruned fit)."""
+    from dtcli.crossval.warm import fit_tasks
+    from dtcli.engine.warm import compile_units
 
-    fit_spread(dataset, model.get_params(deep=False), _SPREAD_ROWS)
-    form = form_of(dataset.X, len(dataset.classes),
-                   np.array([f.kind == NOMINAL for f in dataset.features]))
-    if form.levels:
-        run_task(WarmTask(model.criterion, tuple((model.criterion_params or {}).items()), form))
+    tasks = fit_tasks(dataset, model.criterion, tuple((model.criterion_params or {}).items()),
+                      model.class_weight is not None)
+    units = [unit for task in tasks for unit in task.units()]
+    compile_units(units, here=units)
     if model.pruning == "s-pruning":  # its test's kernels (announced if cold)
         from dtcli.pruning.significance import check_work
 
@@ -270,9 +267,28 @@ def load_kernels(model, dataset) -> None:
         # the kernels do not depend on the number of permutations
         check_work(model.permutations, model.significance, len(dataset.y),
                    len(dataset.classes), model.pruning_mode == "exact")
-        fit_spread(dataset, {**model.get_params(deep=False),
-                             "permutations": min(model.permutations, _SPREAD_PERMUTATIONS)},
-                   _SPREAD_ROWS, pruned=True)
+        _spruned_fit(model, dataset)
+
+
+def _spruned_fit(model, dataset) -> None:
+    """An S-pruned fit of `model` on up to _SPREAD_ROWS rows spread over `dataset` (every
+    class of a class-sorted file), weighted as the whole dataset's class weights weigh
+    them, with at most _SPREAD_PERMUTATIONS permutations."""
+    from dtcli.crossval.batch import subset
+    from dtcli.validation import row_weights
+
+    rows = np.unique(np.linspace(0, len(dataset.y) - 1, _SPREAD_ROWS).astype(np.int64))
+    weights = row_weights(None, model.class_weight, dataset.y,
+                          np.array(dataset.classes, dtype=object))
+    small = subset(dataset, rows)
+    if np.unique(small.y).shape[0] < 2:
+        return
+    # a decision threshold is left out: its inner fits run the same kernels
+    params = {**model.get_params(deep=False), "class_weight": None, "n_jobs": 1,
+              "leaf_model": "counts", "threshold": None, "threshold_metric": None,
+              "cost": None, "permutations": min(model.permutations, _SPREAD_PERMUTATIONS)}
+    type(model)(**params).fit_dataset(small, sample_weight=None if weights is None
+                                      else weights[rows])
 
 
 def fit(model, dataset, scheduler: str | None = None) -> list[str]:
