@@ -5,6 +5,8 @@ Run from the project root (after `pip install -e ".[bench]"`):
     python benchmarks/bench_compare.py
     python benchmarks/bench_compare.py --jobs 1,2,4 --json out.json
     python benchmarks/bench_compare.py --repeats 10    # 10x10-fold: start-up costs amortised
+    python benchmarks/bench_compare.py --data 'DIR/*.dat' --repeats 10 --jobs 1,2 --no-sklearn
+    python benchmarks/bench_compare.py --start   # what a worker's start and a fold cost
 
 What it measures:
 
@@ -19,7 +21,15 @@ What it measures:
   predict_proba): fits, predictions and AUCs in one process, imports and data
   loading excluded, so it flatters scikit-learn slightly.
 - Fit seconds summed over all folds, from dtree's JSON, to separate the
-  trees' cost from the fixed costs.
+  trees' cost from the fixed costs, and each --jobs run's speed-up over the first
+  (`-j 1`): workers pay for themselves when it is above 1, and a run too small to
+  pay for them runs in one process whatever --jobs says (so about 1).
+- `dtcli.compare(..., jobs=2)` against jobs=1 on the same data, in this process
+  (the library call a notebook makes; a small one runs in-process either way).
+- With --start: what the runner's choice of workers weighs (crossval/runner.py):
+  a worker's start (a fresh `spawn` process: imports, then loading the kernels of
+  each criterion), in CPU seconds, and the seconds of one fold in-process, against
+  the runner's constants.
 
 Each subprocess runs once after one warm-up run that fills numba's cache.
 Progress goes to stderr, the table to stdout.
@@ -47,12 +57,67 @@ def progress(message: str) -> None:
 
 def run_dtree(criteria: list[str], jobs: int | None, repeats: int = 1) -> tuple[float, dict]:
     """Wall seconds and JSON of `dtree compare`; jobs None: its default --jobs."""
-    command = [str(DTREE), "compare", *map(str, DATA), "--criteria", ",".join(criteria),
+    command = [str(DTREE), "-v", "compare", *map(str, DATA), "--criteria", ",".join(criteria),
                "--cv", str(CV), "--repeats", str(repeats), "--metric", "auc",
                *([] if jobs is None else ["--jobs", str(jobs)]), "-q", "-f", "json"]
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=True)
+    for line in done.stderr.splitlines():  # -v: whether the run started workers
+        progress(line)
     return time.perf_counter() - start, json.loads(done.stdout)
+
+
+WORKER_START = """
+import resource, time
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+import dtcli.crossval.workers
+from dtcli.crossval.warm import warm_up
+from dtcli.crossval.tasks import Task, TreeOptions
+from dtcli.io import load_dataset
+imported = cpu()
+dataset = load_dataset({path!r})
+tasks = [Task(0, name, (), TreeOptions(), 10, 0, 0, 0) for name in {criteria!r}]
+warm_up([dataset], tasks)
+print(imported, cpu() - imported)
+"""
+
+
+def measure_start(criteria: list[str]) -> None:
+    """A worker's start in CPU seconds (imports; loading the kernels of `criteria`) and
+    one in-process fold's seconds, against the runner's constants."""
+    from dtcli.crossval import runner
+
+    script = WORKER_START.format(path=str(DATA[0]), criteria=criteria)
+    imports, loads = [], []
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              check=True)
+        a, b = map(float, done.stdout.split())
+        imports.append(a)
+        loads.append(b / len(criteria))
+    print(f"worker start: Python + imports {min(imports):.2f} CPU s (runner: "
+          f"{runner.WORKER_START_SECONDS}), loading one criterion's kernels "
+          f"{min(loads):.3f} s (runner: {runner.KERNEL_LOAD_SECONDS})")
+    _, doc = run_dtree(criteria, 1)
+    folds = len(DATA) * len(criteria) * CV
+    print(f"in-process fold: {fit_seconds(doc) / folds * 1000:.2f} ms of fitting on average")
+
+
+def library_ratio(criteria: list[str]) -> None:
+    """dtcli.compare(jobs=2) against jobs=1, in this process."""
+    import dtcli
+
+    seconds = {}
+    for jobs in (1, 2, 1, 2):
+        start = time.perf_counter()
+        dtcli.compare([str(p) for p in DATA], criteria, cv=CV, metric="auc", jobs=jobs,
+                      quiet=True)
+        seconds[jobs] = min(seconds.get(jobs, float("inf")), time.perf_counter() - start)
+    print(f"dtcli.compare, {len(DATA)} files x {len(criteria)} criteria x {CV} folds: "
+          f"jobs=1 {seconds[1]:.2f} s, jobs=2 {seconds[2]:.2f} s, jobs=2 / jobs=1 "
+          f"{seconds[2] / seconds[1]:.2f}")
 
 
 def run_sklearn(criteria: list[str], repeats: int = 1) -> tuple[float, dict]:
@@ -88,7 +153,18 @@ def main() -> None:
     parser.add_argument("--jobs", default="1,2", help="comma-separated --jobs values")
     parser.add_argument("--repeats", type=int, default=1, help="repeats of the 10-fold CV")
     parser.add_argument("--json", metavar="FILE", help="also write the figures here")
+    parser.add_argument("--data", metavar="GLOB", help="the data files (default: "
+                        "examples/imbalanced/*.dat)")
+    parser.add_argument("--paper-only", action="store_true",
+                        help="only the 8 criteria's runs (no gini-entropy runs, no scikit-learn)")
+    parser.add_argument("--start", action="store_true",
+                        help="measure a worker's start and a fold instead")
     args = parser.parse_args()
+    global DATA
+    if args.data:
+        import glob
+
+        DATA = sorted(Path(p) for p in glob.glob(args.data))
     from dtcli.criteria import CRITERIA
 
     criteria = [c for c in PAPER_CRITERIA if c in CRITERIA]
@@ -97,33 +173,48 @@ def main() -> None:
         progress(f"not registered, left out: {', '.join(missing)}")
     jobs_list = [int(j) for j in args.jobs.split(",")]
     progress("warm-up run (fills numba's cache)")
-    run_dtree(["gini", "entropy"], 1)
+    run_dtree(criteria, 1)
+    if args.start:
+        measure_start(criteria)
+        library_ratio(criteria)
+        return
 
     rows = []
     docs = {}
-    for label, chosen in ((f"{len(criteria)} criteria", criteria), ("gini, entropy", ["gini", "entropy"])):
+    runs = [(f"{len(criteria)} criteria", criteria)]
+    if not args.paper_only:
+        runs.append(("gini, entropy", ["gini", "entropy"]))
+    for label, chosen in runs:
         for jobs in jobs_list:
             progress(f"dtree compare, {label}, --jobs {jobs}")
             seconds, doc = run_dtree(chosen, jobs, args.repeats)
             docs[(label, jobs)] = doc
+            first = docs.get((label, jobs_list[0]), {}).get("wall_s", seconds)
+            docs[(label, jobs)]["wall_s"] = seconds
             rows.append({"run": f"dtree compare --jobs {jobs}", "criteria": label,
                          "fits": len(DATA) * len(chosen) * CV * args.repeats, "wall_s": seconds,
-                         "fit_s": fit_seconds(doc)})
-    progress("scikit-learn, gini and entropy")
-    seconds, sk_scores = run_sklearn(["gini", "entropy"], args.repeats)
-    rows.append({"run": "scikit-learn script (1 process)", "criteria": "gini, entropy",
-                 "fits": len(DATA) * 2 * CV * args.repeats, "wall_s": seconds, "fit_s": None})
+                         "fit_s": fit_seconds(doc), "speed_up": first / seconds})
+    if not args.paper_only:
+        progress("scikit-learn, gini and entropy")
+        seconds, sk_scores = run_sklearn(["gini", "entropy"], args.repeats)
+        rows.append({"run": "scikit-learn script (1 process)", "criteria": "gini, entropy",
+                     "fits": len(DATA) * 2 * CV * args.repeats, "wall_s": seconds,
+                     "fit_s": None, "speed_up": None})
 
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"{len(DATA)} imbalanced KEEL datasets, {CV}-fold CV x {args.repeats}, AUC; "
+    print(f"{len(DATA)} KEEL datasets, {CV}-fold CV x {args.repeats}, AUC; "
           f"{os.cpu_count()} cores, "
           f"load average {load}\n")
-    print(f"| {'run':<32} | {'criteria':<13} | {'fits':>5} | {'wall s':>7} | {'ms/fit':>7} | {'sum of fit s':>12} |")
-    print(f"|{'-' * 34}|{'-' * 15}|{'-' * 6}:|{'-' * 8}:|{'-' * 8}:|{'-' * 13}:|")
+    print(f"| {'run':<32} | {'criteria':<13} | {'fits':>5} | {'wall s':>7} | {'ms/fit':>7} | {'sum of fit s':>12} | {'speed-up':>8} |")
+    print(f"|{'-' * 34}|{'-' * 15}|{'-' * 6}:|{'-' * 8}:|{'-' * 8}:|{'-' * 13}:|{'-' * 9}:|")
     for row in rows:
         fit = "" if row["fit_s"] is None else f"{row['fit_s']:.2f}"
+        speed = "" if row["speed_up"] is None else f"{row['speed_up']:.2f}"
         print(f"| {row['run']:<32} | {row['criteria']:<13} | {row['fits']:>5} | "
-              f"{row['wall_s']:>7.2f} | {1000 * row['wall_s'] / row['fits']:>7.2f} | {fit:>12} |")
+              f"{row['wall_s']:>7.2f} | {1000 * row['wall_s'] / row['fits']:>7.2f} | {fit:>12} | "
+              f"{speed:>8} |")
+    if args.paper_only:
+        return
 
     ours = docs[("gini, entropy", jobs_list[0])]["scores"]
     diffs = [ours[d][c]["mean"] - sk_scores[d][c] for d in sk_scores for c in ("gini", "entropy")]

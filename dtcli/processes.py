@@ -134,34 +134,66 @@ def _init_process(parent: int, initializer: Callable | None, initargs: tuple) ->
         initializer(*initargs)
 
 
+class ProcessPool:
+    """`workers` processes that run dtree's tasks, batch after batch, for as long as a run
+    needs them (`open_pool`). `submit(func, items)` starts what processes are missing (the
+    main module hidden, stop signals held) and returns {future: item index}; `stop()` ends
+    the processes at once, without waiting for running tasks."""
+
+    def __init__(self, workers: int, initializer: Callable | None = None, initargs: tuple = ()):
+        self.workers = workers
+        self._executor = ProcessPoolExecutor(max_workers=workers, mp_context=spawn_context(),
+                                             initializer=_init_process,
+                                             initargs=(os.getpid(), initializer, initargs))
+
+    def submit(self, func: Callable, items: Sequence) -> dict[Future, int]:
+        # a submit starts one more process while fewer than `workers` are idle: any
+        # submit may start one ("spawn"), so each is made with the main module hidden
+        with _stop_signals_held(), _main_module_hidden():
+            return {self._executor.submit(func, item): j for j, item in enumerate(items)}
+
+    def stop(self) -> None:
+        # shutdown() would wait for the running tasks; the executor has no public way to
+        # stop its processes, hence its private table of them. SIGKILL: a process still
+        # starting holds SIGTERM.
+        for process in list((getattr(self._executor, "_processes", None) or {}).values()):
+            process.kill()
+        self.close()
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+BROKEN = ("a process dtree started ended unexpectedly (killed, or out of memory?); run "
+          "again, or with jobs=1 (-j 1)")
+
+
+@contextmanager
+def open_pool(workers: int, initializer: Callable | None = None,
+              initargs: tuple = ()) -> Iterator[ProcessPool]:
+    """A ProcessPool for the block. Leaving it with an exception (or a signal) ends the
+    processes at once. A process that dies (killed, out of memory) breaks the pool: the
+    futures' results raise at once (BrokenProcessPool, from the executor's watch of its
+    processes), so no wait on them outlasts the processes; unless the block turns it into
+    an error of its own, it becomes one DtreeError line."""
+    pool = ProcessPool(workers, initializer, initargs)
+    finished = False
+    try:
+        yield pool
+        finished = True
+    except BrokenProcessPool:
+        raise DtreeError(BROKEN) from None
+    finally:
+        if finished:
+            pool.close()
+        else:
+            pool.stop()
+
+
 @contextmanager
 def process_pool(func: Callable, items: Sequence, workers: int, initializer: Callable | None = None,
                  initargs: tuple = ()) -> Iterator[dict[Future, int]]:
-    """func(item) for every item in `workers` processes: yields {future: item index}. Leaving
-    the block with an exception (or a signal) ends the processes at once. A process that
-    dies (killed, out of memory) breaks the pool: the futures' results raise at once
-    (BrokenProcessPool, from the executor's watch of its processes), so no wait on them
-    outlasts the processes; unless the block turns it into an error of its own, it
-    becomes one DtreeError line."""
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=spawn_context(),
-                               initializer=_init_process,
-                               initargs=(os.getpid(), initializer, initargs))
-    finished = False
-    try:
-        # submit() starts the processes, all of them within these submits ("spawn":
-        # one more each time until `workers`; none is started later)
-        with _stop_signals_held(), _main_module_hidden():
-            futures = {pool.submit(func, item): j for j, item in enumerate(items)}
-        yield futures
-        finished = True
-    except BrokenProcessPool:
-        raise DtreeError("a process dtree started ended unexpectedly (killed, or out of "
-                         "memory?); run again, or with jobs=1 (-j 1)") from None
-    finally:
-        if not finished:
-            # shutdown() would wait for the running tasks; the executor has no public way
-            # to stop its processes, hence its private table of them. SIGKILL: a process
-            # still starting holds SIGTERM.
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                process.kill()
-        pool.shutdown(wait=True, cancel_futures=True)
+    """func(item) for every item in `workers` processes (`open_pool`): yields {future:
+    item index}."""
+    with open_pool(workers, initializer, initargs) as pool:
+        yield pool.submit(func, items)

@@ -39,11 +39,16 @@ SCRIPTS = {
 }
 
 
+# These runs are far too small to pay for workers: a start cost of 0 makes jobs=2 start
+# them all the same (crossval/runner.py), which is what these scripts test.
+POOLS = {"DTREE_WORKER_START_SECONDS": "0"}
+
+
 def run_script(tmp_path, body: str, env: dict | None = None) -> subprocess.CompletedProcess:
     script = tmp_path / "first_script.py"
     script.write_text(PRELUDE + body + "\n")
     return subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=DEADLINE, env={**os.environ, **(env or {})})
+                          text=True, timeout=DEADLINE, env={**os.environ, **POOLS, **(env or {})})
 
 
 def assert_ran_once(done: subprocess.CompletedProcess) -> None:

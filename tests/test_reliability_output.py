@@ -297,7 +297,8 @@ def alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
-def test_compare_workers_die_with_their_parent(dtree_exe, tmp_path, signum):
+def test_compare_workers_die_with_their_parent(dtree_exe, tmp_path, signum, monkeypatch):
+    monkeypatch.setenv("DTREE_WORKER_START_SECONDS", "0")  # a second of folds: workers all the same
     rows = (f"{i % 97},{(i * 7) % 89},{(i * 13) % 83},{i % 2}" for i in range(40_000))
     text = "a,b,c,y\n" + "\n".join(rows) + "\n"
     (tmp_path / "one.csv").write_text(text)

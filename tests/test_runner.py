@@ -1,6 +1,7 @@
 """dtcli.crossval.runner: criteria syntax, task keys, folds, parallel and resumed runs."""
 import dataclasses
 import json
+import logging
 import math
 from pathlib import Path
 
@@ -250,12 +251,36 @@ def run(datasets, criteria, protocol=tasks.Protocol(3, 1, 0), **kwargs):
     return runner.run_grid(names, datasets, criteria, tasks.TreeOptions(), protocol, **kwargs)
 
 
-def test_worker_processes_give_the_same_results_as_one_process(iris, thyroid):
+def test_worker_processes_give_the_same_results_as_one_process(iris, thyroid, monkeypatch):
+    from dtcli.crossval import workers
+
     criteria = [GINI, ENTROPY]
     here = run([iris, thyroid], criteria, jobs=1)
-    pool = run([iris, thyroid], criteria, jobs=2)
+    monkeypatch.setenv(runner.START_VARIABLE, "0")  # workers for this small run all the same
+    started, run_pool = [], workers.run_pool
+    monkeypatch.setattr(workers, "run_pool", lambda *a: started.append(1) or run_pool(*a))
+    with workers.shared_workers():  # one pool for both runs
+        pool = run([iris, thyroid], criteria, jobs=2)
+        again = run([iris, thyroid], criteria, jobs=2)
+        assert workers.pool_running()
+    assert started == [1, 1] and not workers.pool_running()
     assert pool.computed == here.computed == 2 * 2 * 3
-    assert without_timing(pool) == without_timing(here)
+    assert without_timing(pool) == without_timing(here) == without_timing(again)
+
+
+def test_a_small_run_stays_in_this_process_whatever_jobs_says(iris, monkeypatch, caplog):
+    from dtcli.crossval import workers
+
+    monkeypatch.delenv(runner.START_VARIABLE, raising=False)
+    monkeypatch.setattr(workers, "run_pool", lambda *a: pytest.fail("started workers"))
+    planned, _ = runner.plan([iris], [GINI], tasks.TreeOptions(), tasks.Protocol(10, 1, 0))
+    # 10 folds of iris: about 5 ms of work against 0.77 s to start a worker
+    assert runner.work_seconds([iris], planned) < 0.01 < runner.start_seconds([iris], planned)
+    with caplog.at_level(logging.INFO, logger="dtcli"):
+        grid = run([iris], [GINI, ENTROPY], jobs=2)
+    assert grid.computed == 6
+    said = [r.getMessage() for r in caplog.records if r.name == "dtcli"]
+    assert len(said) == 1 and "run in this process" in said[0]
 
 
 def test_results_file_resumes_and_reruns_only_what_changed(tmp_path, iris, thyroid):
@@ -383,6 +408,7 @@ def test_grid_table_means_and_repeat_spread(iris):
 
 
 def test_small_runs_stay_in_one_process_by_default(iris, monkeypatch):
+    monkeypatch.delenv(runner.START_VARIABLE, raising=False)
     monkeypatch.setattr(runner.os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # only this process
     planned, _ = runner.plan([iris], [GINI], tasks.TreeOptions(), tasks.Protocol(10, 1, 0))
     assert runner.default_jobs([iris], planned) == 1

@@ -258,7 +258,9 @@ def test_compare_reports_a_tuned_method_beside_a_fixed_one(examples):
         report["nested"]["mean"])
 
 
-def test_nested_is_the_same_in_worker_processes(iris):
+def test_nested_is_the_same_in_worker_processes(iris, monkeypatch):
+    monkeypatch.setenv("DTREE_WORKER_START_SECONDS", "0")  # workers for these small runs
+
     def run(jobs):
         nested = nested_many(["iris"], [iris], _search(), Protocol(3, 1, 0), Protocol(3, 1, 0),
                              jobs=jobs)[0]

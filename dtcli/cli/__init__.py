@@ -125,7 +125,10 @@ def _discard_stdout() -> None:
 
 @click.group(cls=_Group, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="dtree")
-def cli():
+@click.option("-v", "--verbose", is_flag=True,
+              help="Say how the work is run (e.g. in this process though --jobs asks for "
+                   "more), on stderr.")
+def cli(verbose):
     """Train, evaluate and compare decision trees with the split criteria of the literature.
 
     Reads CSV, ARFF and KEEL .dat files (optionally .gz, or - for stdin).
@@ -138,9 +141,23 @@ def cli():
       --input-format         how to read DATA: csv, arff, keel (default: by name)
       -j, --jobs N           CPU cores to use (default: all)
       -q, --quiet            no notes or progress on stderr
+    `dtree -v COMMAND` also says how the work is run (workers or not).
     Old spellings: `-o json` is refused (write -f json); --format still works,
     deprecated, for --input-format (in export, for -f).
     """
+    if verbose:
+        _say_how_work_runs()
+
+
+def _say_how_work_runs() -> None:
+    """The library's "dtcli" logger (e.g. runner.workers_for) as lines on stderr."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("dtree: %(message)s"))
+    logger = logging.getLogger("dtcli")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
 
 
 for command in (tree_commands.train, tree_commands.predict, tree_commands.export,

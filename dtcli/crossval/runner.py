@@ -16,10 +16,11 @@ tasks it changes. Adding repeats keeps the earlier ones; renaming or moving a
 data file keeps its results.
 
 Workers: a pool of processes ("spawn" start method, so nothing of the parent's
-threads or locks is inherited; `dtcli.crossval.workers`) that receive the
-datasets once, through the pool's initializer, and then only small `Task`
-records; each tree is grown on one thread. A worker costs a Python start and loading the numba kernels
-(about 2-3 s), so for a comparison of a few seconds one process is as fast.
+threads or locks is inherited; `dtcli.crossval.workers`) that receive each
+dataset once and then only small `Task` records; each tree is grown on one
+thread; one pool serves a whole run (`workers.shared_workers`). A worker costs a
+Python start, imports and loading the kernels of its tasks, so a run too small to
+pay for that runs in this process whatever `jobs` says (`workers_for`).
 Before the tasks start, the kernels of every (criterion, form of data) they
 need are compiled ahead, side by side in processes (`warm.compile_ahead`), so that
 no worker compiles. The workers run dtree's code only (dtcli.processes), so a
@@ -28,6 +29,7 @@ script that calls `run_grid` needs no `if __name__ == "__main__":` guard.
 """
 from __future__ import annotations
 
+import logging
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -41,7 +43,7 @@ from dtcli.crossval.tasks import (CriterionChoice, Protocol, Task, TreeOptions, 
                                   task_key)
 from dtcli.crossval.warm import compile_ahead, warm_up
 from dtcli.errors import DtreeError
-from dtcli.io.dataset import Dataset
+from dtcli.io.dataset import NOMINAL, Dataset
 from dtcli.reporting.report import METRICS, TIMING
 
 
@@ -101,11 +103,17 @@ class Grid:
 # What a run costs in this process, on the batch path (docs/engine.md, "Batch path"):
 # a fixed cost per task (fold weights, the grower's set-up, prediction, metrics) and
 # the growth, about proportional to training rows x features; and what starting a
-# worker costs (a Python start, imports, loading the kernels), in parallel with the
-# others. Workers pay when the run's seconds spread over them save more than that.
+# worker costs (a Python start and dtree's imports, then loading the kernels of each
+# criterion and form of data it is given), in parallel with the others. Workers pay
+# when the run's seconds spread over them save more than that (docs/development.md,
+# "Workers"; benchmarks/bench_compare.py --start measures both).
 SECONDS_PER_TASK = 4e-4
 SECONDS_PER_UNIT = 1e-7
-WORKER_START_SECONDS = 2.5
+WORKER_START_SECONDS = 0.75
+KERNEL_LOAD_SECONDS = 0.02
+# Set to a number of seconds, the start cost assumed instead (0: any run with jobs > 1
+# starts workers; the tests of the pools set it).
+START_VARIABLE = "DTREE_WORKER_START_SECONDS"
 
 
 def idle_cores(cores: int) -> int:
@@ -118,21 +126,55 @@ def idle_cores(cores: int) -> int:
     return max(1, min(cores, round(cores - max(busy, 0.0))))
 
 
-def default_jobs(datasets: Sequence[Dataset] = (), tasks: Sequence[Task] = ()) -> int:
-    """The cores this process may use; for a run (`tasks`), those other processes leave
-    idle, and 1 for a run too small to pay for starting workers on them."""
+def work_seconds(datasets: Sequence[Dataset], tasks: Sequence[Task]) -> float:
+    """The seconds `tasks` take in this process, estimated."""
+    work = sum(len(datasets[t.dataset].y) * (t.cv - 1) // t.cv * datasets[t.dataset].X.shape[1]
+               for t in tasks)
+    return SECONDS_PER_TASK * len(tasks) + SECONDS_PER_UNIT * work
+
+
+def start_seconds(datasets: Sequence[Dataset], tasks: Sequence[Task]) -> float:
+    """What starting one worker for `tasks` costs (0 when the run's workers are running
+    already); `$DTREE_WORKER_START_SECONDS` if set."""
+    from dtcli.crossval.workers import pool_running
+
+    if pool_running():
+        return 0.0
+    given = os.environ.get(START_VARIABLE)
+    if given:
+        try:
+            return max(float(given), 0.0)
+        except ValueError:
+            raise DtreeError(f"{START_VARIABLE}={given!r} is not a number of seconds") from None
+    loads = {(t.criterion, t.params, len(datasets[t.dataset].classes) == 2,
+              any(f.kind == NOMINAL for f in datasets[t.dataset].features)) for t in tasks}
+    return WORKER_START_SECONDS + KERNEL_LOAD_SECONDS * len(loads)
+
+
+def workers_for(jobs: int | None, datasets: Sequence[Dataset], tasks: Sequence[Task]) -> int:
+    """How many processes run `tasks`: `jobs` (default: the cores other processes leave
+    idle), or 1 when the run is too small to pay for starting workers, whatever `jobs`
+    says (said on the "dtcli" logger: `dtree -v`)."""
     from dtcli.processes import available_cores
 
-    cores = available_cores()
-    if tasks:
-        cores = idle_cores(cores)
-    if tasks and cores > 1:
-        work = sum(len(datasets[t.dataset].y) * (t.cv - 1) // t.cv * datasets[t.dataset].X.shape[1]
-                   for t in tasks)
-        seconds = SECONDS_PER_TASK * len(tasks) + SECONDS_PER_UNIT * work
-        if seconds * (1 - 1 / cores) <= WORKER_START_SECONDS:
-            return 1
+    cores = min(jobs or idle_cores(available_cores()), len(tasks))
+    if cores <= 1:
+        return 1
+    seconds, start = work_seconds(datasets, tasks), start_seconds(datasets, tasks)
+    if seconds * (1 - 1 / cores) <= start:
+        logging.getLogger("dtcli").info(
+            "%d folds, about %.1f s of work: run in this process (starting %d workers "
+            "costs about %.1f s each; %s=0 starts them)", len(tasks), seconds, cores, start,
+            START_VARIABLE)
+        return 1
     return cores
+
+
+def default_jobs(datasets: Sequence[Dataset] = (), tasks: Sequence[Task] = ()) -> int:
+    """The cores this process may use; for a run (`tasks`), `workers_for` by default."""
+    from dtcli.processes import available_cores
+
+    return workers_for(None, datasets, tasks) if tasks else available_cores()
 
 
 def plan(datasets: Sequence[Dataset], criteria: Sequence[CriterionChoice], options: TreeOptions,
@@ -160,9 +202,9 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
     """Every dataset x criterion x repeat x fold, skipping tasks already in `store`.
 
     Runs on the Dask cluster at `scheduler` if given, else in `jobs` worker
-    processes, or in this process for jobs=1. By default, all cores, unless
-    the run is too small to pay for starting workers (`default_jobs`): then in this
-    process.
+    processes (by default, the idle cores), or in this process for jobs=1 or a run
+    too small to pay for starting workers (`workers_for`). Inside
+    `workers.shared_workers`, the batches of a run share one pool.
     """
     store = store if store is not None else ResultStore()
     tasks, keys = plan(datasets, criteria, options, protocol)
@@ -185,7 +227,7 @@ def run_grid(names: Sequence[str], datasets: Sequence[Dataset], criteria: Sequen
             progress(done, len(tasks))
 
     batch, describe = [tasks[i] for i in pending], _describer(names)
-    workers = min(jobs or default_jobs(datasets, batch), len(batch))
+    workers = workers_for(jobs, datasets, batch) if batch else 1
     try:
         if not batch:
             pass

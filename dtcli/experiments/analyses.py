@@ -12,6 +12,7 @@ from __future__ import annotations
 from dtcli.errors import ParameterError
 from dtcli.experiments.data import Reading
 from dtcli.experiments.notes import saved
+from dtcli.experiments.pool import one_pool
 
 
 class Analysis:
@@ -80,6 +81,7 @@ def _analysis(kind: str, datasets, methods, analyse, *, spec, cv, repeats, seed,
     return Analysis(kind, doc)
 
 
+@one_pool
 def skew_sweep(datasets=None, methods=None, *, ratios=(1, 2, 5, 10, 20, 50),
                minority: str | None = None, metric: str = "auc", spec: str | None = None,
                cv: int = 10, repeats: int = 1, seed: int = 0, jobs: int | None = None,
@@ -109,6 +111,7 @@ def skew_sweep(datasets=None, methods=None, *, ratios=(1, 2, 5, 10, 20, 50),
                      quiet=quiet, outputs=outputs, options=options)
 
 
+@one_pool
 def frontier(datasets=None, methods=None, *, metric: str = "accuracy", spec: str | None = None,
              cv: int = 10, repeats: int = 1, seed: int = 0, jobs: int | None = None,
              results: str | None = None, scheduler: str | None = None, target=None, drop=(),

@@ -15,8 +15,10 @@ from dtcli.experiments.data import Reading, refuse_outputs, sources
 from dtcli.experiments.notes import Notes, open_store, saved
 from dtcli.experiments.results import Comparison
 from dtcli.experiments.tuning import run_tuned_methods, tree_options, tuning_document
+from dtcli.experiments.pool import one_pool
 
 
+@one_pool
 def compare(datasets=None, methods=None, *, spec: str | None = None, cv: int = 10,
             repeats: int = 1, seed: int = 0, folds: str = "dtree", metric: str = "accuracy",
             base: str | None = None,

@@ -13,8 +13,10 @@ from dtcli.experiments.data import Reading, one_source, refuse_outputs
 from dtcli.experiments.notes import Notes, open_store
 from dtcli.experiments.results import Evaluation
 from dtcli.experiments.tuning import run_tuned_methods, tree_options, tuning_document
+from dtcli.experiments.pool import one_pool
 
 
+@one_pool
 def evaluate(data, method="gini", *, cv: int = 10, repeats: int = 1, seed: int = 0,
              folds: str = "dtree",
              jobs: int | None = None, results: str | None = None, scheduler: str | None = None,

@@ -21,6 +21,7 @@ from importlib import resources
 
 from dtcli.analyses.papers import PAPERS, Claim, PaperTable
 from dtcli.errors import ParameterError
+from dtcli.experiments.pool import one_pool
 
 
 def reference_path(table: PaperTable):
@@ -170,6 +171,7 @@ def table_datasets(table: PaperTable, examples: str, quick: bool) -> dict:
     return {s.name: s.load() for s in specs}
 
 
+@one_pool
 def reproduce(paper: str, examples: str, *, quick: bool = False, repeats: int | None = None,
               jobs: int | None = None, results: str | None = None,
               scheduler: str | None = None, quiet: bool = False) -> Reproduction:

@@ -12,8 +12,10 @@ from dtcli.crossval.methods import Tree, Tuned
 from dtcli.experiments.data import Reading, one_source, refuse_outputs
 from dtcli.experiments.notes import Notes, open_store, saved
 from dtcli.experiments.results import Tuning
+from dtcli.experiments.pool import one_pool
 
 
+@one_pool
 def tune(data, method="tsallis", grid=None, *, cv: int = 5, repeats: int = 1, seed: int = 0,
          metric: str = "accuracy", jobs: int | None = None, results: str | None = None,
          scheduler: str | None = None, target=None, drop=(), input_format=None,
