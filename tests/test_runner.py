@@ -408,16 +408,18 @@ def test_grid_table_means_and_repeat_spread(iris):
 
 
 def test_small_runs_stay_in_one_process_by_default(iris, monkeypatch):
+    from dtcli.processes import available_cores
+
     monkeypatch.delenv(runner.START_VARIABLE, raising=False)
     monkeypatch.setattr(runner.os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # only this process
     planned, _ = runner.plan([iris], [GINI], tasks.TreeOptions(), tasks.Protocol(10, 1, 0))
-    assert runner.default_jobs([iris], planned) == 1
+    assert runner.workers_for(None, [iris], planned) == 1
     big = dataclasses.replace(iris, X=np.zeros((200_000, 4)), y=np.zeros(200_000, dtype=np.int64))
     repeated, _ = runner.plan([big], [GINI], tasks.TreeOptions(), tasks.Protocol(10, 10, 0))
-    assert runner.default_jobs([big], repeated) == runner.default_jobs()
+    assert runner.workers_for(None, [big], repeated) == available_cores()
     # many small fits: their fixed costs add up too
     many, _ = runner.plan([iris], [GINI], tasks.TreeOptions(), tasks.Protocol(10, 3000, 0))
-    assert runner.default_jobs([iris], many) == runner.default_jobs()
+    assert runner.workers_for(None, [iris], many) == available_cores()
 
 
 def test_workers_go_only_to_the_cores_other_processes_leave_idle(monkeypatch):

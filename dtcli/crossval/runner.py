@@ -170,13 +170,6 @@ def workers_for(jobs: int | None, datasets: Sequence[Dataset], tasks: Sequence[T
     return cores
 
 
-def default_jobs(datasets: Sequence[Dataset] = (), tasks: Sequence[Task] = ()) -> int:
-    """The cores this process may use; for a run (`tasks`), `workers_for` by default."""
-    from dtcli.processes import available_cores
-
-    return workers_for(None, datasets, tasks) if tasks else available_cores()
-
-
 def plan(datasets: Sequence[Dataset], criteria: Sequence[CriterionChoice], options: TreeOptions,
          protocol: Protocol) -> tuple[list[Task], list[str]]:
     """The tasks of a run and their keys, in (dataset, criterion, repeat, fold) order."""

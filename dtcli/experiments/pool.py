@@ -1,5 +1,6 @@
 """One pool of workers for a whole experiment: every batch of folds it runs (a compare's
-grid and its tuned methods' searches, a tune's grid, a reproduce run's tables) shares
+grid and its tuned methods' searches, a tune's grid, a reproduce run's tables, a
+train's search of an auto parameter) shares
 the workers the first batch that pays for them started (crossval.workers)."""
 from __future__ import annotations
 

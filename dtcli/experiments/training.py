@@ -19,6 +19,7 @@ import numpy as np
 from dtcli.errors import ParameterError
 from dtcli.experiments.data import Reading, sources
 from dtcli.experiments.notes import Notes
+from dtcli.experiments.pool import one_pool
 from dtcli.io.limits import TRAIN_BYTES_PER_NODE_COUNT, check_node_records
 from dtcli.measures.fitted import THRESHOLD_PARAMS
 
@@ -140,6 +141,7 @@ def train(data, method="gini", *, jobs: int | None = None, seed: int = 0,
                      reading=Reading(target, tuple(drop), input_format, header, delimiter, force))
 
 
+@one_pool
 def fit_model(data, model, *, search=None, scheduler=None, pruning_path: bool = False,
               jobs=None, quiet: bool = False, reading: Reading = Reading(),
               preset: str | None = None, saved: bool = False) -> Training:
