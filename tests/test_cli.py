@@ -480,6 +480,18 @@ def test_commands_that_run_no_kernel_import_no_numba(iris_model, tmp_path):
     assert result.stdout.split()[:1] == ["False"], result.stdout + result.stderr
 
 
+def test_verbose_says_in_one_line_that_a_small_compare_stays_in_this_process(dtree_exe):
+    """-j 2 asks for workers, but 3 folds of iris would not pay for starting them."""
+    done = run(dtree_exe, "-v", "compare", IRIS, "--criteria", "gini,entropy", "--cv", "3",
+               "-j", "2", "-f", "json")
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "in this process" in line]
+    assert len(said) == 1 and said[0].startswith("dtree: 6 folds"), done.stderr
+    quiet = run(dtree_exe, "compare", IRIS, "--criteria", "gini,entropy", "--cv", "3", "-j", "2",
+                "-f", "json")
+    assert "in this process" not in quiet.stderr
+
+
 def test_predictions_equal_the_library(tmp_path, load_example, iris_model):
     from dtcli.model import load_model
 

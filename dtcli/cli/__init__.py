@@ -153,11 +153,13 @@ def _say_how_work_runs() -> None:
     """The library's "dtcli" logger (e.g. runner.workers_for) as lines on stderr."""
     import logging
 
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("dtree: %(message)s"))
     logger = logging.getLogger("dtcli")
-    logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+    if not any(getattr(h, "dtree_verbose", False) for h in logger.handlers):  # once
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("dtree: %(message)s"))
+        handler.dtree_verbose = True
+        logger.addHandler(handler)
 
 
 for command in (tree_commands.train, tree_commands.predict, tree_commands.export,
