@@ -15,7 +15,6 @@ import numpy as np
 
 from dtcli.errors import ParameterError
 from dtcli.pruning import cost_complexity as ccp
-from dtcli.pruning.pessimistic import check_confidence, prune_pessimistic
 from dtcli.pruning.reduced_error import check_folds, pruning_counts, prune_reduced_error
 from dtcli.pruning.risk import RISKS, weighted_node_risk
 from dtcli.engine.tree import Tree
@@ -170,12 +169,16 @@ def _least_above(tree: Tree, cut_at: np.ndarray) -> np.ndarray:
 
 
 def _check_pessimistic(p: dict) -> None:
+    from dtcli.pruning.pessimistic import check_confidence  # its walk is compiled: numba
+
     check_confidence(p["confidence"])
     if not isinstance(p["subtree_raising"], (bool, np.bool_)):
         raise ParameterError(f"subtree_raising must be True or False, got {p['subtree_raising']!r}")
 
 
 def _pessimistic(fit: FitContext, p: dict) -> tuple[Tree, dict]:
+    from dtcli.pruning.pessimistic import prune_pessimistic
+
     confidence = float(p["confidence"])
     tree = prune_pessimistic(fit.grow(None), fit.X, fit.y, fit.weights, fit.is_nominal,
                              confidence, bool(p["subtree_raising"]))

@@ -14,7 +14,6 @@ import numpy as np
 
 from dtcli.errors import ParameterError
 from dtcli.pruning.compact import compact
-from dtcli.pruning.pessimistic import WEKA_EPS
 from dtcli.engine.tree import TREE_LEAF, Tree
 
 
@@ -38,6 +37,8 @@ def pruning_counts(tree: Tree, leaves: np.ndarray, y: np.ndarray, weights: np.nd
 
 def prune_reduced_error(tree: Tree, held_out: np.ndarray) -> Tree:
     """The tree pruned on the pruning set's class counts per node (`pruning_counts`)."""
+    from dtcli.pruning.pessimistic import WEKA_EPS  # beside a compiled walk: numba
+
     majority = tree.node_class
     leaf_errors = held_out.sum(axis=1) - held_out[np.arange(tree.node_count), majority]
     make_leaf = np.zeros(tree.node_count, dtype=bool)
