@@ -143,12 +143,15 @@ _LOADED: set = set()  # names of the units loaded in this process (compile_units
 def compile_units(units: Sequence[Unit], here: Sequence[Unit] = (), jobs: int = 1,
                   what: str = "the engine's kernels") -> int:
     """Have `units` compiled into the disk cache, once, and those in `here` loaded in
-    this process too: the cold ones announced with progress (`what` they are), those of
-    `here` compiled in this process while the others compile side by side in up to
-    `jobs` processes; the warm ones of `here` loaded without a word (a unit loaded in
-    this process already costs nothing). Without a disk cache (what a process compiles
-    would not reach the others), every unit of `here` compiles here and the others are
-    left to the fits that need them. Returns how many units were cold."""
+    this process too: the cold ones announced with progress (`what` they are), one cold
+    unit of `here` (the drivers, if cold: the slowest) compiled in this process while
+    the other cold ones compile side by side in up to `jobs` processes (at least one:
+    a first fit waits for the slower of two compiles, not for both), and then loaded
+    here from the cache if `here` needs them; the warm ones of `here` loaded without a
+    word (a unit loaded in this process already costs nothing). Without a disk cache
+    (what a process compiles would not reach the others), every unit of `here`
+    compiles here and the others are left to the fits that need them. Returns how many
+    units were cold."""
     from concurrent.futures import as_completed
 
     from dtcli.jit.cache import cache_root
@@ -158,26 +161,34 @@ def compile_units(units: Sequence[Unit], here: Sequence[Unit] = (), jobs: int = 
     units = list({unit.name: unit for unit in units}.values())
     needed = {unit.name for unit in here}
     cold = [unit for unit in units if not is_warm(unit)]
-    if cache_root() is None:
+    cached = cache_root() is not None
+    if not cached:
         cold = [unit for unit in cold if unit.name in needed]
-    away = [unit for unit in cold if unit.name not in needed] if cache_root() else []
+    cold_here = sorted((unit for unit in cold if unit.name in needed),
+                       key=lambda unit: unit.kind != "drivers")
+    local = {unit.name for unit in (cold_here[:1] if cached else cold_here)}
+    away = [unit for unit in cold if unit.name not in local] if cached else []
     pool = (process_pool(compile_unit, away, max(1, min(jobs, len(away)))) if away
             else nullcontext({}))
     announce = (compile_progress(len(cold), what, str(cache_root().parent))
-                if cold and cache_root() is not None else nullcontext(lambda name: None))
+                if cold and cached else nullcontext(lambda name: None))
     with announce as step, pool as futures:
         for unit in units:
-            if unit.name in needed and unit.name not in _LOADED:
-                was_cold = not is_warm(unit)
+            if unit.name in needed and unit.name not in _LOADED and (
+                    unit.name in local or unit not in away):
                 compile_unit(unit)
                 _LOADED.add(unit.name)
-                if was_cold:
+                if unit.name in local:
                     step(unit.name)
         for future in as_completed(futures):
             future.result()
             unit = away[futures[future]]
             mark(unit)
             step(unit.name)
+    for unit in away:  # compiled by the pool: load them here from the cache
+        if unit.name in needed and unit.name not in _LOADED:
+            compile_unit(unit)
+            _LOADED.add(unit.name)
     return len(cold)
 
 
